@@ -1,0 +1,285 @@
+//! The only file that quotes tokens. Generated code reaches the runtime through absolute paths
+//! into `::disco_runtime::__private`, so it compiles in any crate that depends on
+//! `disco-runtime` alone, whatever that crate imports.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Param, ParamKind, ToolFn};
+use crate::attr::{DefaultValue, Flag};
+use crate::check::tool_name;
+
+pub fn expand(tool: &ToolFn) -> TokenStream {
+    let rt = quote!(::disco_runtime::__private);
+    let item = &tool.item;
+    let fn_ident = &item.sig.ident;
+    let name = tool_name(tool).value;
+    let title = opt_str(tool.attr.title.as_ref().map(|t| t.value.as_str()));
+    let description = match &tool.attr.description {
+        Some(d) => d.value.trim().to_string(),
+        None => tool.docs.description.clone(),
+    };
+    let aliases: Vec<&str> = tool.attr.aliases.iter().map(|a| a.value.as_str()).collect();
+    let keywords: Vec<&str> = tool.attr.keywords.iter().map(|k| k.value.trim()).collect();
+    let read_only = opt_flag(tool.attr.read_only);
+    let destructive = opt_flag(tool.attr.destructive);
+    let idempotent = opt_flag(tool.attr.idempotent);
+    let open_world = opt_flag(tool.attr.open_world);
+    let hidden = tool.attr.hidden.is_some_and(|f| f.value);
+    let full_schema = tool.attr.full_schema.is_some_and(|f| f.value);
+    let timeout_ms = match &tool.attr.timeout_ms {
+        Some(t) => {
+            let v = t.value;
+            quote!(::core::option::Option::Some(#v))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+
+    let param_specs: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .filter(|p| p.is_argument())
+        .map(|p| param_spec(tool, p))
+        .collect();
+
+    let assertions: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .map(|p| {
+            let ty = &p.ty;
+            match p.kind {
+                ParamKind::Argument { .. } => quote_spanned! {ty.span()=>
+                    #rt::assert_argument::<#ty>();
+                },
+                _ => quote_spanned! {ty.span()=>
+                    #rt::assert_extractor::<#ty>();
+                },
+            }
+        })
+        .collect();
+
+    let output_ty = match &item.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+    };
+    let output_span = match &item.sig.output {
+        syn::ReturnType::Default => item.sig.ident.span(),
+        syn::ReturnType::Type(_, ty) => ty.span(),
+    };
+    let output_assert = quote_spanned! {output_span=>
+        #rt::assert_output::<#output_ty>();
+    };
+
+    // Reading the arguments: every problem is collected, so one reply names them all.
+    let takes: Vec<TokenStream> = tool.params.iter().map(|p| take_param(p, &rt)).collect();
+    let idents: Vec<&syn::Ident> = tool.params.iter().map(|p| &p.ident).collect();
+    let call = if tool.is_async {
+        quote! {
+            ::std::boxed::Box::pin(async move {
+                #rt::into_result(#fn_ident(#(#idents),*).await)
+            })
+        }
+    } else {
+        quote!(#rt::into_result(#fn_ident(#(#idents),*)))
+    };
+    let early_return = if tool.is_async {
+        quote!(::std::boxed::Box::pin(::core::future::ready(
+            __errors.into_result()
+        )))
+    } else {
+        quote!(__errors.into_result())
+    };
+    let (handler_sig, handler_variant) = if tool.is_async {
+        (
+            quote!(fn __handler(mut __inv: #rt::Invocation) -> #rt::BoxFuture),
+            quote!(#rt::Handler::Async(__handler)),
+        )
+    } else {
+        (
+            quote!(fn __handler(mut __inv: #rt::Invocation) -> #rt::CallToolResult),
+            quote!(#rt::Handler::Sync(__handler)),
+        )
+    };
+    let unpack = if idents.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            let (#(::core::option::Option::Some(#idents),)*) = (#(#idents,)*) else {
+                return #early_return;
+            };
+        }
+    };
+    let handler = quote! {
+        #[allow(unused_mut, unused_variables)]
+        #handler_sig {
+            let mut __errors = #rt::ArgErrors::new();
+            #(#takes)*
+            #unpack
+            #call
+        }
+    };
+
+    let line = quote_spanned!(fn_ident.span()=> ::core::line!());
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, non_snake_case, clippy::all)]
+        const _: () = {
+            #[allow(dead_code, unreachable_code)]
+            fn __assertions() {
+                #(#assertions)*
+                #output_assert
+            }
+
+            #handler
+
+            #rt::inventory::submit! {
+                #rt::ToolRegistration(&#rt::ToolSpec {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    aliases: &[#(#aliases),*],
+                    keywords: &[#(#keywords),*],
+                    annotations: #rt::Annotations {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                    },
+                    hidden: #hidden,
+                    full_schema: #full_schema,
+                    timeout_ms: #timeout_ms,
+                    params: &[#(#param_specs),*],
+                    output_schema: #rt::output_schema_of::<#output_ty>,
+                    handler: #handler_variant,
+                    origin: #rt::Origin {
+                        module: ::core::module_path!(),
+                        file: ::core::file!(),
+                        line: #line,
+                        function: ::core::stringify!(#fn_ident),
+                    },
+                })
+            }
+        };
+    }
+}
+
+fn opt_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn opt_flag(flag: Option<Flag>) -> TokenStream {
+    match flag {
+        Some(f) => {
+            let v = f.value;
+            quote!(::core::option::Option::Some(#v))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The static description of one JSON parameter.
+fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
+    let rt = quote!(::disco_runtime::__private);
+    let name = p.ident.to_string();
+    let aliases: Vec<&str> = p.attr.aliases.iter().map(|a| a.value.as_str()).collect();
+    let description = p
+        .attr
+        .description
+        .as_ref()
+        .map(|d| d.value.trim().to_string())
+        .or_else(|| {
+            tool.docs
+                .params
+                .iter()
+                .find(|d| d.name == name && !d.text.is_empty())
+                .map(|d| d.text.clone())
+        });
+    let description = opt_str(description.as_deref());
+    let ParamKind::Argument { inner_option } = &p.kind else {
+        return TokenStream::new();
+    };
+    let ty = &p.ty;
+    let schema_ty: &syn::Type = inner_option.as_deref().unwrap_or(ty);
+    let required = inner_option.is_none() && p.attr.default.is_none();
+    let schema = quote_spanned! {ty.span()=> #rt::schema_of::<#schema_ty> };
+    let default = match &p.attr.default {
+        None => quote!(::core::option::Option::None),
+        Some(d) => {
+            let value = default_value(d, ty, &rt);
+            quote! {
+                ::core::option::Option::Some({
+                    fn __default() -> ::core::result::Result<
+                        ::core::option::Option<#rt::serde_json::Value>,
+                        ::std::string::String,
+                    > {
+                        #[allow(unused_imports)]
+                        use #rt::{DefaultViaSerialize as _, DefaultWithoutSerialize as _};
+                        let __value: #ty = #value?;
+                        ::core::result::Result::Ok((&&#rt::DefaultProbe(__value)).default_json())
+                    }
+                    __default
+                })
+            }
+        }
+    };
+    quote! {
+        #rt::ParamSpec {
+            name: #name,
+            aliases: &[#(#aliases),*],
+            description: #description,
+            required: #required,
+            schema: #schema,
+            default: #default,
+        }
+    }
+}
+
+/// An expression of type `Result<T, String>` producing a parameter's default value.
+fn default_value(d: &DefaultValue, ty: &syn::Type, rt: &TokenStream) -> TokenStream {
+    match d {
+        DefaultValue::Trait(span) => quote_spanned! {*span=>
+            ::core::result::Result::<#ty, ::std::string::String>::Ok(
+                <#ty as ::core::default::Default>::default()
+            )
+        },
+        DefaultValue::Literal(lit) => quote_spanned! {lit.span()=>
+            #rt::default_from_json::<#ty>(#rt::serde_json::json!(#lit))
+        },
+        DefaultValue::Expr(expr) => quote_spanned! {expr.span()=>
+            ::core::result::Result::<#ty, ::std::string::String>::Ok(#expr)
+        },
+    }
+}
+
+/// `let name: Option<T> = ...;` reading one parameter from the invocation.
+fn take_param(p: &Param, rt: &TokenStream) -> TokenStream {
+    let ident = &p.ident;
+    let ty = &p.ty;
+    match (&p.kind, &p.attr.default) {
+        (ParamKind::Argument { .. }, None) => {
+            let name = ident.to_string();
+            quote! {
+                let #ident: ::core::option::Option<#ty> = __errors.take::<#ty>(&mut __inv, #name);
+            }
+        }
+        (ParamKind::Argument { .. }, Some(d)) => {
+            let name = ident.to_string();
+            let value = default_value(d, ty, rt);
+            let f = format_ident!("__default_{}", ident);
+            quote! {
+                let #f = || -> ::core::result::Result<#ty, ::std::string::String> { #value };
+                let #ident: ::core::option::Option<#ty> =
+                    __errors.take_or::<#ty>(&mut __inv, #name, #f);
+            }
+        }
+        _ => quote! {
+            let #ident: ::core::option::Option<#ty> = __errors.extract::<#ty>(&__inv);
+        },
+    }
+}

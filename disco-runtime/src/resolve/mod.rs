@@ -1,0 +1,4 @@
+//! Between a request and a handler: which tool was meant ([`name`]), and what its arguments
+//! were meant to be ([`args`]). Both are pure functions of the catalog and the request.
+
+pub mod args;

@@ -1,0 +1,1678 @@
+//! Tool-name resolution: which tool did the caller mean?
+//!
+//! Tiers, strongest first (DESIGN.md, "Correct only what is safe to correct"):
+//!
+//! 1. the exact name;
+//! 2. an alias the author declared;
+//! 3. a spelling-equivalent name: the same words written with another case, other separators,
+//!    camelCase/PascalCase, another number (plural/singular) of any word, another word order, or
+//!    behind a client's namespace prefix (`mcp__server__tool`, `server.tool`, `functions.tool`, ...);
+//! 4. a fuzzy match (typo, a dropped or extra word, a synonym), applied only when the best
+//!    candidate is clearly better than the runner-up and only to a tool that is not destructive.
+//!
+//! Tiers 1-3 may resolve to destructive tools: they name the same tool, just spelled differently.
+//! A typo may name another tool, so tier 4 only ever corrects to tools that cannot do harm.
+//!
+//! Invariants that carry the product:
+//! - never across opposites (`unlock_door` is never `lock_door`, `add` is never `remove`), at any
+//!   tier;
+//! - hidden is hidden: resolving against a catalog with hidden tools gives exactly the result of
+//!   resolving against the catalog without them, so neither the outcome, nor an ambiguity, nor a
+//!   suggestion can reveal that a hidden tool exists;
+//! - bounded work: the catalog is indexed once; a call costs a handful of hash lookups plus
+//!   scoring of the few tools that share a (possibly misspelled or synonymous) word with the
+//!   request, and nothing at all past [`MAX_NAME_LEN`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// Longer requested names are looked up exactly and otherwise answered as unknown, without
+/// suggestions: no client legitimately sends them, and they must not buy quadratic work.
+pub const MAX_NAME_LEN: usize = 256;
+
+/// One tool as the name index sees it. `index` of an entry = its position in the input.
+#[derive(Clone, Copy, Debug)]
+pub struct NameEntry<'a> {
+    pub name: &'a str,
+    pub aliases: &'a [String],
+    /// Per MCP annotations a tool is destructive unless it is read-only or says
+    /// `destructiveHint: false`.
+    pub destructive: bool,
+}
+
+/// How far resolution may go beyond the exact name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Policy {
+    /// Exact names only.
+    Off,
+    /// Exact names and declared aliases.
+    Strict,
+    /// All tiers, with the fuzzy tier guarded.
+    #[default]
+    Safe,
+}
+
+/// Why a requested name resolved to a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    Exact,
+    Alias,
+    Case,
+    Separators,
+    Plural,
+    WordOrder,
+    NamespacePrefix,
+    /// A fuzzy match that combines several kinds of difference.
+    Fuzzy,
+    Typo,
+    Synonym,
+    DroppedWord,
+    ExtraWord,
+}
+
+impl Rule {
+    /// Stable snake_case name, used in `_meta`, tracing and eval output.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Rule::Exact => "exact",
+            Rule::Alias => "alias",
+            Rule::Case => "case",
+            Rule::Separators => "separators",
+            Rule::Plural => "plural",
+            Rule::WordOrder => "word_order",
+            Rule::NamespacePrefix => "namespace_prefix",
+            Rule::Fuzzy => "fuzzy",
+            Rule::Typo => "typo",
+            Rule::Synonym => "synonym",
+            Rule::DroppedWord => "dropped_word",
+            Rule::ExtraWord => "extra_word",
+        }
+    }
+
+    /// Whether the rule belongs to the fuzzy tier (the others name the tool exactly or by an
+    /// equivalent spelling).
+    pub fn is_fuzzy(&self) -> bool {
+        matches!(
+            self,
+            Rule::Fuzzy | Rule::Typo | Rule::Synonym | Rule::DroppedWord | Rule::ExtraWord
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Resolved { index: usize, rule: Rule },
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolution {
+    pub outcome: Outcome,
+    /// Best first, at most 3, only visible tools, empty when resolved.
+    pub suggestions: Vec<usize>,
+}
+
+impl Resolution {
+    fn resolved(index: usize, rule: Rule) -> Self {
+        Resolution {
+            outcome: Outcome::Resolved { index, rule },
+            suggestions: Vec::new(),
+        }
+    }
+
+    fn unknown(suggestions: Vec<usize>) -> Self {
+        Resolution {
+            outcome: Outcome::Unknown,
+            suggestions,
+        }
+    }
+}
+
+/// At most this many suggestions: enough for a model to pick from, short enough to read.
+const MAX_SUGGESTIONS: usize = 3;
+
+// Fuzzy costs, in quarter units so that everything stays integral.
+/// One character edit inside a word, a synonym, or one dropped/extra content word.
+const UNIT: u32 = 4;
+/// A dropped or extra filler word ("with", "tool", "the"): it rarely changes the meaning.
+const FILLER: u32 = 2;
+/// The smallest gap between the best candidate and the runner-up that counts as clear.
+const MARGIN: u32 = FILLER;
+/// Candidates costing more than this are not even worth suggesting.
+const SUGGEST_MAX_COST: u32 = 4 * UNIT;
+/// Posting lists longer than this make a request too unspecific to correct safely.
+const MAX_CANDIDATES: usize = 4096;
+/// Catalogs up to this size get a last-resort similarity scan for suggestions.
+const SMALL_CATALOG: usize = 512;
+
+/// One spelling of a tool: its name or one of its declared aliases.
+struct Form {
+    tool: usize,
+    /// Lowercased words, as written.
+    raw: Vec<Box<str>>,
+    /// Singular forms of `raw`.
+    stems: Vec<Box<str>>,
+    /// Synonym-class heads of `stems` (the stem itself when it has no class).
+    canon: Vec<&'static str>,
+    /// Lowercase letters and digits only.
+    compact: Box<str>,
+}
+
+/// The name index of one catalog. Build once, resolve many times.
+pub struct NameIndex {
+    tools: usize,
+    destructive: Vec<bool>,
+    exact: HashMap<Box<str>, Vec<usize>>,
+    alias: HashMap<Box<str>, Vec<usize>>,
+    forms: Vec<Form>,
+    /// Spelling-equivalence keys -> forms.
+    by_compact: HashMap<Box<str>, Vec<u32>>,
+    by_stems: HashMap<Box<str>, Vec<u32>>,
+    by_bag: HashMap<Box<str>, Vec<u32>>,
+    /// Word stem -> forms containing it.
+    postings: HashMap<Box<str>, Vec<u32>>,
+    /// Synonym-class head -> stems of that class present in the catalog.
+    class_members: HashMap<&'static str, Vec<Box<str>>>,
+    /// Deletion neighbourhood of every stem -> stems (symmetric-delete typo lookup).
+    word_deletes: HashMap<Box<str>, Vec<Box<str>>>,
+    /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
+    /// boundaries and contain a typo (`raedfile`).
+    compact_deletes: HashMap<Box<str>, Vec<u32>>,
+}
+
+impl NameIndex {
+    pub fn new<'a>(entries: impl IntoIterator<Item = NameEntry<'a>>) -> NameIndex {
+        let mut index = NameIndex {
+            tools: 0,
+            destructive: Vec::new(),
+            exact: HashMap::new(),
+            alias: HashMap::new(),
+            forms: Vec::new(),
+            by_compact: HashMap::new(),
+            by_stems: HashMap::new(),
+            by_bag: HashMap::new(),
+            postings: HashMap::new(),
+            class_members: HashMap::new(),
+            word_deletes: HashMap::new(),
+            compact_deletes: HashMap::new(),
+        };
+        for (tool, entry) in entries.into_iter().enumerate() {
+            index.tools += 1;
+            index.destructive.push(entry.destructive);
+            index.exact.entry(entry.name.into()).or_default().push(tool);
+            index.add_form(tool, entry.name);
+            for alias in entry.aliases {
+                let list = index.alias.entry(alias.as_str().into()).or_default();
+                if !list.contains(&tool) {
+                    list.push(tool);
+                }
+                index.add_form(tool, alias);
+            }
+        }
+        let stems: Vec<Box<str>> = index.postings.keys().cloned().collect();
+        for stem in stems {
+            let class = canon(&stem);
+            if !class.is_empty() {
+                index
+                    .class_members
+                    .entry(class)
+                    .or_default()
+                    .push(stem.clone());
+            }
+            let mut seen = HashSet::new();
+            for del in deletions(&stem, typo_allowance(char_len(&stem))) {
+                if seen.insert(del.clone()) {
+                    index
+                        .word_deletes
+                        .entry(del.into())
+                        .or_default()
+                        .push(stem.clone());
+                }
+            }
+        }
+        for members in index.class_members.values_mut() {
+            members.sort();
+        }
+        index
+    }
+
+    fn add_form(&mut self, tool: usize, name: &str) {
+        if name.len() > MAX_NAME_LEN {
+            return;
+        }
+        let raw: Vec<Box<str>> = split_words(name).into_iter().map(Into::into).collect();
+        if raw.is_empty() {
+            return;
+        }
+        let stems: Vec<Box<str>> = raw.iter().map(|w| singular(w).into()).collect();
+        let canon_words = stems.iter().map(|s| canon(s)).collect();
+        let compact: Box<str> = raw.concat().into();
+        let id = self.forms.len() as u32;
+        let push = |map: &mut HashMap<Box<str>, Vec<u32>>, key: Box<str>| {
+            let list = map.entry(key).or_default();
+            if !list.contains(&id) {
+                list.push(id);
+            }
+        };
+        push(&mut self.by_compact, compact.clone());
+        push(&mut self.by_stems, stems.concat().into());
+        push(&mut self.by_bag, bag_key(&stems).into());
+        for stem in &stems {
+            push(&mut self.postings, stem.clone());
+        }
+        if char_len(&compact) >= 6 {
+            for del in deletions(&compact, 1) {
+                push(&mut self.compact_deletes, del.into());
+            }
+        }
+        self.forms.push(Form {
+            tool,
+            raw,
+            stems,
+            canon: canon_words,
+            compact,
+        });
+    }
+
+    /// Number of tools indexed.
+    pub fn len(&self) -> usize {
+        self.tools
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools == 0
+    }
+
+    /// `visible(i)` says whether the caller may see tool i; invisible tools are never returned
+    /// nor suggested, and never influence the outcome (the result equals that of an index built
+    /// from the visible tools only). `server_name`: the server's own name if known, for
+    /// namespace prefixes (works without it too).
+    pub fn resolve(
+        &self,
+        requested: &str,
+        visible: &dyn Fn(usize) -> bool,
+        policy: Policy,
+        server_name: Option<&str>,
+    ) -> Resolution {
+        if let Some(tool) = self.first_visible(self.exact.get(requested), visible) {
+            return Resolution::resolved(tool, Rule::Exact);
+        }
+        if policy == Policy::Off || requested.len() > MAX_NAME_LEN {
+            return self.unknown_with_suggestions(requested, visible, policy);
+        }
+        // Declared aliases: the author said so, so they are trusted as written. Two visible
+        // tools declaring the same alias is a catalog error; do not guess between them.
+        if let Some(tools) = self.alias.get(requested) {
+            let seen = visible_tools(tools.iter().copied(), visible);
+            match seen.len() {
+                0 => {}
+                1 => return Resolution::resolved(seen[0], Rule::Alias),
+                _ => return Resolution::unknown(truncate(seen)),
+            }
+        }
+        if policy == Policy::Strict {
+            return self.unknown_with_suggestions(requested, visible, policy);
+        }
+
+        let query = Query::new(requested);
+        match self.equivalent(&query, requested, visible) {
+            Equivalence::One(tool, rule) => return Resolution::resolved(tool, rule),
+            Equivalence::Ambiguous(tools) => return Resolution::unknown(truncate(tools)),
+            Equivalence::None => {}
+        }
+        // A client's namespace prefix, one segment at a time: `mcp__fs__read_file` is tried as
+        // `fs__read_file`, then as `read_file`.
+        let tails = self.namespace_tails(requested, server_name);
+        let tail_queries: Vec<Query> = tails.iter().map(|t| Query::new(t)).collect();
+        for (tail, tail_query) in tails.iter().zip(&tail_queries) {
+            if let Some(tool) = self.first_visible(self.exact.get(*tail), visible) {
+                return Resolution::resolved(tool, Rule::NamespacePrefix);
+            }
+            if let Some(tools) = self.alias.get(*tail) {
+                let seen = visible_tools(tools.iter().copied(), visible);
+                match seen.len() {
+                    0 => {}
+                    1 => return Resolution::resolved(seen[0], Rule::NamespacePrefix),
+                    _ => return Resolution::unknown(truncate(seen)),
+                }
+            }
+            match self.equivalent(tail_query, tail, visible) {
+                Equivalence::One(tool, _) => {
+                    return Resolution::resolved(tool, Rule::NamespacePrefix)
+                }
+                Equivalence::Ambiguous(tools) => return Resolution::unknown(truncate(tools)),
+                Equivalence::None => {}
+            }
+        }
+
+        // Fuzzy tier: first on the name as sent (dotted tool names such as `math.factorial`
+        // exist), then without the namespace prefix.
+        let mut ranked = self.fuzzy(&query, visible);
+        if let Some(decision) = self.decide(&query, &ranked) {
+            return decision;
+        }
+        for tail_query in &tail_queries {
+            let tail_ranked = self.fuzzy(tail_query, visible);
+            if let Some(decision) = self.decide(tail_query, &tail_ranked) {
+                return decision;
+            }
+            ranked.extend(tail_ranked);
+        }
+        ranked.sort_by_key(|c| (c.cost, c.tool));
+        let mut suggestions = Vec::new();
+        for candidate in ranked.iter().filter(|c| !c.blocked) {
+            if candidate.cost > SUGGEST_MAX_COST {
+                break;
+            }
+            if !suggestions.contains(&candidate.tool) {
+                suggestions.push(candidate.tool);
+            }
+            if suggestions.len() == MAX_SUGGESTIONS {
+                return Resolution::unknown(suggestions);
+            }
+        }
+        self.fill_suggestions(&query, visible, &mut suggestions);
+        Resolution::unknown(suggestions)
+    }
+
+    fn first_visible(
+        &self,
+        tools: Option<&Vec<usize>>,
+        visible: &dyn Fn(usize) -> bool,
+    ) -> Option<usize> {
+        tools?.iter().copied().find(|&t| visible(t))
+    }
+
+    /// Tier 3. Each key is tried in turn; a key that several visible tools share is ambiguous,
+    /// and an ambiguity is reported rather than resolved by a weaker tier.
+    fn equivalent(
+        &self,
+        query: &Query,
+        requested: &str,
+        visible: &dyn Fn(usize) -> bool,
+    ) -> Equivalence {
+        if query.compact.is_empty() {
+            return Equivalence::None;
+        }
+        let keys: [(&HashMap<Box<str>, Vec<u32>>, &str); 3] = [
+            (&self.by_compact, &query.compact),
+            (&self.by_stems, &query.stem_compact),
+            (&self.by_bag, &query.bag),
+        ];
+        for (tier, (map, key)) in keys.into_iter().enumerate() {
+            let Some(forms) = map.get(key) else { continue };
+            let tools = visible_tools(forms.iter().map(|&f| self.forms[f as usize].tool), visible);
+            match tools.len() {
+                0 => continue,
+                1 => {}
+                _ => return Equivalence::Ambiguous(tools),
+            }
+            let tool = tools[0];
+            // Same letters or same stems cannot hide an opposite, but the guard is cheap and
+            // the rule is absolute.
+            let form = forms
+                .iter()
+                .map(|&f| &self.forms[f as usize])
+                .find(|f| f.tool == tool);
+            if form.is_some_and(|f| opposed_forms(query, f)) {
+                return Equivalence::None;
+            }
+            let rule = match tier {
+                0 if form.is_some_and(|f| {
+                    requested.to_lowercase() == lowercase_name_of(f, &self.exact, tool)
+                }) =>
+                {
+                    Rule::Case
+                }
+                0 => Rule::Separators,
+                1 => Rule::Plural,
+                _ => Rule::WordOrder,
+            };
+            return Equivalence::One(tool, rule);
+        }
+        Equivalence::None
+    }
+
+    /// What is left of `requested` after each client namespace prefix that may be stripped. With a known server name only that name (or one of its words, since clients
+    /// let users name servers) and the generic client prefixes are stripped, so that
+    /// `github__create_issue` is not taken for this server's `create_issue`. Without it, any
+    /// one leading segment is taken as a namespace.
+    fn namespace_tails<'r>(&self, requested: &'r str, server_name: Option<&str>) -> Vec<&'r str> {
+        let mut tails = Vec::new();
+        let mut rest = requested;
+        // At most two segments: `mcp__server__tool`.
+        for _ in 0..2 {
+            let Some((prefix, tail)) = split_namespace(rest) else { break };
+            if tail.is_empty() || !prefix_allowed(prefix, server_name) {
+                break;
+            }
+            tails.push(tail);
+            rest = tail;
+        }
+        tails
+    }
+
+    /// Scores every visible form that shares a word (as written, misspelled or synonymous)
+    /// with the request, cheapest first, one entry per tool.
+    fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Vec<Candidate> {
+        if query.stems.is_empty() || query.stems.len() > 16 {
+            return Vec::new();
+        }
+        // For each request word: the catalog stems it may stand for, with the cost of that.
+        let mut expansions: Vec<Vec<(&str, u32, Kind)>> = Vec::with_capacity(query.stems.len());
+        for (i, stem) in query.stems.iter().enumerate() {
+            let mut list: Vec<(&str, u32, Kind)> = Vec::new();
+            if let Some((key, _)) = self.postings.get_key_value(&**stem) {
+                list.push((key, 0, Kind::Same));
+            }
+            if let Some(members) = self.class_members.get(query.canon[i]).filter(|_| !query.canon[i].is_empty()) {
+                for member in members {
+                    if **member != **stem {
+                        list.push((member, UNIT, Kind::Synonym));
+                    }
+                }
+            }
+            // Symmetric deletes: a catalog word within reach shares a deletion with the
+            // request word (or is one). The allowance follows the longer of the two words, so
+            // a letter dropped from a short word (`dor` for `door`) is still found.
+            let len = char_len(stem);
+            let mut seen: HashSet<&str> = HashSet::new();
+            for del in deletions(stem, typo_allowance(len)) {
+                let Some(words) = self.word_deletes.get(del.as_str()) else { continue };
+                for word in words {
+                    if **word == **stem || !seen.insert(word) {
+                        continue;
+                    }
+                    let limit = typo_allowance(len.max(char_len(word)));
+                    let d = strsim::osa_distance(stem, word);
+                    if d > 0 && d <= limit {
+                        list.push((word, UNIT * d as u32, Kind::Typo));
+                    }
+                }
+            }
+            expansions.push(list);
+        }
+        // A correctable candidate leaves at most one request word unmatched, so it shares a
+        // word with at least one of the two most specific request words.
+        let mut order: Vec<(usize, usize)> = expansions
+            .iter()
+            .enumerate()
+            .map(|(i, list)| {
+                let size = list
+                    .iter()
+                    .map(|(w, _, _)| self.postings.get(*w).map_or(0, Vec::len))
+                    .sum();
+                (size, i)
+            })
+            .collect();
+        order.sort();
+        let mut forms: Vec<u32> = Vec::new();
+        let mut budget = MAX_CANDIDATES;
+        for &(size, i) in order.iter().take(2) {
+            if size > budget {
+                continue;
+            }
+            budget -= size;
+            for (word, _, _) in &expansions[i] {
+                if let Some(list) = self.postings.get(*word) {
+                    forms.extend_from_slice(list);
+                }
+            }
+        }
+        if char_len(&query.compact) >= 6 {
+            if let Some(list) = self.compact_deletes.get(query.compact.as_str()) {
+                forms.extend_from_slice(list);
+            }
+            for del in deletions(&query.compact, 1) {
+                if let Some(list) = self.compact_deletes.get(del.as_str()) {
+                    forms.extend_from_slice(list);
+                }
+            }
+            if let Some(list) = self.by_compact.get(query.compact.as_str()) {
+                forms.extend_from_slice(list);
+            }
+        }
+        forms.sort_unstable();
+        forms.dedup();
+
+        let mut best: HashMap<usize, Candidate> = HashMap::new();
+        for f in forms {
+            let form = &self.forms[f as usize];
+            if !visible(form.tool) {
+                continue;
+            }
+            let candidate = score(query, form, &expansions);
+            match best.get(&form.tool) {
+                Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {}
+                _ => {
+                    best.insert(form.tool, candidate);
+                }
+            }
+        }
+        let mut ranked: Vec<Candidate> = best.into_values().collect();
+        ranked.sort_by_key(|c| (c.cost, c.tool));
+        ranked
+    }
+
+    /// Applies the fuzzy tier's guards to a ranking: the best candidate must be good enough on
+    /// its own, clearly better than every other visible tool (opposites included: a request
+    /// halfway between `lock` and `unlock` is not clear), not opposed, and not destructive.
+    fn decide(&self, query: &Query, ranked: &[Candidate]) -> Option<Resolution> {
+        let best = ranked.first()?;
+        if best.blocked || !best.correctable || self.destructive[best.tool] {
+            return None;
+        }
+        // "Clearly better": the runner-up differs at least twice as much, and by a filler
+        // word at the very least.
+        if let Some(runner_up) = ranked.get(1) {
+            if runner_up.cost < best.cost + best.cost.max(MARGIN) {
+                return None;
+            }
+        }
+        let form = self.forms.iter().find(|f| f.tool == best.tool)?;
+        if opposed_forms(query, form) {
+            return None;
+        }
+        Some(Resolution::resolved(best.tool, best.rule))
+    }
+
+    fn unknown_with_suggestions(
+        &self,
+        requested: &str,
+        visible: &dyn Fn(usize) -> bool,
+        policy: Policy,
+    ) -> Resolution {
+        if requested.len() > MAX_NAME_LEN {
+            return Resolution::unknown(Vec::new());
+        }
+        let query = Query::new(requested);
+        let mut suggestions = Vec::new();
+        if policy != Policy::Off {
+            match self.equivalent(&query, requested, visible) {
+                Equivalence::One(tool, _) => suggestions.push(tool),
+                Equivalence::Ambiguous(tools) => suggestions.extend(truncate(tools)),
+                Equivalence::None => {}
+            }
+        }
+        for candidate in self.fuzzy(&query, visible).iter().filter(|c| !c.blocked) {
+            if candidate.cost > SUGGEST_MAX_COST || suggestions.len() == MAX_SUGGESTIONS {
+                break;
+            }
+            if !suggestions.contains(&candidate.tool) {
+                suggestions.push(candidate.tool);
+            }
+        }
+        self.fill_suggestions(&query, visible, &mut suggestions);
+        Resolution::unknown(suggestions)
+    }
+
+    /// Last resort for small catalogs: names that look alike as strings.
+    fn fill_suggestions(
+        &self,
+        query: &Query,
+        visible: &dyn Fn(usize) -> bool,
+        suggestions: &mut Vec<usize>,
+    ) {
+        if suggestions.len() >= MAX_SUGGESTIONS
+            || self.forms.len() > SMALL_CATALOG
+            || char_len(&query.compact) < 3
+        {
+            return;
+        }
+        let mut scored: Vec<(u32, usize)> = Vec::new();
+        for form in &self.forms {
+            if suggestions.contains(&form.tool) || !visible(form.tool) {
+                continue;
+            }
+            if opposed_forms(query, form) {
+                continue;
+            }
+            let similarity = strsim::jaro_winkler(&query.compact, &form.compact);
+            if similarity >= 0.8 {
+                scored.push(((1000.0 * (1.0 - similarity)) as u32, form.tool));
+            }
+        }
+        scored.sort_unstable();
+        for (_, tool) in scored {
+            if suggestions.len() == MAX_SUGGESTIONS {
+                break;
+            }
+            if !suggestions.contains(&tool) {
+                suggestions.push(tool);
+            }
+        }
+    }
+}
+
+enum Equivalence {
+    One(usize, Rule),
+    Ambiguous(Vec<usize>),
+    None,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Same,
+    Synonym,
+    Typo,
+}
+
+#[derive(Clone, Debug)]
+struct Candidate {
+    tool: usize,
+    cost: u32,
+    rule: Rule,
+    /// Within the fuzzy tier's limits on its own (before comparing with the runner-up).
+    correctable: bool,
+    /// Differs from the request by an opposite: never corrected to, never suggested.
+    blocked: bool,
+}
+
+/// The requested name, analysed once per call.
+struct Query {
+    raw: Vec<String>,
+    stems: Vec<String>,
+    canon: Vec<&'static str>,
+    compact: String,
+    stem_compact: String,
+    bag: String,
+}
+
+impl Query {
+    fn new(requested: &str) -> Query {
+        let raw = if requested.len() > MAX_NAME_LEN {
+            Vec::new()
+        } else {
+            split_words(requested)
+        };
+        let stems: Vec<String> = raw.iter().map(|w| singular(w)).collect();
+        let canon = stems.iter().map(|s| canon(s)).collect();
+        Query {
+            compact: raw.concat(),
+            stem_compact: stems.concat(),
+            bag: bag_key(&stems),
+            raw,
+            stems,
+            canon,
+        }
+    }
+}
+
+/// Scores one form against the request. Words are matched as a bag (order was tier 3's
+/// business): identical stems first, then synonyms, then typos; what is left over on either
+/// side is an extra or a dropped word.
+fn score(query: &Query, form: &Form, expansions: &[Vec<(&str, u32, Kind)>]) -> Candidate {
+    let mut used = vec![false; form.stems.len()];
+    let mut matched = vec![false; query.stems.len()];
+    let mut cost = 0;
+    let mut kinds = [false; 4]; // typo, synonym, dropped, extra
+    let mut anchored = false; // some word matched as written or with a typo
+    for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
+        for (i, list) in expansions.iter().enumerate() {
+            if matched[i] {
+                continue;
+            }
+            let mut best: Option<(u32, usize)> = None;
+            for (word, word_cost, kind) in list {
+                if *kind != pass {
+                    continue;
+                }
+                if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && *form.stems[j] == **word)
+                {
+                    if best.is_none_or(|(c, _)| *word_cost < c) {
+                        best = Some((*word_cost, j));
+                    }
+                }
+            }
+            if let Some((word_cost, j)) = best {
+                used[j] = true;
+                matched[i] = true;
+                cost += word_cost;
+                match pass {
+                    Kind::Same => anchored = true,
+                    Kind::Typo => {
+                        anchored = true;
+                        kinds[0] = true;
+                    }
+                    Kind::Synonym => kinds[1] = true,
+                }
+            }
+        }
+    }
+    let mut content_edits = 0;
+    for (j, stem) in form.stems.iter().enumerate() {
+        if !used[j] {
+            kinds[2] = true;
+            if is_filler(stem) {
+                cost += FILLER;
+            } else {
+                cost += UNIT;
+                content_edits += 1;
+            }
+        }
+    }
+    for (i, stem) in query.stems.iter().enumerate() {
+        if !matched[i] {
+            kinds[3] = true;
+            if is_filler(stem) {
+                cost += FILLER;
+            } else {
+                cost += UNIT;
+                content_edits += 1;
+            }
+        }
+    }
+    let mut rule = match kinds {
+        [true, false, false, false] => Rule::Typo,
+        [false, true, false, false] => Rule::Synonym,
+        [false, false, true, false] => Rule::DroppedWord,
+        [false, false, false, true] => Rule::ExtraWord,
+        _ => Rule::Fuzzy,
+    };
+    let matched_words = matched.iter().filter(|m| **m).count();
+    let mut correctable = anchored
+        && cost > 0
+        && match content_edits {
+            // Typos and synonyms only: one edit for a one-word name, two for longer ones.
+            0 => cost <= if form.stems.len() <= 1 { UNIT } else { 2 * UNIT },
+            // A dropped or extra word: nothing else may differ but a filler, and what is left
+            // must still say enough (two words in common) to single the tool out.
+            1 => cost <= UNIT + FILLER && matched_words >= 2,
+            _ => false,
+        };
+
+    // The request may have lost its word boundaries (`raedfile`): compare the letters.
+    if query.stems.len() != form.stems.len() {
+        let len = char_len(&query.compact);
+        let allowance = match len {
+            0..=5 => 0,
+            6..=11 => 1,
+            _ => 2,
+        };
+        if allowance > 0 {
+            let d = strsim::osa_distance(&query.compact, &form.compact);
+            if d > 0 && d <= allowance && (UNIT * d as u32) < cost {
+                cost = UNIT * d as u32;
+                rule = Rule::Typo;
+                correctable = true;
+            }
+        }
+    }
+
+    Candidate {
+        tool: form.tool,
+        cost,
+        rule,
+        correctable,
+        blocked: opposed_words(&query.raw, &form.raw) || opposed_words(&query.stems, &form.stems),
+    }
+}
+
+/// How many character edits a word of this length may carry and still be recognised. Short
+/// words get none: `get_cat` is not a typo of `get_car`.
+fn typo_allowance(len: usize) -> usize {
+    match len {
+        0..=3 => 0,
+        4..=8 => 1,
+        _ => 2,
+    }
+}
+
+fn is_filler(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an"
+            | "the"
+            | "of"
+            | "for"
+            | "with"
+            | "by"
+            | "at"
+            | "my"
+            | "and"
+            | "tool"
+            | "function"
+            | "func"
+            | "fn"
+            | "api"
+            | "cmd"
+            | "command"
+            | "action"
+            | "method"
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Words
+
+/// Splits a name into lowercase words at separators (anything not a letter or digit) and at
+/// camelCase / PascalCase boundaries (`getHTTPServer` -> get, http, server; `listURLs` -> list,
+/// urls).
+fn split_words(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if c.is_uppercase() && !current.is_empty() {
+            let prev = chars[i - 1];
+            let next = chars.get(i + 1).copied();
+            let after = chars.get(i + 2).copied();
+            let plural_acronym =
+                next == Some('s') && !after.is_some_and(|a| a.is_alphanumeric() && !a.is_uppercase());
+            let boundary = prev.is_lowercase()
+                || prev.is_numeric()
+                || (prev.is_uppercase()
+                    && next.is_some_and(|n| n.is_lowercase())
+                    && !plural_acronym);
+            if boundary {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// The singular of an English word, as a comparison key: `entities`/`entity`,
+/// `directories`/`directory`, `matches`/`match`, `files`/`file`, `aliases`/`alias`. It only has
+/// to map a singular and its plural to the same key; it is never shown.
+fn singular(word: &str) -> String {
+    const IRREGULAR: &[(&str, &str)] = &[
+        ("people", "person"),
+        ("children", "child"),
+        ("men", "man"),
+        ("women", "woman"),
+        ("indices", "index"),
+        ("matrices", "matrix"),
+        ("vertices", "vertex"),
+        ("aliases", "alias"),
+        ("statuses", "status"),
+        ("caches", "cache"),
+        ("movies", "movie"),
+        ("cookies", "cookie"),
+        ("analyses", "analysis"),
+        ("buses", "bus"),
+        ("echoes", "echo"),
+        ("heroes", "hero"),
+        ("potatoes", "potato"),
+        ("tomatoes", "tomato"),
+        ("criteria", "criterion"),
+    ];
+    if let Some((_, s)) = IRREGULAR.iter().find(|(p, _)| *p == word) {
+        return (*s).to_string();
+    }
+    let n = word.len();
+    if n < 3
+        || !word.ends_with('s')
+        || ["ss", "us", "is", "as"].iter().any(|e| word.ends_with(e))
+    {
+        return word.to_string();
+    }
+    if word.ends_with("ies") && n > 4 {
+        return format!("{}y", &word[..n - 3]);
+    }
+    if ["sses", "xes", "ches", "shes", "zzes"]
+        .iter()
+        .any(|e| word.ends_with(e))
+    {
+        return word[..n - 2].to_string();
+    }
+    word[..n - 1].to_string()
+}
+
+fn bag_key<S: AsRef<str>>(stems: &[S]) -> String {
+    let mut words: Vec<&str> = stems.iter().map(AsRef::as_ref).collect();
+    words.sort_unstable();
+    words.join(" ")
+}
+
+fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Every string obtained by deleting up to `k` characters (the symmetric-delete typo index).
+fn deletions(word: &str, k: usize) -> Vec<String> {
+    let mut out = vec![word.to_string()];
+    let mut frontier = vec![word.chars().collect::<Vec<char>>()];
+    for _ in 0..k {
+        let mut next = Vec::new();
+        for chars in &frontier {
+            if chars.len() <= 1 {
+                continue;
+            }
+            for i in 0..chars.len() {
+                let mut shorter = chars.clone();
+                shorter.remove(i);
+                out.push(shorter.iter().collect());
+                next.push(shorter);
+            }
+        }
+        frontier = next;
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn visible_tools(tools: impl Iterator<Item = usize>, visible: &dyn Fn(usize) -> bool) -> Vec<usize> {
+    let mut out: Vec<usize> = tools.filter(|&t| visible(t)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn truncate(mut tools: Vec<usize>) -> Vec<usize> {
+    tools.truncate(MAX_SUGGESTIONS);
+    tools
+}
+
+fn lowercase_name_of(form: &Form, exact: &HashMap<Box<str>, Vec<usize>>, tool: usize) -> String {
+    // The form's own text is not kept; recover the tool name that maps to this tool, falling
+    // back to the words (an alias form).
+    exact
+        .iter()
+        .find(|(_, tools)| tools.contains(&tool))
+        .map(|(name, _)| name.to_lowercase())
+        .unwrap_or_else(|| form.raw.concat())
+}
+
+/// Splits off one namespace segment: `a__b` (MCP clients), `a.b`, `a/b`, `a:b`.
+fn split_namespace(name: &str) -> Option<(&str, &str)> {
+    let mut best: Option<(usize, usize)> = None;
+    for (sep, len) in [("__", 2), (".", 1), ("/", 1), (":", 1)] {
+        if let Some(at) = name.find(sep) {
+            if best.is_none_or(|(b, _)| at < b) {
+                best = Some((at, len));
+            }
+        }
+    }
+    let (at, len) = best?;
+    if at == 0 {
+        return None;
+    }
+    Some((&name[..at], &name[at + len..]))
+}
+
+/// Prefixes clients put before tool names whatever the server is called.
+const CLIENT_PREFIXES: &[&str] = &["functions", "function", "defaultapi", "default", "mcp", "tools", "tool", "api"];
+
+fn prefix_allowed(prefix: &str, server_name: Option<&str>) -> bool {
+    let words = split_words(prefix);
+    let compact = words.concat();
+    if compact.is_empty() {
+        return false;
+    }
+    // `not.lock_door` is not a namespace: a negation or an opposite word changes the meaning.
+    if words.iter().any(|w| is_negation(w) || opposites().contains_key(w.as_str())) {
+        return false;
+    }
+    if CLIENT_PREFIXES.contains(&compact.as_str()) {
+        return true;
+    }
+    let Some(server) = server_name else { return true };
+    let server_words = split_words(server);
+    compact == server_words.concat()
+        || words.iter().all(|w| server_words.contains(w))
+        || server_words.iter().all(|w| words.contains(w))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synonyms and opposites
+
+/// Verb synonyms a model swaps freely. Each word maps to its class head. Classes that are
+/// opposites of each other (create/delete) are listed in OPPOSITES by head, so `add` and
+/// `remove` are opposed although neither is in the table itself.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("search", "search"),
+    ("find", "search"),
+    ("lookup", "search"),
+    ("query", "search"),
+    ("locate", "search"),
+    ("get", "get"),
+    ("fetch", "get"),
+    ("read", "get"),
+    ("retrieve", "get"),
+    ("show", "get"),
+    ("obtain", "get"),
+    ("view", "get"),
+    ("create", "create"),
+    ("add", "create"),
+    ("new", "create"),
+    ("make", "create"),
+    ("insert", "create"),
+    ("update", "update"),
+    ("edit", "update"),
+    ("modify", "update"),
+    ("change", "update"),
+    ("alter", "update"),
+    ("delete", "delete"),
+    ("remove", "delete"),
+    ("erase", "delete"),
+    ("destroy", "delete"),
+    ("del", "delete"),
+    ("rm", "delete"),
+    ("list", "list"),
+    ("enumerate", "list"),
+    ("ls", "list"),
+    ("send", "send"),
+    ("post", "send"),
+    ("publish", "send"),
+    ("run", "run"),
+    ("execute", "run"),
+    ("exec", "run"),
+    ("invoke", "run"),
+    ("calculate", "calculate"),
+    ("compute", "calculate"),
+    ("calc", "calculate"),
+];
+
+fn canon(stem: &str) -> &'static str {
+    static MAP: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    let map = MAP.get_or_init(|| SYNONYMS.iter().copied().collect());
+    map.get(stem).copied().unwrap_or("")
+}
+
+/// Word pairs of opposite meaning. Pairs that differ by a negation prefix (`lock`/`unlock`,
+/// `enable`... no: `able`) are caught by `NEGATION_PREFIXES` as well; they are listed when the
+/// prefix alone would not say so.
+const OPPOSITES: &[(&str, &str)] = &[
+    ("create", "delete"),
+    ("create", "destroy"),
+    ("add", "remove"),
+    ("add", "delete"),
+    ("add", "subtract"),
+    ("insert", "remove"),
+    ("insert", "delete"),
+    ("new", "delete"),
+    ("enable", "disable"),
+    ("subscribe", "unsubscribe"),
+    ("grant", "revoke"),
+    ("grant", "deny"),
+    ("import", "export"),
+    ("start", "stop"),
+    ("start", "end"),
+    ("begin", "end"),
+    ("open", "close"),
+    ("show", "hide"),
+    ("allow", "deny"),
+    ("allow", "block"),
+    ("accept", "reject"),
+    ("accept", "decline"),
+    ("approve", "reject"),
+    ("approve", "deny"),
+    ("upload", "download"),
+    ("encrypt", "decrypt"),
+    ("encode", "decode"),
+    ("compress", "decompress"),
+    ("zip", "unzip"),
+    ("attach", "detach"),
+    ("mount", "unmount"),
+    ("follow", "unfollow"),
+    ("increase", "decrease"),
+    ("increment", "decrement"),
+    ("inc", "dec"),
+    ("push", "pull"),
+    ("push", "pop"),
+    ("read", "write"),
+    ("get", "set"),
+    ("get", "put"),
+    ("set", "unset"),
+    ("set", "clear"),
+    ("load", "unload"),
+    ("login", "logout"),
+    ("signin", "signout"),
+    ("signup", "signout"),
+    ("in", "out"),
+    ("on", "off"),
+    ("up", "down"),
+    ("min", "max"),
+    ("minimum", "maximum"),
+    ("minimize", "maximize"),
+    ("first", "last"),
+    ("before", "after"),
+    ("next", "previous"),
+    ("next", "prev"),
+    ("forward", "backward"),
+    ("to", "from"),
+    ("true", "false"),
+    ("yes", "no"),
+    ("input", "output"),
+    ("incoming", "outgoing"),
+    ("inbound", "outbound"),
+    ("asc", "desc"),
+    ("ascending", "descending"),
+    ("plus", "minus"),
+    ("buy", "sell"),
+    ("deposit", "withdraw"),
+    ("credit", "debit"),
+    ("pause", "resume"),
+    ("suspend", "resume"),
+    ("play", "pause"),
+    ("freeze", "unfreeze"),
+    ("expand", "collapse"),
+    ("grow", "shrink"),
+    ("include", "exclude"),
+    ("join", "leave"),
+    ("merge", "split"),
+    ("send", "receive"),
+    ("connect", "disconnect"),
+    ("activate", "deactivate"),
+    ("register", "unregister"),
+    ("register", "deregister"),
+    ("install", "uninstall"),
+    ("archive", "unarchive"),
+    ("pin", "unpin"),
+    ("star", "unstar"),
+    ("block", "unblock"),
+    ("mute", "unmute"),
+    ("ban", "unban"),
+    ("lock", "unlock"),
+    ("link", "unlink"),
+    ("assign", "unassign"),
+    ("share", "unshare"),
+    ("watch", "unwatch"),
+    ("like", "unlike"),
+    ("like", "dislike"),
+    ("upvote", "downvote"),
+    ("upgrade", "downgrade"),
+    ("commit", "rollback"),
+    ("do", "undo"),
+    ("redo", "undo"),
+    ("visible", "hidden"),
+    ("public", "private"),
+    ("online", "offline"),
+    ("select", "deselect"),
+    ("check", "uncheck"),
+    ("mark", "unmark"),
+    ("publish", "unpublish"),
+    ("before", "after"),
+    ("above", "below"),
+    ("over", "under"),
+    ("win", "lose"),
+    ("success", "failure"),
+    ("valid", "invalid"),
+    ("include", "omit"),
+];
+
+/// Prefixes that negate a word: `unlock`, `disable`, `deactivate`, `invalid`, `nonempty`.
+const NEGATION_PREFIXES: &[&str] = &["un", "dis", "de", "in", "im", "ir", "il", "non", "not", "no", "anti", "mis"];
+
+/// Words that negate what follows: `not_found`, `no_cache`, `dont_track`.
+fn is_negation(word: &str) -> bool {
+    matches!(word, "not" | "no" | "non" | "dont" | "never" | "without" | "cannot" | "cant" | "nothing")
+}
+
+fn opposites() -> &'static HashMap<&'static str, Vec<&'static str>> {
+    static MAP: OnceLock<HashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let mut map: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
+        for &(a, b) in OPPOSITES {
+            map.entry(a).or_default().push(b);
+            map.entry(b).or_default().push(a);
+        }
+        map
+    })
+}
+
+/// Whether two words mean opposite things, directly, through their synonym classes
+/// (`add`/`remove` as create/delete), or by a negation prefix (`lock`/`unlock`).
+fn opposed(a: &str, b: &str) -> bool {
+    if a == b {
+        return false;
+    }
+    let table = opposites();
+    let pair = |x: &str, y: &str| table.get(x).is_some_and(|list| list.contains(&y));
+    if pair(a, b) {
+        return true;
+    }
+    let (ca, cb) = (canon(a), canon(b));
+    if (!ca.is_empty() || !cb.is_empty())
+        && pair(
+            if ca.is_empty() { a } else { ca },
+            if cb.is_empty() { b } else { cb },
+        )
+    {
+        return true;
+    }
+    negated(a, b) || negated(b, a)
+}
+
+/// `long` is `short` with a negation prefix in front (`unlock`/`lock`).
+fn negated(long: &str, short: &str) -> bool {
+    short.len() >= 3
+        && NEGATION_PREFIXES.iter().any(|p| {
+            long.strip_prefix(p)
+                .is_some_and(|rest| rest == short || rest.strip_prefix(['_', '-']) == Some(short))
+        })
+}
+
+/// Whether the request and a tool's words differ by an opposite: some word present on one side
+/// only is the opposite of a word present on the other side only, or a negation word is
+/// present on one side only.
+fn opposed_words<S: AsRef<str>, T: AsRef<str>>(request: &[S], tool: &[T]) -> bool {
+    let only_request: Vec<&str> = request
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|w| !tool.iter().any(|t| t.as_ref() == *w))
+        .collect();
+    let only_tool: Vec<&str> = tool
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|w| !request.iter().any(|r| r.as_ref() == *w))
+        .collect();
+    if only_request.iter().chain(&only_tool).any(|w| is_negation(w)) {
+        return true;
+    }
+    only_request
+        .iter()
+        .any(|r| only_tool.iter().any(|t| opposed(r, t)))
+}
+
+/// The full guard for a chosen tool: word-level, and letter-level for requests whose word
+/// boundaries differ from the tool's (`unlockdoor` against `lock_door`).
+fn opposed_forms(query: &Query, form: &Form) -> bool {
+    if opposed_words(&query.raw, &form.raw) || opposed_words(&query.stems, &form.stems) {
+        return true;
+    }
+    let (a, b) = (query.compact.as_str(), &*form.compact);
+    if a == b {
+        return false;
+    }
+    // Strip what both share at the start and the end; what remains is what differs.
+    let a_chars: Vec<char> = a.chars().collect();
+    let b_chars: Vec<char> = b.chars().collect();
+    let mut start = 0;
+    while start < a_chars.len() && start < b_chars.len() && a_chars[start] == b_chars[start] {
+        start += 1;
+    }
+    let mut end = 0;
+    while end < a_chars.len() - start
+        && end < b_chars.len() - start
+        && a_chars[a_chars.len() - 1 - end] == b_chars[b_chars.len() - 1 - end]
+    {
+        end += 1;
+    }
+    let da: String = a_chars[start..a_chars.len() - end].iter().collect();
+    let db: String = b_chars[start..b_chars.len() - end].iter().collect();
+    let negation_inserted = |x: &str, y: &str| {
+        y.is_empty() && (NEGATION_PREFIXES.contains(&x) || is_negation(x))
+    };
+    if negation_inserted(&da, &db) || negation_inserted(&db, &da) {
+        return true;
+    }
+    // Opposite words fused into the compact form on one side only.
+    for (&x, ys) in opposites() {
+        if a.contains(x) && !b.contains(x) && ys.iter().any(|y| b.contains(y) && !a.contains(y)) {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(names: &[(&str, bool)]) -> NameIndex {
+        NameIndex::new(names.iter().map(|&(name, destructive)| NameEntry {
+            name,
+            aliases: &[],
+            destructive,
+        }))
+    }
+
+    fn all(_: usize) -> bool {
+        true
+    }
+
+    fn resolve(ix: &NameIndex, name: &str) -> Resolution {
+        ix.resolve(name, &all, Policy::Safe, None)
+    }
+
+    fn resolved(ix: &NameIndex, name: &str) -> Option<(usize, Rule)> {
+        match resolve(ix, name).outcome {
+            Outcome::Resolved { index, rule } => Some((index, rule)),
+            Outcome::Unknown => None,
+        }
+    }
+
+    fn filesystem() -> NameIndex {
+        index(&[
+            ("read_file", false),
+            ("read_text_file", false),
+            ("read_media_file", false),
+            ("read_multiple_files", false),
+            ("write_file", true),
+            ("edit_file", true),
+            ("create_directory", false),
+            ("list_directory", false),
+            ("list_directory_with_sizes", false),
+            ("directory_tree", false),
+            ("move_file", true),
+            ("search_files", false),
+            ("get_file_info", false),
+            ("list_allowed_directories", false),
+        ])
+    }
+
+    #[test]
+    fn exact_and_rule_names() {
+        let ix = filesystem();
+        assert_eq!(resolved(&ix, "read_file"), Some((0, Rule::Exact)));
+        assert_eq!(resolved(&ix, "write_file"), Some((4, Rule::Exact)));
+        assert_eq!(Rule::WordOrder.as_str(), "word_order");
+        assert_eq!(Rule::NamespacePrefix.as_str(), "namespace_prefix");
+        assert!(Rule::Typo.is_fuzzy() && !Rule::Plural.is_fuzzy());
+    }
+
+    #[test]
+    fn spelling_equivalents_reach_destructive_tools() {
+        let ix = filesystem();
+        assert_eq!(resolved(&ix, "WRITE_FILE"), Some((4, Rule::Case)));
+        assert_eq!(resolved(&ix, "write-file"), Some((4, Rule::Separators)));
+        assert_eq!(resolved(&ix, "writeFile"), Some((4, Rule::Separators)));
+        assert_eq!(resolved(&ix, "WriteFile"), Some((4, Rule::Separators)));
+        assert_eq!(resolved(&ix, "write file"), Some((4, Rule::Separators)));
+        assert_eq!(resolved(&ix, "write.file"), Some((4, Rule::Separators)));
+        assert_eq!(resolved(&ix, "write_files"), Some((4, Rule::Plural)));
+        assert_eq!(resolved(&ix, "file_write"), Some((4, Rule::WordOrder)));
+        assert_eq!(resolved(&ix, "read_multiple_file"), Some((3, Rule::Plural)));
+        assert_eq!(resolved(&ix, "list_directories_with_size"), Some((8, Rule::Plural)));
+    }
+
+    #[test]
+    fn namespace_prefixes() {
+        let ix = filesystem();
+        for name in [
+            "mcp__filesystem__read_text_file",
+            "filesystem__read_text_file",
+            "filesystem.read_text_file",
+            "filesystem/read_text_file",
+            "functions.read_text_file",
+            "default_api.read_text_file",
+            "mcp__filesystem__readTextFile",
+        ] {
+            assert_eq!(resolved(&ix, name), Some((1, Rule::NamespacePrefix)), "{name}");
+            assert_eq!(
+                ix.resolve(name, &all, Policy::Safe, Some("filesystem")).outcome,
+                Outcome::Resolved { index: 1, rule: Rule::NamespacePrefix },
+                "{name}"
+            );
+        }
+        // Known server name: another server's namespace is not stripped.
+        let r = ix.resolve("github__read_text_file", &all, Policy::Safe, Some("filesystem"));
+        assert!(!matches!(r.outcome, Outcome::Resolved { rule: Rule::NamespacePrefix, .. }));
+        // The server's self-reported name may be longer than the client's label.
+        let r = ix.resolve("mcp__filesystem__read_file", &all, Policy::Safe, Some("secure-filesystem-server"));
+        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::NamespacePrefix });
+        // A negation is never a namespace.
+        let lock = index(&[("lock_door", false)]);
+        assert_eq!(resolved(&lock, "not.lock_door"), None);
+        assert_eq!(resolved(&lock, "no__lock_door"), None);
+    }
+
+    #[test]
+    fn dotted_tool_names_are_not_namespaces() {
+        let ix = index(&[("math.factorial", false), ("factorial", false), ("math.gcd", false)]);
+        assert_eq!(resolved(&ix, "math.factorial"), Some((0, Rule::Exact)));
+        assert_eq!(resolved(&ix, "Math.Factorial"), Some((0, Rule::Case)));
+        assert_eq!(resolved(&ix, "functions.math.factorial"), Some((0, Rule::NamespacePrefix)));
+        assert_eq!(resolved(&ix, "math_gcd"), Some((2, Rule::Separators)));
+    }
+
+    #[test]
+    fn aliases_and_policies() {
+        let aliases = vec!["search_paper".to_string(), "search_knowledgebase".to_string()];
+        let ix = NameIndex::new([
+            NameEntry { name: "search_papers", aliases: &aliases, destructive: false },
+            NameEntry { name: "delete_paper", aliases: &[], destructive: true },
+        ]);
+        let r = ix.resolve("search_knowledgebase", &all, Policy::Strict, None);
+        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::Alias });
+        let r = ix.resolve("searchKnowledgebase", &all, Policy::Safe, None);
+        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::Separators });
+        let r = ix.resolve("search_knowledgebase", &all, Policy::Off, None);
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert_eq!(r.suggestions, vec![0]);
+        let r = ix.resolve("SEARCH_PAPERS", &all, Policy::Strict, None);
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert_eq!(r.suggestions.first(), Some(&0));
+        let r = ix.resolve("search_paperz", &all, Policy::Strict, None);
+        assert_eq!(r.outcome, Outcome::Unknown);
+    }
+
+    #[test]
+    fn typos_synonyms_and_words_on_safe_tools() {
+        let ix = filesystem();
+        assert_eq!(resolved(&ix, "read_fiel"), Some((0, Rule::Typo)));
+        assert_eq!(resolved(&ix, "serach_files"), Some((11, Rule::Typo)));
+        assert_eq!(resolved(&ix, "get_file_infos"), Some((12, Rule::Plural)));
+        assert_eq!(resolved(&ix, "fetch_file_info"), Some((12, Rule::Synonym)));
+        assert_eq!(resolved(&ix, "find_files"), Some((11, Rule::Synonym)));
+        assert_eq!(resolved(&ix, "list_directory_sizes"), Some((8, Rule::DroppedWord)));
+        assert_eq!(resolved(&ix, "directory_tree_tool"), Some((9, Rule::ExtraWord)));
+        assert_eq!(resolved(&ix, "get_file_info_details"), Some((12, Rule::ExtraWord)));
+        assert_eq!(resolved(&ix, "raedtextfile"), Some((1, Rule::Typo)));
+    }
+
+    #[test]
+    fn destructive_tools_are_suggested_not_fuzzily_corrected() {
+        let ix = filesystem();
+        let r = resolve(&ix, "wirte_file");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert_eq!(r.suggestions.first(), Some(&4));
+        let r = resolve(&ix, "modify_file");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert!(r.suggestions.contains(&5));
+    }
+
+    #[test]
+    fn never_across_opposites() {
+        let ix = index(&[
+            ("lock_door", false),
+            ("create_user", false),
+            ("enable_logging", false),
+            ("add_item", false),
+            ("subscribe", false),
+            ("grant_access", false),
+            ("import_data", false),
+            ("upload_file", false),
+        ]);
+        for name in [
+            "unlock_door",
+            "unlockDoor",
+            "unlockdoor",
+            "UnlockDoor",
+            "door_unlock",
+            "unlock_doors",
+            "delete_user",
+            "remove_user",
+            "disable_logging",
+            "remove_item",
+            "delete_item",
+            "unsubscribe",
+            "revoke_access",
+            "export_data",
+            "download_file",
+            "not_lock_door",
+            "lock_door_not",
+            "un_lock_door",
+            "dont_lock_door",
+        ] {
+            let r = resolve(&ix, name);
+            assert_eq!(r.outcome, Outcome::Unknown, "{name} must not be corrected");
+        }
+        // The opposite itself is not suggested either.
+        assert!(!resolve(&ix, "unlock_door").suggestions.contains(&0));
+        // But a lone typo near both sides is resolved to the right side only when clear.
+        let both = index(&[("lock_door", false), ("unlock_door", false)]);
+        assert_eq!(resolved(&both, "unlock_dor"), Some((1, Rule::Typo)));
+        assert_eq!(resolved(&both, "lock_dor"), Some((0, Rule::Typo)));
+        assert_eq!(resolved(&both, "unlock_doorr"), Some((1, Rule::Typo)));
+        assert_eq!(resolved(&both, "unlock_door"), Some((1, Rule::Exact)));
+    }
+
+    #[test]
+    fn another_object_is_not_a_typo() {
+        let ix = index(&[("delete_file", false), ("get_car", false), ("read_graph", false)]);
+        assert_eq!(resolved(&ix, "delete_user"), None);
+        assert_eq!(resolved(&ix, "get_cat"), None);
+        assert_eq!(resolved(&ix, "read_file"), None);
+    }
+
+    #[test]
+    fn close_runner_up_means_suggest() {
+        let ix = index(&[("search_files", false), ("search_nodes", false)]);
+        let r = resolve(&ix, "search");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert_eq!(r.suggestions, vec![0, 1]);
+        // Two tools equivalent to the request: ambiguous.
+        let ix = index(&[("read_file", false), ("ReadFile", false), ("other", false)]);
+        let r = resolve(&ix, "READ-FILE");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert_eq!(r.suggestions, vec![0, 1]);
+    }
+
+    #[test]
+    fn hidden_tools_never_leak() {
+        let ix = index(&[("read_file", false), ("ReadFile", false), ("admin_reset", false)]);
+        let hide_1 = |i: usize| i != 1;
+        // The hidden twin does not make the visible tool ambiguous.
+        let r = ix.resolve("READ-FILE", &hide_1, Policy::Safe, None);
+        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::Separators });
+        // A hidden tool is not reachable by exact name, equivalence or fuzzy.
+        let hide_2 = |i: usize| i != 2;
+        for name in ["admin_reset", "ADMIN_RESET", "admin_rest", "adminReset"] {
+            let r = ix.resolve(name, &hide_2, Policy::Safe, None);
+            assert_eq!(r.outcome, Outcome::Unknown, "{name}");
+            assert!(!r.suggestions.contains(&2), "{name}");
+        }
+    }
+
+    /// Resolving with a visibility filter equals resolving against the visible tools only.
+    #[test]
+    fn visibility_is_the_same_as_a_smaller_catalog() {
+        let names = [
+            "read_file", "read_files", "readFile", "write_file", "list_directory",
+            "list_directory_with_sizes", "search_files", "search_nodes", "lock_door",
+            "unlock_door", "get_file_info", "fetch_file", "delete_entities", "create_entities",
+        ];
+        let requests = [
+            "read_file", "READ_FILE", "read-files", "raed_file", "search", "serach_files",
+            "unlock_dor", "lock_dor", "get_file", "fetch_file_info", "delete_entity",
+            "create_entitie", "list_directory_sizes", "functions.read_file", "list_dirs",
+        ];
+        let mut seed = 0x9e37_79b9_u32;
+        for _ in 0..200 {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            let mask = seed;
+            let visible = move |i: usize| mask & (1 << i) != 0;
+            let entries: Vec<(usize, &str)> =
+                names.iter().copied().enumerate().filter(|&(i, _)| visible(i)).collect();
+            let full = index(&names.iter().map(|&n| (n, false)).collect::<Vec<_>>());
+            let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
+            for request in requests {
+                let a = full.resolve(request, &visible, Policy::Safe, None);
+                let b = small.resolve(request, &all, Policy::Safe, None);
+                let map = |r: Resolution| Resolution {
+                    outcome: match r.outcome {
+                        Outcome::Resolved { index, rule } => {
+                            Outcome::Resolved { index: entries[index].0, rule }
+                        }
+                        Outcome::Unknown => Outcome::Unknown,
+                    },
+                    suggestions: r.suggestions.into_iter().map(|i| entries[i].0).collect(),
+                };
+                assert_eq!(a, map(b), "request {request} mask {mask:b}");
+            }
+        }
+    }
+
+    #[test]
+    fn suggestions_are_few_and_relevant() {
+        let ix = filesystem();
+        let r = resolve(&ix, "read");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert!(!r.suggestions.is_empty() && r.suggestions.len() <= 3);
+        assert!(r.suggestions.iter().all(|&i| i <= 3));
+        let r = resolve(&ix, "send_email");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert!(r.suggestions.len() <= 3);
+    }
+
+    #[test]
+    fn no_panics_on_hostile_input() {
+        let ix = filesystem();
+        let long = "a".repeat(MAX_NAME_LEN + 1);
+        let long_words = "read_file_".repeat(100);
+        for name in [
+            "",
+            " ",
+            "_",
+            "__",
+            ".",
+            "::",
+            "/",
+            "\u{0}",
+            "\u{7}\u{1b}[31m",
+            "ÉCRIRE_FICHIER",
+            "读取文件",
+            "read_fïle",
+            "🙂🙂🙂",
+            "ǅemal",
+            "İstanbul",
+            "ß",
+            "A",
+            "AB",
+            "URLs",
+            "mcp__",
+            "__read_file",
+            "read_file__",
+            "a.b.c.d.e.f",
+            long.as_str(),
+            long_words.as_str(),
+        ] {
+            let r = resolve(&ix, name);
+            assert!(r.suggestions.len() <= 3);
+            if name.len() > MAX_NAME_LEN {
+                assert_eq!(r, Resolution::unknown(Vec::new()));
+            }
+        }
+        let empty = NameIndex::new(std::iter::empty());
+        assert!(empty.is_empty());
+        assert_eq!(resolve(&empty, "x"), Resolution::unknown(Vec::new()));
+    }
+
+    #[test]
+    fn words_and_singulars() {
+        assert_eq!(split_words("getHTTPServer"), ["get", "http", "server"]);
+        assert_eq!(split_words("listURLs"), ["list", "urls"]);
+        assert_eq!(split_words("get-annotated message"), ["get", "annotated", "message"]);
+        assert_eq!(split_words("v2Api"), ["v2", "api"]);
+        for (plural, one) in [
+            ("entities", "entity"),
+            ("directories", "directory"),
+            ("files", "file"),
+            ("matches", "match"),
+            ("sizes", "size"),
+            ("aliases", "alias"),
+            ("status", "status"),
+            ("addresses", "address"),
+            ("urls", "url"),
+            ("photos", "photo"),
+        ] {
+            assert_eq!(singular(plural), singular(one), "{plural}");
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! What a tool handler receives, and the extractors that read from it: `State<T>` and
+//! `Context`.
+
+// MCP logging is deprecated by SEP-2577 but still part of every protocol version clients speak.
+#![allow(deprecated)]
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use rmcp::model::{
+    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+};
+use rmcp::{Peer, RoleServer};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+/// Application state registered on the server, shared by every call.
+#[derive(Default, Clone)]
+pub struct StateMap {
+    values: HashMap<TypeId, (Arc<dyn Any + Send + Sync>, &'static str)>,
+}
+
+impl StateMap {
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.insert_arc(Arc::new(value));
+    }
+    pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.values
+            .insert(TypeId::of::<T>(), (value, std::any::type_name::<T>()));
+    }
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let (value, _) = self.values.get(&TypeId::of::<T>())?;
+        value.clone().downcast::<T>().ok()
+    }
+}
+
+/// `State<T>`: a parameter that receives the application state of type `T` registered with
+/// `Server::with_state` (or `Catalog::with_state`). It is not part of the tool's schema.
+pub struct State<T>(pub Arc<T>);
+
+impl<T> Deref for State<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+/// Who is calling: the identity a transport established (for example from an HTTP bearer
+/// token), used for visibility decisions and available to tools.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Caller {
+    id: Option<String>,
+}
+
+impl Caller {
+    /// A caller nobody authenticated (stdio, or HTTP without a token check).
+    pub fn anonymous() -> Self {
+        Caller { id: None }
+    }
+    pub fn new(id: impl Into<String>) -> Self {
+        Caller {
+            id: Some(id.into()),
+        }
+    }
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+}
+
+/// The minimum log level a client asked for with `logging/setLevel`, shared by the calls of one
+/// session. Until a client sets one, every level is sent.
+#[derive(Debug, Default)]
+pub struct LogLevelFilter(AtomicU8);
+
+fn level_rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+impl LogLevelFilter {
+    pub fn set(&self, level: LoggingLevel) {
+        self.0.store(level_rank(level), Ordering::Relaxed);
+    }
+    pub fn allows(&self, level: LoggingLevel) -> bool {
+        level_rank(level) >= self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// `Context`: a parameter that gives a tool its caller, cancellation, progress notifications
+/// and log messages. It is not part of the tool's schema. Outside a server (in tests), progress
+/// and logging do nothing.
+#[derive(Clone, Default)]
+pub struct Context {
+    inner: Arc<ContextInner>,
+}
+
+#[derive(Default)]
+struct ContextInner {
+    caller: Caller,
+    cancel: CancellationToken,
+    peer: Option<Peer<RoleServer>>,
+    progress_token: Option<ProgressToken>,
+    log_filter: Option<Arc<LogLevelFilter>>,
+    tool: String,
+}
+
+/// Builds a [`Context`]; the server fills in the transport parts.
+#[derive(Default)]
+pub struct ContextBuilder {
+    inner: ContextInner,
+}
+
+impl ContextBuilder {
+    pub fn caller(mut self, caller: Caller) -> Self {
+        self.inner.caller = caller;
+        self
+    }
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.inner.cancel = token;
+        self
+    }
+    pub fn peer(mut self, peer: Peer<RoleServer>) -> Self {
+        self.inner.peer = Some(peer);
+        self
+    }
+    pub fn progress_token(mut self, token: Option<ProgressToken>) -> Self {
+        self.inner.progress_token = token;
+        self
+    }
+    pub fn log_filter(mut self, filter: Arc<LogLevelFilter>) -> Self {
+        self.inner.log_filter = Some(filter);
+        self
+    }
+    pub fn build(self) -> Context {
+        Context {
+            inner: Arc::new(self.inner),
+        }
+    }
+}
+
+impl Context {
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder::default()
+    }
+    /// A context for `caller` with nothing else: what tests use.
+    pub fn for_caller(caller: Caller) -> Self {
+        Context::builder().caller(caller).build()
+    }
+    pub fn caller(&self) -> &Caller {
+        &self.inner.caller
+    }
+    /// The name of the tool being called (after any name correction).
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool
+    }
+    pub(crate) fn with_tool(&self, tool: &str) -> Context {
+        Context {
+            inner: Arc::new(ContextInner {
+                caller: self.inner.caller.clone(),
+                cancel: self.inner.cancel.clone(),
+                peer: self.inner.peer.clone(),
+                progress_token: self.inner.progress_token.clone(),
+                log_filter: self.inner.log_filter.clone(),
+                tool: tool.to_string(),
+            }),
+        }
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+    /// Resolves when the client cancels the call (`notifications/cancelled`) or it times out.
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await
+    }
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+    /// The client's peer, for server-to-client requests such as sampling and elicitation.
+    /// `None` outside a server.
+    pub fn peer(&self) -> Option<&Peer<RoleServer>> {
+        self.inner.peer.as_ref()
+    }
+    /// Whether the client asked for progress notifications on this call.
+    pub fn wants_progress(&self) -> bool {
+        self.inner.peer.is_some() && self.inner.progress_token.is_some()
+    }
+    /// Sends `notifications/progress` when the request carried a progress token; otherwise
+    /// does nothing. A transport failure is returned, not raised: a tool may ignore it.
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<(), rmcp::service::ServiceError> {
+        let (Some(peer), Some(token)) = (&self.inner.peer, &self.inner.progress_token) else {
+            return Ok(());
+        };
+        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+        param.total = total;
+        param.message = message;
+        peer.notify_progress(param).await
+    }
+    /// Sends `notifications/message` at `level`, when the client's `logging/setLevel` allows it.
+    #[allow(deprecated)]
+    pub async fn log(
+        &self,
+        level: LoggingLevel,
+        data: impl Into<Value>,
+    ) -> Result<(), rmcp::service::ServiceError> {
+        let Some(peer) = &self.inner.peer else {
+            return Ok(());
+        };
+        if let Some(filter) = &self.inner.log_filter {
+            if !filter.allows(level) {
+                return Ok(());
+            }
+        }
+        let mut param = LoggingMessageNotificationParam::new(level, data.into());
+        if !self.inner.tool.is_empty() {
+            param.logger = Some(self.inner.tool.clone());
+        }
+        peer.notify_logging_message(param).await
+    }
+}
+
+/// The input of a tool handler: its arguments (already repaired and validated), its context
+/// and the application state.
+pub struct Invocation {
+    pub arguments: Map<String, Value>,
+    pub context: Context,
+    pub state: Arc<StateMap>,
+}
+
+/// A parameter type that is filled from the invocation rather than from the JSON arguments.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an extractor",
+    note = "tool parameters named `State<T>` or `Context` are extractors: use `disco_runtime::State` and `disco_runtime::Context`"
+)]
+pub trait FromInvocation: Sized {
+    fn from_invocation(inv: &Invocation) -> Result<Self, String>;
+}
+
+impl<T: Send + Sync + 'static> FromInvocation for State<T> {
+    fn from_invocation(inv: &Invocation) -> Result<Self, String> {
+        inv.state.get::<T>().map(State).ok_or_else(|| {
+            format!(
+                "the server has no state of type `{}`: register it with `.with_state(...)`",
+                std::any::type_name::<T>()
+            )
+        })
+    }
+}
+
+impl FromInvocation for Context {
+    fn from_invocation(inv: &Invocation) -> Result<Self, String> {
+        Ok(inv.context.clone())
+    }
+}
+
+/// Collects every problem met while reading a call's parameters, so that one error result
+/// names them all.
+#[derive(Default)]
+pub struct ArgErrors {
+    problems: Vec<String>,
+    server_side: bool,
+}
+
+impl ArgErrors {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A JSON parameter without a default. Absent and `null` mean "not given": fine for an
+    /// `Option`, an error for anything else.
+    pub fn take<T: DeserializeOwned>(&mut self, inv: &mut Invocation, name: &str) -> Option<T> {
+        let value = inv.arguments.remove(name).unwrap_or(Value::Null);
+        let was_null = value.is_null();
+        match serde_json::from_value::<T>(value) {
+            Ok(v) => Some(v),
+            Err(_) if was_null => {
+                self.problems
+                    .push(format!("missing required parameter `{name}`"));
+                None
+            }
+            Err(err) => {
+                self.problems.push(format!("parameter `{name}`: {err}"));
+                None
+            }
+        }
+    }
+
+    /// A JSON parameter with a default, used when it is absent or `null`.
+    pub fn take_or<T: DeserializeOwned>(
+        &mut self,
+        inv: &mut Invocation,
+        name: &str,
+        default: impl FnOnce() -> Result<T, String>,
+    ) -> Option<T> {
+        match inv.arguments.remove(name) {
+            Some(value) if !value.is_null() => match serde_json::from_value::<T>(value) {
+                Ok(v) => Some(v),
+                Err(err) => {
+                    self.problems.push(format!("parameter `{name}`: {err}"));
+                    None
+                }
+            },
+            _ => match default() {
+                Ok(v) => Some(v),
+                Err(err) => {
+                    self.server_side = true;
+                    self.problems.push(format!(
+                        "the default of parameter `{name}` is invalid: {err}"
+                    ));
+                    None
+                }
+            },
+        }
+    }
+
+    /// An extractor parameter.
+    pub fn extract<T: FromInvocation>(&mut self, inv: &Invocation) -> Option<T> {
+        match T::from_invocation(inv) {
+            Ok(v) => Some(v),
+            Err(err) => {
+                self.server_side = true;
+                self.problems.push(err);
+                None
+            }
+        }
+    }
+
+    /// The error result for the problems collected.
+    pub fn into_result(self) -> rmcp::model::CallToolResult {
+        let text = if self.server_side {
+            format!(
+                "The server cannot run this tool: {}",
+                self.problems.join("; ")
+            )
+        } else {
+            format!("Invalid arguments: {}", self.problems.join("; "))
+        };
+        rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(text)])
+    }
+}

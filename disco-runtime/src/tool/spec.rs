@@ -1,0 +1,118 @@
+//! The static description of a tool that `#[mcp_tool]` generates: plain data and function
+//! pointers, built at compile time and collected through `inventory`.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use rmcp::model::CallToolResult;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::Value;
+
+use super::Invocation;
+
+/// A boxed tool future.
+pub type BoxFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
+
+/// How a tool runs.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// A plain `fn`: run on a blocking thread, off the async workers.
+    Sync(fn(Invocation) -> CallToolResult),
+    /// An `async fn`.
+    Async(fn(Invocation) -> BoxFuture),
+}
+
+impl std::fmt::Debug for Handler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Handler::Sync(_) => "Handler::Sync",
+            Handler::Async(_) => "Handler::Async",
+        })
+    }
+}
+
+/// MCP tool annotations (hints to clients). `None` means "not said", and the MCP defaults
+/// apply: not read-only, destructive, not idempotent, open world.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// Per the MCP annotations, a tool is destructive unless it is marked read-only or
+    /// `destructive = false`. Fuzzy name correction never targets a destructive tool.
+    pub fn is_destructive(&self) -> bool {
+        !(self.read_only == Some(true) || self.destructive == Some(false))
+    }
+}
+
+/// Where a tool was declared, for error messages that name both sides of a conflict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub module: &'static str,
+    pub file: &'static str,
+    pub line: u32,
+    pub function: &'static str,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}::{} ({}:{})",
+            self.module, self.function, self.file, self.line
+        )
+    }
+}
+
+/// Computes a parameter's default as JSON (`None` when its type is not `Serialize`).
+pub type DefaultFn = fn() -> Result<Option<Value>, String>;
+
+/// One JSON parameter of a tool.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub description: Option<&'static str>,
+    /// Not an `Option` and without a default.
+    pub required: bool,
+    /// The parameter's schema (for `Option<T>`, the schema of `T`).
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// The default value, as JSON when the type is `Serialize` (for the schema's `default`).
+    /// An `Err` means a literal default does not fit the parameter's type: the catalog refuses
+    /// to start with it.
+    pub default: Option<DefaultFn>,
+}
+
+/// Everything `#[mcp_tool]` knows about one tool.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: &'static str,
+    pub aliases: &'static [&'static str],
+    pub keywords: &'static [&'static str],
+    pub annotations: Annotations,
+    /// Kept out of tools/list; found and called through the search meta-tools.
+    pub hidden: bool,
+    /// Keep the full JSON Schema 2020-12 form instead of the portable one.
+    pub full_schema: bool,
+    pub timeout_ms: Option<u64>,
+    pub params: &'static [ParamSpec],
+    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    pub handler: Handler,
+    pub origin: Origin,
+}
+
+/// The `inventory` item: one per `#[mcp_tool]` in the binary.
+pub struct ToolRegistration(pub &'static ToolSpec);
+
+inventory::collect!(ToolRegistration);
+
+/// Every tool declared with `#[mcp_tool]` anywhere in the binary, in no particular order.
+pub fn registered() -> impl Iterator<Item = &'static ToolSpec> {
+    inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0)
+}
