@@ -159,6 +159,7 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
                         file: ::core::file!(),
                         line: #line,
                         function: ::core::stringify!(#fn_ident),
+                        package: (::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION")),
                     },
                 })
             }

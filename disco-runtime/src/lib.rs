@@ -17,6 +17,7 @@
 
 pub mod catalog;
 pub mod resolve;
+pub mod server;
 pub mod tool;
 
 pub use catalog::{CallError, Catalog, CatalogBuilder, CatalogError, CatalogTool, ParamInfo};
@@ -24,6 +25,7 @@ pub use disco_macros::mcp_tool;
 #[allow(deprecated)]
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
+pub use server::{BearerTokens, HttpOptions, McpHandler, Server};
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, SchemaMode, State, ToolError, ToolSpec,
 };

@@ -42,6 +42,8 @@ pub struct CatalogTool {
     pub recursive_schema: bool,
     /// Where the tool was declared (`module::function (file:line)`).
     pub origin: String,
+    /// The Cargo package (name, version) that declares the tool.
+    pub package: (&'static str, &'static str),
     /// The tools/list entry.
     pub tool: Tool,
     wrap_output: bool,
@@ -146,6 +148,7 @@ impl CatalogTool {
             output_schema,
             recursive_schema,
             origin: spec.origin.to_string(),
+            package: spec.origin.package,
             tool,
             wrap_output,
             output_validator,

@@ -56,6 +56,8 @@ pub struct Origin {
     pub file: &'static str,
     pub line: u32,
     pub function: &'static str,
+    /// The Cargo package (name, version) that declares the tool.
+    pub package: (&'static str, &'static str),
 }
 
 impl std::fmt::Display for Origin {

@@ -1,0 +1,231 @@
+//! The `rmcp::ServerHandler`: rmcp handles initialization, both protocol eras and the
+//! transports; this handler answers tools/list and tools/call from the catalog.
+
+// logging/setLevel is deprecated by SEP-2577 but still sent by clients of every era.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    ListToolsResult, PaginatedRequestParams, ServerConfig, SetLevelRequestParams, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{json, Value};
+
+use super::{caller_of, Shared};
+use crate::catalog::{error_result, json_kind, CallError};
+use crate::tool::{Context, LogLevelFilter};
+
+/// The protocol handler over a catalog. Cheap to clone: one per session shares everything
+/// but the session's log level.
+#[derive(Clone)]
+pub struct McpHandler {
+    shared: Arc<Shared>,
+    log_filter: Arc<LogLevelFilter>,
+}
+
+impl McpHandler {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        McpHandler {
+            shared,
+            log_filter: Arc::new(LogLevelFilter::default()),
+        }
+    }
+
+    /// A handler for a new session: same catalog, its own log level.
+    pub(crate) fn for_session(&self) -> Self {
+        McpHandler::new(self.shared.clone())
+    }
+
+    /// The catalog this handler serves.
+    pub fn catalog(&self) -> &crate::Catalog {
+        &self.shared.catalog
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResult, ErrorData> {
+        let ctx = Context::builder()
+            .caller(caller_of(&context.extensions))
+            .cancellation(context.ct.clone())
+            .peer(context.peer.clone())
+            .progress_token(context.meta.get_progress_token())
+            .log_filter(self.log_filter.clone())
+            .build();
+        match self.shared.catalog.call_with(name, arguments, &ctx).await {
+            Ok(result) => Ok(result),
+            Err(err @ CallError::UnknownTool { .. }) if self.shared.unknown_tool_as_result => {
+                Ok(error_result(err.to_string()))
+            }
+            Err(err) => Err(call_error(err)),
+        }
+    }
+}
+
+/// Unknown tools and malformed params are -32602 (never -32601: on the stateless HTTP path
+/// rmcp turns that into HTTP 404), with what was asked for in `data`.
+fn call_error(err: CallError) -> ErrorData {
+    let data = match &err {
+        CallError::UnknownTool {
+            requested,
+            suggestions,
+        } => json!({ "requested": requested, "suggestions": suggestions }),
+        CallError::InvalidParams(_) => Value::Null,
+    };
+    let data = if data.is_null() { None } else { Some(data) };
+    ErrorData::invalid_params(err.to_string(), data)
+}
+
+const CURSOR_PREFIX: &str = "disco:v1:";
+
+fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor.as_bytes())
+        .ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    text.strip_prefix(CURSOR_PREFIX)?.parse().ok()
+}
+
+impl ServerHandler for McpHandler {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let listed: Vec<&Tool> = self.shared.catalog.listed().collect();
+        let offset =
+            match request.and_then(|r| r.cursor) {
+                None => 0,
+                Some(cursor) => match decode_cursor(&cursor) {
+                    Some(offset) if offset <= listed.len() => offset,
+                    _ => return Err(ErrorData::invalid_params(
+                        "Invalid cursor: pass the `nextCursor` of the previous tools/list page, \
+                         or no cursor for the first page",
+                        Some(json!({ "cursor": cursor })),
+                    )),
+                },
+            };
+        let end = (offset + self.shared.page_size).min(listed.len());
+        let tools: Vec<Tool> = listed[offset..end].iter().map(|t| (*t).clone()).collect();
+        let mut result = ListToolsResult::with_all_items(tools);
+        if end < listed.len() {
+            result.next_cursor = Some(encode_cursor(end));
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.map(Value::Object);
+        self.call(&request.name, arguments, &context)
+            .await
+            .map(CallToolResponse::from)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.shared.catalog.get(name).map(|t| t.tool.clone())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_filter.set(request.level);
+        Ok(())
+    }
+
+    /// tools/call params that rmcp could not parse arrive here: `arguments` as a string or an
+    /// array, a missing or non-string `name`. A JSON string holding an object is repaired;
+    /// everything else is a -32602 that says what to send.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "tools/call" {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {}", request.method),
+                None,
+            ));
+        }
+        let params = request.params.unwrap_or(Value::Null);
+        let Some(obj) = params.as_object() else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "tools/call params must be an object {{\"name\": ..., \"arguments\": {{...}}}}, not {}",
+                    json_kind(&params)
+                ),
+                None,
+            ));
+        };
+        let name = match obj.get("name") {
+            Some(Value::String(name)) => name.clone(),
+            Some(other) => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "tools/call `name` must be a string, not {}",
+                        json_kind(other)
+                    ),
+                    None,
+                ))
+            }
+            None => {
+                return Err(ErrorData::invalid_params(
+                    "tools/call needs `name`: the tool to call",
+                    None,
+                ))
+            }
+        };
+        let arguments = match obj.get("arguments") {
+            // Some clients send the arguments JSON-encoded.
+            Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => Some(Value::Object(map)),
+                _ => {
+                    return Err(ErrorData::invalid_params(
+                        "tools/call `arguments` must be a JSON object, not a string",
+                        None,
+                    ))
+                }
+            },
+            other => other.cloned(),
+        };
+        let result = self.call(&name, arguments, &context).await?;
+        let value = serde_json::to_value(&result)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(CustomResult::new(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_garbage() {
+        assert_eq!(decode_cursor(&encode_cursor(0)), Some(0));
+        assert_eq!(decode_cursor(&encode_cursor(12345)), Some(12345));
+        assert_eq!(decode_cursor("nope"), None);
+        assert_eq!(decode_cursor(""), None);
+        let other = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("other:5");
+        assert_eq!(decode_cursor(&other), None);
+    }
+}

@@ -1,0 +1,243 @@
+//! The MCP server: the official SDK (`rmcp`) speaks the protocol and runs the transports;
+//! disco owns tools/list and tools/call on top of the [`Catalog`].
+
+mod handler;
+mod http;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{Implementation, InitializeResult, ServerCapabilities};
+use rmcp::ServiceExt;
+
+use crate::catalog::{Catalog, CatalogBuilder, CatalogError};
+use crate::tool::{Caller, SchemaMode};
+
+pub use handler::McpHandler;
+pub use http::{BearerTokens, HttpOptions, TokenCheck};
+
+/// Errors from starting or running a server.
+pub type Error = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Builds and runs an MCP server over the catalog of `#[mcp_tool]` functions.
+///
+/// ```ignore
+/// disco_runtime::Server::from_inventory()
+///     .with_state(Kb::open()?)
+///     .serve_stdio()
+///     .await
+/// ```
+pub struct Server {
+    catalog: CatalogBuilder,
+    name: Option<String>,
+    version: Option<String>,
+    title: Option<String>,
+    instructions: Option<String>,
+    page_size: usize,
+    unknown_tool_as_result: bool,
+    http: HttpOptions,
+}
+
+/// Shared by every session and request: built once, never per request.
+pub(crate) struct Shared {
+    pub catalog: Catalog,
+    pub info: InitializeResult,
+    pub page_size: usize,
+    pub unknown_tool_as_result: bool,
+}
+
+impl Server {
+    /// Every `#[mcp_tool]` in the binary.
+    pub fn from_inventory() -> Server {
+        Server {
+            catalog: Catalog::builder(),
+            name: None,
+            version: None,
+            title: None,
+            instructions: None,
+            page_size: 100,
+            unknown_tool_as_result: false,
+            http: HttpOptions::default(),
+        }
+    }
+
+    /// The server's name in `serverInfo` (default: the Cargo package that declares its tools).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+    /// The server's version in `serverInfo` (default: that package's version).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = Some(version.into());
+        self
+    }
+    /// A human-readable title in `serverInfo`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+    /// Instructions sent to clients at initialization: how the tools fit together.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+    /// Application state for `State<T>` parameters.
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.catalog = self.catalog.with_state(value);
+        self
+    }
+    /// How many tools one tools/list page holds (default 100).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+    /// The schema form for every tool (a tool's `full_schema` overrides it).
+    pub fn schema_mode(mut self, mode: SchemaMode) -> Self {
+        self.catalog = self.catalog.schema_mode(mode);
+        self
+    }
+    /// A timeout for tools that do not set `timeout_ms`.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.catalog = self.catalog.default_timeout(timeout);
+        self
+    }
+    /// Answer a call to an unknown tool with a tool result (`isError: true`) instead of the
+    /// JSON-RPC error (-32602), for clients that do not show protocol errors to the model.
+    pub fn unknown_tool_as_result(mut self, yes: bool) -> Self {
+        self.unknown_tool_as_result = yes;
+        self
+    }
+    /// Options of the Streamable HTTP transport.
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.http = options;
+        self
+    }
+
+    /// Builds the catalog and the protocol handler without serving: for tests and for
+    /// embedding in another transport.
+    pub fn into_handler(self) -> Result<McpHandler, CatalogError> {
+        Ok(McpHandler::new(Arc::new(self.build_shared()?)))
+    }
+
+    fn build_shared(self) -> Result<Shared, CatalogError> {
+        let catalog = self.catalog.from_inventory()?;
+        let (pkg_name, pkg_version) = default_package(&catalog);
+        let mut implementation = Implementation::new(
+            self.name.unwrap_or(pkg_name),
+            self.version.unwrap_or(pkg_version),
+        );
+        implementation.title = self.title;
+        #[allow(deprecated)] // logging: deprecated by SEP-2577, still used by every client era
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let mut info = InitializeResult::new(capabilities).with_server_info(implementation);
+        if let Some(text) = self.instructions {
+            info = info.with_instructions(text);
+        }
+        tracing::info!(
+            tools = catalog.tools().len(),
+            server = %info.server_info.name,
+            "catalog ready"
+        );
+        Ok(Shared {
+            catalog,
+            info,
+            page_size: self.page_size,
+            unknown_tool_as_result: self.unknown_tool_as_result,
+        })
+    }
+
+    /// Serves one client over stdin/stdout until it disconnects or Ctrl-C. Logs go to stderr:
+    /// stdout belongs to the protocol.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        init_tracing();
+        let handler = self.into_handler()?;
+        let running = handler.serve(rmcp::transport::stdio_pipes()).await?;
+        let cancel = running.cancellation_token();
+        tokio::select! {
+            done = running.waiting() => { done?; }
+            _ = tokio::signal::ctrl_c() => {
+                tracing::info!("Ctrl-C: stopping");
+                cancel.cancel();
+            }
+        }
+        Ok(())
+    }
+
+    /// Serves Streamable HTTP at `addr` (path `/mcp`) until Ctrl-C.
+    pub async fn serve_http(self, addr: impl Into<SocketAddr>) -> Result<(), Error> {
+        let listener = tokio::net::TcpListener::bind(addr.into()).await?;
+        self.serve_http_on(listener, shutdown_signal()).await
+    }
+
+    /// Serves Streamable HTTP on a bound listener until `shutdown` resolves.
+    pub async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Error> {
+        init_tracing();
+        let options = self.http.clone();
+        let shared = Arc::new(self.build_shared()?);
+        http::serve(shared, options, listener, shutdown).await
+    }
+}
+
+async fn shutdown_signal() {
+    if tokio::signal::ctrl_c().await.is_ok() {
+        tracing::info!("Ctrl-C: stopping");
+    }
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`). Does nothing when the
+/// application installed its own subscriber.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+/// The package that declares the tools: the one named like the executable if there is one,
+/// else the one with the most tools.
+fn default_package(catalog: &Catalog) -> (String, String) {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
+    let mut counts: Vec<((&str, &str), usize)> = Vec::new();
+    for t in catalog.tools() {
+        let key = (t.package.0, t.package.1);
+        match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    if let Some(exe) = &exe {
+        if let Some(((name, version), _)) = counts.iter().find(|((n, _), _)| n == exe) {
+            return (name.to_string(), version.to_string());
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    match counts.first() {
+        Some(((name, version), _)) => (name.to_string(), version.to_string()),
+        None => (
+            exe.unwrap_or_else(|| "disco-server".to_string()),
+            env!("CARGO_PKG_VERSION").to_string(),
+        ),
+    }
+}
+
+/// The caller an HTTP request was authenticated as, or anonymous.
+pub(crate) fn caller_of(extensions: &rmcp::model::Extensions) -> Caller {
+    extensions
+        .get::<::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
+        .cloned()
+        .unwrap_or_default()
+}
