@@ -9,7 +9,8 @@ use std::sync::Arc;
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ServerConfig, SetLevelRequestParams, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerConfig, SetLevelRequestParams,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -208,7 +209,15 @@ impl ServerHandler for McpHandler {
             },
             other => other.cloned(),
         };
-        let result = self.call(&name, arguments, &context).await?;
+        let mut result = self.call(&name, arguments, &context).await?;
+        // rmcp drops `resultType` for older protocol versions on the typed path; this path
+        // bypasses it, so do the same here.
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if !modern {
+            result.result_type = None;
+        }
         let value = serde_json::to_value(&result)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(CustomResult::new(value))
