@@ -273,21 +273,42 @@ async fn declared_aliases_for_tools_and_parameters() {
 #[tokio::test]
 async fn bad_arguments_name_the_expected_parameters() {
     let c = catalog();
-    let r = c.call("greet", json!({"nme": "Ada"})).await.unwrap();
+    let r = c.call("greet", json!({"colour": "red"})).await.unwrap();
     assert_eq!(r.is_error, Some(true));
     let t = text(&r);
-    assert!(t.contains("unknown parameter(s) `nme`"), "{t}");
+    assert!(t.contains("unknown parameter(s) `colour`"), "{t}");
     assert!(t.contains("missing required parameter(s) `name`"), "{t}");
     assert!(t.contains("`name` (string, required): who to greet"), "{t}");
-    let r = c.call("greet", json!({"name": 5})).await.unwrap();
+    let r = c
+        .call("greet", json!({"name": {"first": "Ada"}}))
+        .await
+        .unwrap();
     assert_eq!(r.is_error, Some(true));
-    assert!(
-        text(&r).contains("parameter `name`: invalid type"),
-        "{}",
-        text(&r)
-    );
+    assert!(text(&r).contains("`/name`"), "{}", text(&r));
     let err = c.call("greet", json!([1])).await.unwrap_err();
     assert!(err.to_string().contains("must be a JSON object"));
+}
+
+#[tokio::test]
+async fn near_misses_and_wrong_types_are_repaired_and_reported() {
+    let c = catalog();
+    let r = c.call("greet", json!({"nme": "Ada"})).await.unwrap();
+    assert_eq!(text(&r), "Hello, Ada!");
+    let fixes = &r.meta.as_ref().unwrap()["disco/corrections"]["arguments"];
+    assert_eq!(fixes[0]["rule"], "near_miss");
+    let r = c
+        .call("list_items", json!({"Limit": "2", "prefix": null}))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.structured_content.unwrap()["items"],
+        json!(["item-0", "item-1"])
+    );
+    let r = c
+        .call("add_async", json!({"a": "1", "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "3");
 }
 
 #[tokio::test]

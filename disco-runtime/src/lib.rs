@@ -17,6 +17,7 @@
 
 pub mod catalog;
 pub mod resolve;
+pub mod search;
 pub mod server;
 pub mod tool;
 

@@ -47,6 +47,9 @@ pub struct CatalogTool {
     /// The tools/list entry.
     pub tool: Tool,
     wrap_output: bool,
+    /// Compiled from the full-form input schema: the exact contract of the parameter types
+    /// (portable schemas drop `null` from nested optional fields, which serde accepts).
+    input_validator: Option<Arc<jsonschema::Validator>>,
     output_validator: Option<Arc<jsonschema::Validator>>,
     handler: Handler,
 }
@@ -69,6 +72,25 @@ impl CatalogTool {
     /// `destructive = false`.
     pub fn is_destructive(&self) -> bool {
         self.annotations.is_destructive()
+    }
+
+    /// JSON Schema validation of prepared arguments: one line per error, with its path.
+    pub fn validate_input(&self, arguments: &Value) -> Vec<String> {
+        let Some(validator) = &self.input_validator else {
+            return Vec::new();
+        };
+        validator
+            .iter_errors(arguments)
+            .take(10)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("`{path}`: {e}")
+                }
+            })
+            .collect()
     }
 
     fn from_spec(spec: &'static ToolSpec, default_mode: SchemaMode) -> Result<Self, String> {
@@ -106,6 +128,11 @@ impl CatalogTool {
             }
             None => (None, false),
         };
+        let full_input = schema::input_schema(spec.params, SchemaMode::Full)?;
+        let input_validator = Some(Arc::new(
+            jsonschema::validator_for(&Value::Object(full_input.schema))
+                .map_err(|e| format!("its input schema is not valid JSON Schema: {e}"))?,
+        ));
         let output_validator = match &output {
             Some(o) => Some(Arc::new(
                 jsonschema::validator_for(&Value::Object(o.schema.clone()))
@@ -151,6 +178,7 @@ impl CatalogTool {
             package: spec.origin.package,
             tool,
             wrap_output,
+            input_validator,
             output_validator,
             handler: spec.handler,
         })
@@ -218,9 +246,15 @@ pub struct CatalogBuilder {
     schema_mode: SchemaMode,
     state: StateMap,
     default_timeout: Option<Duration>,
+    repair: args::Repair,
 }
 
 impl CatalogBuilder {
+    /// How far argument repair goes (default: every safe repair).
+    pub fn arg_repair(mut self, repair: args::Repair) -> Self {
+        self.repair = repair;
+        self
+    }
     /// The server-wide schema form (a tool's `full_schema` overrides it).
     pub fn schema_mode(mut self, mode: SchemaMode) -> Self {
         self.schema_mode = mode;
@@ -298,6 +332,7 @@ impl CatalogBuilder {
             tools,
             lookup,
             state: Arc::new(self.state),
+            repair: self.repair,
         })
     }
 }
@@ -308,6 +343,7 @@ pub struct Catalog {
     /// Names and declared aliases.
     lookup: HashMap<String, usize>,
     state: Arc<StateMap>,
+    repair: args::Repair,
 }
 
 impl fmt::Debug for Catalog {
@@ -377,21 +413,13 @@ impl Catalog {
                 )))
             }
         };
-        let prepared = match args::prepare(tool, arguments) {
+        let prepared = match args::prepare(tool, arguments, self.repair) {
             Ok(p) => p,
             Err(message) => return Ok(error_result(message)),
         };
         let mut result = self.execute(tool, prepared.arguments, ctx).await;
         if !prepared.fixes.is_empty() {
-            let fixes: Vec<Value> = prepared
-                .fixes
-                .iter()
-                .map(|f| match f {
-                    args::ArgFix::Renamed { from, to, rule } => {
-                        serde_json::json!({"from": from, "to": to, "rule": rule})
-                    }
-                })
-                .collect();
+            let fixes: Vec<Value> = prepared.fixes.iter().map(args::ArgFix::to_json).collect();
             let meta = result.meta.get_or_insert_with(Default::default);
             meta.insert(
                 "disco/corrections".into(),

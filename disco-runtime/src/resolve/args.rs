@@ -1,5 +1,17 @@
 //! Argument repair and validation: the arguments a model sent, made into the arguments the
 //! handler expects, or an error result that tells the model exactly what to send instead.
+//!
+//! Repairs, in order, each applied only when it can lead to exactly one parameter:
+//! 1. a declared parameter alias (`question` -> `query`);
+//! 2. the same key spelled differently: case, separators, camelCase (`maxResults`,
+//!    `Max-Results` -> `max_results`);
+//! 3. an unknown key that is a clear near-miss (typo, plural/singular) of a single parameter
+//!    that was not given, and no other parameter comes close;
+//! 4. a value of the wrong JSON type that can only mean one thing for the parameter's schema:
+//!    `"5"` for an integer, `"true"` for a boolean, a lone value for an array, a JSON-encoded
+//!    object or array in a string, a number for a string;
+//! then validation of the result against the tool's JSON Schema. `null` for an optional
+//! parameter means "not given".
 
 use serde_json::{Map, Value};
 
@@ -14,6 +26,36 @@ pub enum ArgFix {
         to: String,
         rule: &'static str,
     },
+    /// A value was converted to the type the parameter's schema expects.
+    Coerced {
+        param: String,
+        from: Value,
+        to: Value,
+        rule: &'static str,
+    },
+    /// `null` for an optional parameter was taken as "not given".
+    DroppedNull { param: String },
+}
+
+impl ArgFix {
+    pub fn to_json(&self) -> Value {
+        match self {
+            ArgFix::Renamed { from, to, rule } => {
+                serde_json::json!({"kind": "renamed", "from": from, "to": to, "rule": rule})
+            }
+            ArgFix::Coerced {
+                param,
+                from,
+                to,
+                rule,
+            } => {
+                serde_json::json!({"kind": "coerced", "param": param, "from": from, "to": to, "rule": rule})
+            }
+            ArgFix::DroppedNull { param } => {
+                serde_json::json!({"kind": "dropped_null", "param": param})
+            }
+        }
+    }
 }
 
 /// The arguments ready for the handler, and what was changed to get there.
@@ -23,44 +65,152 @@ pub struct Prepared {
     pub fixes: Vec<ArgFix>,
 }
 
-/// Renames declared aliases, then refuses unknown keys and missing required parameters.
-pub fn prepare(tool: &CatalogTool, mut args: Map<String, Value>) -> Result<Prepared, String> {
+/// Whether to repair arguments or only check them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Repair {
+    /// Declared aliases only; everything else must be exact.
+    Strict,
+    /// All repairs above (default).
+    #[default]
+    Safe,
+}
+
+/// Keys longer than this are never matched fuzzily and are clipped in messages.
+const MAX_KEY_LEN: usize = 128;
+/// Beyond this many keys only exact and declared names are considered.
+const MAX_FUZZY_KEYS: usize = 64;
+
+/// `maxResults`, `Max-Results`, `max results` -> `maxresults`.
+pub fn normalise_key(key: &str) -> String {
+    key.chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Repairs and validates `args` for `tool`. The error is the message for an `isError` result.
+pub fn prepare(
+    tool: &CatalogTool,
+    args: Map<String, Value>,
+    repair: Repair,
+) -> Result<Prepared, String> {
     let mut fixes = Vec::new();
     let mut problems = Vec::new();
+    let mut out = Map::new();
+    let mut unknown: Vec<(String, Value)> = Vec::new();
+    let fuzzy_allowed = repair == Repair::Safe && args.len() <= MAX_FUZZY_KEYS;
 
-    let keys: Vec<String> = args.keys().cloned().collect();
-    for key in keys {
+    // 1-2: exact names, declared aliases, spelling-equivalent keys.
+    for (key, value) in args {
         if tool.param(&key).is_some() {
+            insert(&mut out, &mut problems, key.clone(), key, value);
             continue;
         }
         if let Some(p) = tool.params.iter().find(|p| p.aliases.contains(&key)) {
-            if args.contains_key(&p.name) {
-                problems.push(format!(
-                    "both `{}` and its alias `{key}` were given; send only `{}`",
-                    p.name, p.name
-                ));
+            fixes.push(ArgFix::Renamed {
+                from: key.clone(),
+                to: p.name.clone(),
+                rule: "alias",
+            });
+            insert(&mut out, &mut problems, p.name.clone(), key, value);
+            continue;
+        }
+        if fuzzy_allowed && key.len() <= MAX_KEY_LEN {
+            let norm = normalise_key(&key);
+            let matches: Vec<&ParamInfo> = tool
+                .params
+                .iter()
+                .filter(|p| {
+                    normalise_key(&p.name) == norm
+                        || p.aliases.iter().any(|a| normalise_key(a) == norm)
+                })
+                .collect();
+            if let [p] = matches.as_slice() {
+                fixes.push(ArgFix::Renamed {
+                    from: key.clone(),
+                    to: p.name.clone(),
+                    rule: "spelling",
+                });
+                insert(&mut out, &mut problems, p.name.clone(), key, value);
                 continue;
             }
-            if let Some(v) = args.remove(&key) {
-                args.insert(p.name.clone(), v);
-                fixes.push(ArgFix::Renamed {
-                    from: key,
-                    to: p.name.clone(),
-                    rule: "alias",
+        }
+        unknown.push((key, value));
+    }
+
+    // 3: a near-miss of exactly one parameter that was not given.
+    if fuzzy_allowed && !unknown.is_empty() {
+        let mut still_unknown = Vec::new();
+        let pending: Vec<(String, Value)> = std::mem::take(&mut unknown);
+        let targets: Vec<&ParamInfo> = tool
+            .params
+            .iter()
+            .filter(|p| !out.contains_key(&p.name))
+            .collect();
+        // Which unknown keys point at which parameter; a parameter claimed by two keys is
+        // ambiguous and repaired for neither.
+        let claims: Vec<Option<usize>> = pending
+            .iter()
+            .map(|(k, _)| near_miss(k, &targets))
+            .collect();
+        for ((key, value), claim) in pending.into_iter().zip(claims.iter()) {
+            let unique = claim.filter(|t| claims.iter().filter(|c| **c == Some(*t)).count() == 1);
+            match unique {
+                Some(t) => {
+                    let p = targets[t];
+                    fixes.push(ArgFix::Renamed {
+                        from: key.clone(),
+                        to: p.name.clone(),
+                        rule: "near_miss",
+                    });
+                    insert(&mut out, &mut problems, p.name.clone(), key, value);
+                }
+                None => still_unknown.push((key, value)),
+            }
+        }
+        unknown = still_unknown;
+    }
+
+    if !unknown.is_empty() {
+        let list: Vec<String> = unknown
+            .iter()
+            .map(|(k, _)| format!("`{}`", clip(k)))
+            .collect();
+        problems.push(format!("unknown parameter(s) {}", list.join(", ")));
+    }
+
+    // `null` for an optional parameter means "not given".
+    for p in &tool.params {
+        if !p.required && out.get(&p.name).is_some_and(Value::is_null) {
+            out.remove(&p.name);
+            fixes.push(ArgFix::DroppedNull {
+                param: p.name.clone(),
+            });
+        }
+    }
+
+    // 4: values of the wrong type that can only mean one thing.
+    if repair == Repair::Safe {
+        for p in &tool.params {
+            let Some(value) = out.get_mut(&p.name) else {
+                continue;
+            };
+            if let Some((coerced, rule)) = coerce(value, &p.schema) {
+                let from = std::mem::replace(value, coerced.clone());
+                fixes.push(ArgFix::Coerced {
+                    param: p.name.clone(),
+                    from,
+                    to: coerced,
+                    rule,
                 });
             }
         }
     }
 
-    let unknown: Vec<&String> = args.keys().filter(|k| tool.param(k).is_none()).collect();
-    if !unknown.is_empty() {
-        let list: Vec<String> = unknown.iter().map(|k| format!("`{}`", clip(k))).collect();
-        problems.push(format!("unknown parameter(s) {}", list.join(", ")));
-    }
     let missing: Vec<String> = tool
         .params
         .iter()
-        .filter(|p| p.required && args.get(&p.name).is_none_or(Value::is_null))
+        .filter(|p| p.required && out.get(&p.name).is_none_or(Value::is_null))
         .map(|p| format!("`{}`", p.name))
         .collect();
     if !missing.is_empty() {
@@ -69,13 +219,179 @@ pub fn prepare(tool: &CatalogTool, mut args: Map<String, Value>) -> Result<Prepa
             missing.join(", ")
         ));
     }
+
     if problems.is_empty() {
-        Ok(Prepared {
-            arguments: args,
-            fixes,
-        })
+        let instance = Value::Object(out);
+        let errors = tool.validate_input(&instance);
+        let Value::Object(out) = instance else {
+            return Err(explain(tool, &problems));
+        };
+        if errors.is_empty() {
+            return Ok(Prepared {
+                arguments: out,
+                fixes,
+            });
+        }
+        problems.extend(errors);
+    }
+    Err(explain(tool, &problems))
+}
+
+fn insert(
+    out: &mut Map<String, Value>,
+    problems: &mut Vec<String>,
+    name: String,
+    from: String,
+    value: Value,
+) {
+    if out.contains_key(&name) {
+        problems.push(format!(
+            "`{name}` was given twice (as `{}` and as another spelling); send it once",
+            clip(&from)
+        ));
     } else {
-        Err(explain(tool, &problems))
+        out.insert(name, value);
+    }
+}
+
+/// The one parameter `key` is a clear near-miss of, if any: a small edit distance relative to
+/// the length, or the same word in singular/plural, and clearly closer than any other.
+fn near_miss(key: &str, targets: &[&ParamInfo]) -> Option<usize> {
+    if key.len() > MAX_KEY_LEN || key.is_empty() {
+        return None;
+    }
+    let norm = normalise_key(key);
+    let mut scored: Vec<(usize, f64)> = targets
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let best = std::iter::once(&p.name)
+                .chain(p.aliases.iter())
+                .map(|n| closeness(&norm, &normalise_key(n)))
+                .fold(0.0, f64::max);
+            (i, best)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (best, score) = *scored.first()?;
+    let runner_up = scored.get(1).map_or(0.0, |s| s.1);
+    (score >= 0.8 && score - runner_up >= 0.15).then_some(best)
+}
+
+/// 1.0 for the same word, high for a typo or a plural, low otherwise.
+fn closeness(a: &str, b: &str) -> f64 {
+    if a == b {
+        return 1.0;
+    }
+    let singular = |s: &str| -> String {
+        s.strip_suffix("es")
+            .filter(|r| r.ends_with('s') || r.ends_with('x') || r.ends_with("ch"))
+            .or_else(|| s.strip_suffix('s'))
+            .unwrap_or(s)
+            .to_string()
+    };
+    if singular(a) == singular(b) {
+        return 0.95;
+    }
+    let longest = a.chars().count().max(b.chars().count());
+    if longest < 4 {
+        // Too short to tell a typo from another word (`id` vs `ip`).
+        return 0.0;
+    }
+    // One edit (a transposition counts as one) in a word of four or more letters, or two in
+    // one of seven or more.
+    match strsim::damerau_levenshtein(a, b) {
+        1 => 0.9,
+        2 if longest >= 7 => 0.8,
+        _ => 0.0,
+    }
+}
+
+fn schema_types(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The value converted to what the schema expects, when the conversion is unambiguous.
+fn coerce(value: &Value, schema: &Value) -> Option<(Value, &'static str)> {
+    let types = schema_types(schema);
+    if types.is_empty() || types.iter().any(|t| matches_type(value, t)) {
+        return None;
+    }
+    let wants = |t: &str| types.contains(&t);
+    match value {
+        Value::String(s) => {
+            let t = s.trim();
+            if wants("integer") {
+                if let Ok(i) = t.parse::<i64>() {
+                    return Some((Value::from(i), "string_to_integer"));
+                }
+                if let Ok(u) = t.parse::<u64>() {
+                    return Some((Value::from(u), "string_to_integer"));
+                }
+            }
+            if wants("number") {
+                if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+                    return Some((Value::Number(n), "string_to_number"));
+                }
+            }
+            if wants("boolean") {
+                match t.to_ascii_lowercase().as_str() {
+                    "true" => return Some((Value::Bool(true), "string_to_boolean")),
+                    "false" => return Some((Value::Bool(false), "string_to_boolean")),
+                    _ => {}
+                }
+            }
+            if wants("object") || wants("array") {
+                if let Ok(parsed) = serde_json::from_str::<Value>(t) {
+                    let ok = (wants("object") && parsed.is_object())
+                        || (wants("array") && parsed.is_array());
+                    if ok {
+                        return Some((parsed, "json_string_decoded"));
+                    }
+                }
+            }
+            if wants("array") {
+                let item = schema.get("items").unwrap_or(&Value::Null);
+                let inner = coerce(value, item).map(|(v, _)| v);
+                let element = inner.unwrap_or_else(|| value.clone());
+                if item.is_null() || schema_types(item).iter().any(|t| matches_type(&element, t)) {
+                    return Some((Value::Array(vec![element]), "wrapped_in_array"));
+                }
+            }
+            None
+        }
+        Value::Number(n) if wants("string") => {
+            Some((Value::String(n.to_string()), "number_to_string"))
+        }
+        Value::Number(n) if wants("integer") => {
+            // 3.0 -> 3
+            let f = n.as_f64()?;
+            (f.fract() == 0.0 && f.abs() < 9.0e15)
+                .then(|| (Value::from(f as i64), "float_to_integer"))
+        }
+        Value::Bool(_) | Value::Number(_) | Value::Object(_) if wants("array") => {
+            let item = schema.get("items").unwrap_or(&Value::Null);
+            let ok = item.is_null() || schema_types(item).iter().any(|t| matches_type(value, t));
+            ok.then(|| (Value::Array(vec![value.clone()]), "wrapped_in_array"))
+        }
+        _ => None,
+    }
+}
+
+fn matches_type(value: &Value, t: &str) -> bool {
+    match t {
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => true,
     }
 }
 
@@ -92,11 +408,21 @@ fn clip(s: &str) -> String {
 
 /// "Invalid arguments for `tool`: <problems>. Expected parameters: ..."
 pub fn explain(tool: &CatalogTool, problems: &[String]) -> String {
+    const MAX_PROBLEMS: usize = 10;
+    let shown: Vec<&str> = problems
+        .iter()
+        .take(MAX_PROBLEMS)
+        .map(String::as_str)
+        .collect();
     let mut text = format!(
-        "Invalid arguments for tool `{}`: {}.",
+        "Invalid arguments for tool `{}`: {}",
         tool.name,
-        problems.join("; ")
+        shown.join("; ")
     );
+    if problems.len() > MAX_PROBLEMS {
+        text.push_str(&format!(" (and {} more)", problems.len() - MAX_PROBLEMS));
+    }
+    text.push('.');
     text.push_str(&expected_parameters(tool));
     text
 }
@@ -156,5 +482,58 @@ fn schema_label(schema: &Value, depth: usize) -> String {
             "one of several shapes".into()
         }
         _ => "any".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keys_normalise_across_styles() {
+        assert_eq!(normalise_key("maxResults"), "maxresults");
+        assert_eq!(normalise_key("Max-Results"), "maxresults");
+        assert_eq!(normalise_key("max_results"), "maxresults");
+        assert_eq!(normalise_key("max results"), "maxresults");
+    }
+
+    #[test]
+    fn closeness_prefers_typos_and_plurals() {
+        assert!(closeness("query", "qeury") >= 0.8);
+        assert!(closeness("tags", "tag") >= 0.9);
+        assert!(closeness("boxes", "box") >= 0.9);
+        assert_eq!(closeness("id", "ip"), 0.0);
+        assert_eq!(closeness("limit", "offset"), 0.0);
+    }
+
+    #[test]
+    fn coercions_follow_the_schema() {
+        let int = json!({"type": "integer"});
+        assert_eq!(coerce(&json!("5"), &int).unwrap().0, json!(5));
+        assert_eq!(coerce(&json!(5.0), &int).unwrap().0, json!(5));
+        assert!(coerce(&json!(5.5), &int).is_none());
+        assert!(coerce(&json!("five"), &int).is_none());
+        let boolean = json!({"type": "boolean"});
+        assert_eq!(coerce(&json!("TRUE"), &boolean).unwrap().0, json!(true));
+        assert!(coerce(&json!("yes"), &boolean).is_none());
+        let arr = json!({"type": "array", "items": {"type": "string"}});
+        assert_eq!(coerce(&json!("a"), &arr).unwrap().0, json!(["a"]));
+        assert_eq!(
+            coerce(&json!("[\"a\",\"b\"]"), &arr).unwrap().0,
+            json!(["a", "b"])
+        );
+        let ints = json!({"type": "array", "items": {"type": "integer"}});
+        assert_eq!(coerce(&json!("7"), &ints).unwrap().0, json!([7]));
+        assert_eq!(coerce(&json!(7), &ints).unwrap().0, json!([7]));
+        let obj = json!({"type": "object"});
+        assert_eq!(
+            coerce(&json!("{\"a\":1}"), &obj).unwrap().0,
+            json!({"a": 1})
+        );
+        assert!(coerce(&json!("[1]"), &obj).is_none());
+        let string = json!({"type": "string"});
+        assert_eq!(coerce(&json!(12), &string).unwrap().0, json!("12"));
+        assert!(coerce(&json!("ok"), &string).is_none());
     }
 }

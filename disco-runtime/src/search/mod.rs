@@ -1,0 +1,6 @@
+//! Search over the catalog for catalogs too large to show a model at once: the ranking index
+//! and the `tool_search` / `execute_tool` meta-tools.
+
+pub mod index;
+
+pub use index::{Hit, SearchDoc, SearchIndex};
