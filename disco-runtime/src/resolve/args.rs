@@ -10,6 +10,7 @@
 //! 4. a value of the wrong JSON type that can only mean one thing for the parameter's schema:
 //!    `"5"` for an integer, `"true"` for a boolean, a lone value for an array, a JSON-encoded
 //!    object or array in a string, a number for a string;
+//!
 //! then validation of the result against the tool's JSON Schema. `null` for an optional
 //! parameter means "not given".
 
