@@ -58,7 +58,7 @@ fn add_note(apps: State<Apps>, title: String, body: String) -> Json<Note> {
 ///
 /// Pick this to see what notes exist; to find notes about a topic use `search_notes`, and to
 /// read one note in full use `read_note`.
-#[mcp_tool(read_only, aliases("list_note"))]
+#[mcp_tool(read_only, aliases("list_note"), keywords("all notes", "show"))]
 fn list_notes(apps: State<Apps>) -> Json<Vec<Note>> {
     Json(lock(&apps.notes).values().cloned().collect())
 }
@@ -70,7 +70,11 @@ fn list_notes(apps: State<Apps>) -> Json<Vec<Note>> {
 ///
 /// # Arguments
 /// * `query` - words to look for
-#[mcp_tool(read_only, params(query(alias = "text", alias = "q")))]
+#[mcp_tool(
+    read_only,
+    keywords("find", "wrote", "write about"),
+    params(query(alias = "text", alias = "q"))
+)]
 fn search_notes(apps: State<Apps>, query: String) -> Json<Vec<Note>> {
     let q = query.to_lowercase();
     Json(
@@ -83,6 +87,9 @@ fn search_notes(apps: State<Apps>, query: String) -> Json<Vec<Note>> {
 }
 
 /// Read one note in full by its id.
+///
+/// Returns the note's id, title and whole text. Pick this when you know which note you want;
+/// to find one, use `list_notes` or `search_notes` first.
 ///
 /// # Arguments
 /// * `id` - the note's id, from `add_note`, `list_notes` or `search_notes`
@@ -133,7 +140,8 @@ fn add_todo(apps: State<Apps>, task: String, due: Option<String>) -> Json<Todo> 
 
 /// List the tasks on the to-do list.
 ///
-/// By default only open tasks; set `include_done` to see finished ones too.
+/// Returns open tasks with their ids and due dates, oldest first; set `include_done` to see
+/// finished ones too. Pick this to see what is left to do; to add a task use `add_todo`.
 ///
 /// # Arguments
 /// * `include_done` - also list tasks already marked done
@@ -151,7 +159,7 @@ fn list_todos(apps: State<Apps>, #[param(default = false)] include_done: bool) -
 /// Mark a task as done. It stays on the list (see `list_todos` with `include_done`).
 ///
 /// Pick this when the user finished a task; to drop a task that will never be done, use
-/// `delete_todo`.
+/// `delete_todo`. Returns the task, now marked done.
 ///
 /// # Arguments
 /// * `id` - the task's id
@@ -244,13 +252,27 @@ struct Converted {
 
 /// Convert a length or distance between metric and imperial units (mm, cm, m, km, in, ft, mi).
 ///
-/// For weights use `convert_mass`; for temperatures use `convert_temperature`.
+/// Returns the converted value and its unit. For weights use `convert_mass`; for temperatures
+/// use `convert_temperature`.
 ///
 /// # Arguments
 /// * `value` - the number to convert
 /// * `from` - the unit it is in
 /// * `to` - the unit wanted
-#[mcp_tool(read_only, aliases("convert_distance"), keywords("units", "length"))]
+#[mcp_tool(
+    read_only,
+    aliases("convert_distance"),
+    keywords(
+        "units",
+        "length",
+        "distance",
+        "metres",
+        "kilometres",
+        "miles",
+        "feet",
+        "inches"
+    )
+)]
 fn convert_length(value: f64, from: LengthUnit, to: LengthUnit) -> Json<Converted> {
     Json(Converted {
         value: value * from.metres() / to.metres(),
@@ -260,13 +282,18 @@ fn convert_length(value: f64, from: LengthUnit, to: LengthUnit) -> Json<Converte
 
 /// Convert a weight between g, kg, oz and lb.
 ///
-/// For lengths use `convert_length`; for temperatures use `convert_temperature`.
+/// Returns the converted value and its unit. For lengths use `convert_length`; for
+/// temperatures use `convert_temperature`.
 ///
 /// # Arguments
 /// * `value` - the number to convert
 /// * `from` - the unit it is in
 /// * `to` - the unit wanted
-#[mcp_tool(read_only, aliases("convert_weight"), keywords("units", "weight"))]
+#[mcp_tool(
+    read_only,
+    aliases("convert_weight"),
+    keywords("units", "weight", "grams", "kilograms", "pounds", "ounces")
+)]
 fn convert_mass(value: f64, from: MassUnit, to: MassUnit) -> Json<Converted> {
     Json(Converted {
         value: value * from.grams() / to.grams(),
@@ -276,7 +303,8 @@ fn convert_mass(value: f64, from: MassUnit, to: MassUnit) -> Json<Converted> {
 
 /// Convert a temperature between Celsius (`C`), Fahrenheit (`F`) and Kelvin (`K`).
 ///
-/// Fails for temperatures below absolute zero.
+/// Returns the converted value and its scale; fails for temperatures below absolute zero. For
+/// lengths use `convert_length`; for weights use `convert_mass`.
 ///
 /// # Arguments
 /// * `value` - the temperature to convert
