@@ -21,12 +21,17 @@ pub mod search;
 pub mod server;
 pub mod tool;
 
-pub use catalog::{CallError, Catalog, CatalogBuilder, CatalogError, CatalogTool, ParamInfo};
+pub use catalog::{
+    CallError, Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure,
+    NamePolicy, NameRule, ParamInfo, SearchOptions, ToolProvider, Visibility,
+};
 pub use disco_macros::mcp_tool;
+/// The official MCP SDK this crate is built on, for its protocol types (`rmcp::model::Tool`, ...).
+pub use rmcp;
 #[allow(deprecated)]
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
-pub use server::{BearerTokens, HttpOptions, McpHandler, Server};
+pub use server::{BearerTokens, HttpOptions, McpHandler, Server, ServerHandle};
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, SchemaMode, State, ToolError, ToolSpec,
 };

@@ -1,189 +1,37 @@
-//! The set of tools a server offers: every `#[mcp_tool]` in the binary, checked once at
-//! start-up, with their schemas built once, and a transport-free way to call them.
+//! The set of tools a server offers: every `#[mcp_tool]` in the binary plus the tools of
+//! providers, checked once at start-up, with schemas, name index and search index built once,
+//! and a transport-free way to call them.
+//!
+//! One call, one direction: visibility for the caller -> name resolution -> argument repair
+//! and validation -> handler (panics, timeouts, cancellation contained) -> output check.
+
+pub mod provider;
+pub mod stats;
+pub(crate) mod tool;
+
+pub mod docs;
+pub mod lint;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
-use serde_json::{Map, Value};
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use serde_json::{json, Map, Value};
 
-use crate::resolve::args;
-use crate::tool::schema::{self, JsonObject, SchemaMode};
-use crate::tool::{Annotations, Context, Handler, Invocation, StateMap, ToolSpec};
+use crate::resolve::args::{self, Repair};
+use crate::resolve::name::{NameEntry, NameIndex, Outcome, Policy, Rule};
+use crate::search::{meta, SearchIndex};
+use crate::tool::schema::SchemaMode;
+use crate::tool::{Caller, Context, Invocation, StateMap, ToolSpec};
 
-/// One JSON parameter of a catalog tool.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParamInfo {
-    pub name: String,
-    pub aliases: Vec<String>,
-    pub description: Option<String>,
-    pub required: bool,
-    /// The parameter's schema as it appears in the input schema.
-    pub schema: Value,
-    pub default: Option<Value>,
-}
-
-/// One tool of the catalog, with everything computed once at build time.
-pub struct CatalogTool {
-    pub name: String,
-    pub title: Option<String>,
-    pub description: String,
-    pub aliases: Vec<String>,
-    pub keywords: Vec<String>,
-    pub annotations: Annotations,
-    pub hidden: bool,
-    pub timeout: Option<Duration>,
-    pub params: Vec<ParamInfo>,
-    pub input_schema: Arc<JsonObject>,
-    pub output_schema: Option<Arc<JsonObject>>,
-    /// A recursive parameter or output type kept `$defs` in a portable schema.
-    pub recursive_schema: bool,
-    /// Where the tool was declared (`module::function (file:line)`).
-    pub origin: String,
-    /// The Cargo package (name, version) that declares the tool.
-    pub package: (&'static str, &'static str),
-    /// The tools/list entry.
-    pub tool: Tool,
-    wrap_output: bool,
-    /// Compiled from the full-form input schema: the exact contract of the parameter types
-    /// (portable schemas drop `null` from nested optional fields, which serde accepts).
-    input_validator: Option<Arc<jsonschema::Validator>>,
-    output_validator: Option<Arc<jsonschema::Validator>>,
-    handler: Handler,
-}
-
-impl fmt::Debug for CatalogTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CatalogTool")
-            .field("name", &self.name)
-            .field("origin", &self.origin)
-            .finish_non_exhaustive()
-    }
-}
-
-impl CatalogTool {
-    pub fn param(&self, name: &str) -> Option<&ParamInfo> {
-        self.params.iter().find(|p| p.name == name)
-    }
-
-    /// Per the MCP annotations, a tool is destructive unless it is marked read-only or
-    /// `destructive = false`.
-    pub fn is_destructive(&self) -> bool {
-        self.annotations.is_destructive()
-    }
-
-    /// JSON Schema validation of prepared arguments: one line per error, with its path.
-    pub fn validate_input(&self, arguments: &Value) -> Vec<String> {
-        let Some(validator) = &self.input_validator else {
-            return Vec::new();
-        };
-        validator
-            .iter_errors(arguments)
-            .take(10)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                if path.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("`{path}`: {e}")
-                }
-            })
-            .collect()
-    }
-
-    fn from_spec(spec: &'static ToolSpec, default_mode: SchemaMode) -> Result<Self, String> {
-        let mode = if spec.full_schema {
-            SchemaMode::Full
-        } else {
-            default_mode
-        };
-        let input = schema::input_schema(spec.params, mode)?;
-        let properties = input.schema.get("properties").and_then(Value::as_object);
-        let params = spec
-            .params
-            .iter()
-            .map(|p| {
-                let schema = properties
-                    .and_then(|props| props.get(p.name))
-                    .cloned()
-                    .unwrap_or(Value::Bool(true));
-                let default = schema.get("default").cloned();
-                ParamInfo {
-                    name: p.name.to_string(),
-                    aliases: p.aliases.iter().map(|a| a.to_string()).collect(),
-                    description: p.description.map(str::to_string),
-                    required: p.required,
-                    schema,
-                    default,
-                }
-            })
-            .collect();
-        let mut gen = schema::generator(mode);
-        let (output, wrap_output) = match (spec.output_schema)(&mut gen) {
-            Some(s) => {
-                let (built, wrap) = schema::output_schema(s, mode);
-                (Some(built), wrap)
-            }
-            None => (None, false),
-        };
-        let full_input = schema::input_schema(spec.params, SchemaMode::Full)?;
-        let input_validator = Some(Arc::new(
-            jsonschema::validator_for(&Value::Object(full_input.schema))
-                .map_err(|e| format!("its input schema is not valid JSON Schema: {e}"))?,
-        ));
-        let output_validator = match &output {
-            Some(o) => Some(Arc::new(
-                jsonschema::validator_for(&Value::Object(o.schema.clone()))
-                    .map_err(|e| format!("its output schema is not valid JSON Schema: {e}"))?,
-            )),
-            None => None,
-        };
-        let recursive_schema = input.recursive || output.as_ref().is_some_and(|o| o.recursive);
-        let input_schema = Arc::new(input.schema);
-        let output_schema = output.map(|o| Arc::new(o.schema));
-
-        let mut tool = Tool::new(
-            spec.name.to_string(),
-            spec.description.to_string(),
-            input_schema.clone(),
-        );
-        tool.title = spec.title.map(str::to_string);
-        tool.output_schema = output_schema.clone();
-        let a = spec.annotations;
-        if a != Annotations::default() {
-            let mut ann = ToolAnnotations::new();
-            ann.read_only_hint = a.read_only;
-            ann.destructive_hint = a.destructive;
-            ann.idempotent_hint = a.idempotent;
-            ann.open_world_hint = a.open_world;
-            tool.annotations = Some(ann);
-        }
-
-        Ok(CatalogTool {
-            name: spec.name.to_string(),
-            title: spec.title.map(str::to_string),
-            description: spec.description.to_string(),
-            aliases: spec.aliases.iter().map(|a| a.to_string()).collect(),
-            keywords: spec.keywords.iter().map(|k| k.to_string()).collect(),
-            annotations: spec.annotations,
-            hidden: spec.hidden,
-            timeout: spec.timeout_ms.map(Duration::from_millis),
-            params,
-            input_schema,
-            output_schema,
-            recursive_schema,
-            origin: spec.origin.to_string(),
-            package: spec.origin.package,
-            tool,
-            wrap_output,
-            input_validator,
-            output_validator,
-            handler: spec.handler,
-        })
-    }
-}
+pub use crate::resolve::name::{Policy as NamePolicy, Rule as NameRule};
+pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};
+use stats::Event;
+pub use stats::{Stats, StatsSnapshot};
+pub use tool::{CatalogTool, ParamInfo};
+use tool::{MetaKind, ToolHandler};
 
 /// Problems found while building the catalog; each names the definitions involved.
 #[derive(Debug, Clone, PartialEq)]
@@ -210,7 +58,7 @@ impl std::error::Error for CatalogError {}
 /// Why a call could not reach a tool: these become JSON-RPC errors (-32602), not tool results.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallError {
-    /// No visible tool has this name.
+    /// No visible tool has this name (after every safe correction).
     UnknownTool {
         requested: String,
         suggestions: Vec<String>,
@@ -240,24 +88,120 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
-/// Options for building a [`Catalog`].
-#[derive(Default)]
-pub struct CatalogBuilder {
+/// Which tools a caller may see. A tool the caller may not see never appears in tools/list,
+/// search results, suggestions, error texts or counts, and a call to it is refused.
+pub trait Visibility: Send + Sync + 'static {
+    fn can_see(&self, caller: &Caller, tool: &CatalogTool) -> bool;
+}
+
+impl<F> Visibility for F
+where
+    F: Fn(&Caller, &CatalogTool) -> bool + Send + Sync + 'static,
+{
+    fn can_see(&self, caller: &Caller, tool: &CatalogTool) -> bool {
+        self(caller, tool)
+    }
+}
+
+/// What tools/list shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Exposure {
+    /// Every tool that is not hidden (and the search meta-tools when search is on).
+    #[default]
+    All,
+    /// Only the search meta-tools and the pinned tools: the model searches for the rest.
+    SearchFirst { pinned: Vec<String> },
+}
+
+/// The search meta-tools.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Offer `tool_search` and `execute_tool`.
+    pub enabled: bool,
+    pub exposure: Exposure,
+    pub search_name: String,
+    pub execute_name: String,
+    /// Results per query when the caller does not say.
+    pub default_results: usize,
+    /// The most results a caller may ask for.
+    pub max_results: usize,
+    /// Below this score a query finds nothing (abstention); 0 never abstains.
+    pub threshold: f32,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            enabled: false,
+            exposure: Exposure::All,
+            search_name: "tool_search".into(),
+            execute_name: "execute_tool".into(),
+            default_results: 5,
+            max_results: 20,
+            threshold: crate::search::index::DEFAULT_THRESHOLD,
+        }
+    }
+}
+
+/// Everything a catalog is built from; kept so that it can be rebuilt when providers change.
+struct Config {
     schema_mode: SchemaMode,
-    state: StateMap,
+    state: Arc<StateMap>,
     default_timeout: Option<Duration>,
-    repair: args::Repair,
+    repair: Repair,
+    policy: Policy,
+    server_name: Option<String>,
+    visibility: Option<Arc<dyn Visibility>>,
+    providers: Vec<Arc<dyn ToolProvider>>,
+    scoped: Vec<Arc<dyn ScopedProvider>>,
+    search: SearchOptions,
+    specs: Option<Vec<&'static ToolSpec>>,
+    stats: Arc<Stats>,
+}
+
+/// What a requested tool name resolved to.
+#[derive(Clone, Debug)]
+pub struct NameResolution {
+    /// The tool, when the name resolved.
+    pub tool: Option<Arc<CatalogTool>>,
+    /// How it resolved (exact, alias, a spelling rule, fuzzy).
+    pub rule: Option<Rule>,
+    /// When it did not: visible tools it may have meant, best first.
+    pub suggestions: Vec<String>,
+}
+
+/// Options for building a [`Catalog`].
+pub struct CatalogBuilder {
+    config: Config,
+    state: StateMap,
+}
+
+impl Default for CatalogBuilder {
+    fn default() -> Self {
+        CatalogBuilder {
+            config: Config {
+                schema_mode: SchemaMode::default(),
+                state: Arc::new(StateMap::default()),
+                default_timeout: None,
+                repair: Repair::default(),
+                policy: Policy::default(),
+                server_name: None,
+                visibility: None,
+                providers: Vec::new(),
+                scoped: Vec::new(),
+                search: SearchOptions::default(),
+                specs: None,
+                stats: Arc::new(Stats::default()),
+            },
+            state: StateMap::default(),
+        }
+    }
 }
 
 impl CatalogBuilder {
-    /// How far argument repair goes (default: every safe repair).
-    pub fn arg_repair(mut self, repair: args::Repair) -> Self {
-        self.repair = repair;
-        self
-    }
     /// The server-wide schema form (a tool's `full_schema` overrides it).
     pub fn schema_mode(mut self, mode: SchemaMode) -> Self {
-        self.schema_mode = mode;
+        self.config.schema_mode = mode;
         self
     }
     /// Application state for `State<T>` parameters.
@@ -267,83 +211,76 @@ impl CatalogBuilder {
     }
     /// A timeout for tools that do not set `timeout_ms`.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
-        self.default_timeout = Some(timeout);
+        self.config.default_timeout = Some(timeout);
         self
     }
-    /// Every `#[mcp_tool]` in the binary.
-    pub fn from_inventory(self) -> Result<Catalog, CatalogError> {
-        self.from_specs(crate::tool::registered())
+    /// How far argument repair goes (default: every safe repair).
+    pub fn arg_repair(mut self, repair: Repair) -> Self {
+        self.config.repair = repair;
+        self
     }
-    /// The given tools only.
+    /// How far tool-name correction goes: `Off` (exact names), `Strict` (and declared
+    /// aliases) or `Safe` (default: and spelling-equivalent names and guarded fuzzy matches).
+    pub fn name_policy(mut self, policy: Policy) -> Self {
+        self.config.policy = policy;
+        self
+    }
+    /// The server's own name, so `server__tool`-style prefixes are recognised exactly.
+    pub fn server_name(mut self, name: impl Into<String>) -> Self {
+        self.config.server_name = Some(name.into());
+        self
+    }
+    /// Which tools each caller may see.
+    pub fn visibility(mut self, policy: impl Visibility) -> Self {
+        self.config.visibility = Some(Arc::new(policy));
+        self
+    }
+    /// Tools from a provider, merged with the inventory's.
+    pub fn provider(mut self, provider: impl ToolProvider) -> Self {
+        self.config.providers.push(Arc::new(provider));
+        self
+    }
+    /// Tools that exist only for some callers.
+    pub fn scoped_provider(mut self, provider: impl ScopedProvider) -> Self {
+        self.config.scoped.push(Arc::new(provider));
+        self
+    }
+    /// The search meta-tools and what tools/list shows.
+    pub fn search(mut self, options: SearchOptions) -> Self {
+        self.config.search = options;
+        self
+    }
+    /// Every `#[mcp_tool]` in the binary, plus the providers' tools.
+    pub fn from_inventory(mut self) -> Result<Catalog, CatalogError> {
+        self.config.specs = None;
+        self.build()
+    }
+    /// The given tools only (no inventory), plus the providers' tools.
     pub fn from_specs(
-        self,
+        mut self,
         specs: impl IntoIterator<Item = &'static ToolSpec>,
     ) -> Result<Catalog, CatalogError> {
-        let mut specs: Vec<&'static ToolSpec> = specs.into_iter().collect();
-        // Deterministic order whatever the link order: by name, then by origin.
-        specs.sort_by(|a, b| {
-            (a.name, a.origin.module, a.origin.line).cmp(&(b.name, b.origin.module, b.origin.line))
-        });
-        let mut problems = Vec::new();
-        let mut tools = Vec::with_capacity(specs.len());
-        let mut origins = Vec::with_capacity(specs.len());
-        for spec in specs {
-            match CatalogTool::from_spec(spec, self.schema_mode) {
-                Ok(mut tool) => {
-                    if tool.timeout.is_none() {
-                        tool.timeout = self.default_timeout;
-                    }
-                    tools.push(tool);
-                    origins.push(spec.origin);
-                }
-                Err(err) => {
-                    problems.push(format!("tool `{}` at {}: {err}", spec.name, spec.origin))
-                }
-            }
-        }
-        // Every name and alias must lead to exactly one tool, across all crates.
-        let mut lookup: HashMap<String, usize> = HashMap::new();
-        for (i, tool) in tools.iter().enumerate() {
-            let names = std::iter::once((&tool.name, "name"))
-                .chain(tool.aliases.iter().map(|a| (a, "alias")));
-            for (n, kind) in names {
-                if let Some(&j) = lookup.get(n) {
-                    let other = &tools[j];
-                    let other_kind = if other.name == *n { "name" } else { "an alias" };
-                    let this_kind = if kind == "name" { "name" } else { "an alias" };
-                    problems.push(format!(
-                        "`{n}` is the {other_kind_article} of tool `{}` at {} and {this_kind_article} of tool `{}` at {}",
-                        other.name,
-                        origins[j],
-                        tool.name,
-                        origins[i],
-                        other_kind_article = if other_kind == "name" { "name" } else { "alias" },
-                        this_kind_article = if this_kind == "name" { "the name" } else { "an alias" },
-                    ));
-                } else {
-                    lookup.insert(n.clone(), i);
-                }
-            }
-        }
-        if !problems.is_empty() {
-            return Err(CatalogError { problems });
-        }
-        Ok(Catalog {
-            tools,
-            lookup,
-            state: Arc::new(self.state),
-            repair: self.repair,
-        })
+        self.config.specs = Some(specs.into_iter().collect());
+        self.build()
+    }
+
+    fn build(mut self) -> Result<Catalog, CatalogError> {
+        self.config.state = Arc::new(self.state);
+        Catalog::assemble(Arc::new(self.config), Vec::new())
     }
 }
 
 /// The tools a server offers.
 pub struct Catalog {
-    tools: Vec<CatalogTool>,
-    /// Names and declared aliases.
+    config: Arc<Config>,
+    tools: Vec<Arc<CatalogTool>>,
+    /// Exact names.
     lookup: HashMap<String, usize>,
-    state: Arc<StateMap>,
-    repair: args::Repair,
+    names: NameIndex,
+    search: SearchIndex,
+    meta: Vec<Arc<CatalogTool>>,
+    /// Catalogs merged with a caller's scoped tools, by caller id.
+    scoped_cache: Mutex<HashMap<Option<String>, Option<Arc<Catalog>>>>,
 }
 
 impl fmt::Debug for Catalog {
@@ -353,6 +290,9 @@ impl fmt::Debug for Catalog {
             .finish_non_exhaustive()
     }
 }
+
+/// Bound on cached per-caller catalogs; past it the cache starts over.
+const SCOPED_CACHE_MAX: usize = 1024;
 
 impl Catalog {
     pub fn builder() -> CatalogBuilder {
@@ -364,29 +304,334 @@ impl Catalog {
         CatalogBuilder::default().from_inventory()
     }
 
-    /// All tools, sorted by name (hidden ones included).
-    pub fn tools(&self) -> &[CatalogTool] {
+    /// Builds the catalog again from the inventory and the providers' current tools (after a
+    /// provider changed). Counters carry over.
+    pub fn rebuild(&self) -> Result<Catalog, CatalogError> {
+        Catalog::assemble(self.config.clone(), Vec::new())
+    }
+
+    /// Builds every tool, checks names and aliases across all of them, and indexes them.
+    fn assemble(
+        config: Arc<Config>,
+        extra: Vec<Arc<CatalogTool>>,
+    ) -> Result<Catalog, CatalogError> {
+        let mut problems = Vec::new();
+        let mut specs: Vec<&'static ToolSpec> = match &config.specs {
+            Some(specs) => specs.clone(),
+            None => crate::tool::registered().collect(),
+        };
+        // Deterministic order whatever the link order.
+        specs.sort_by(|a, b| {
+            (a.name, a.origin.module, a.origin.line).cmp(&(b.name, b.origin.module, b.origin.line))
+        });
+        let mut tools: Vec<Arc<CatalogTool>> = Vec::with_capacity(specs.len());
+        for spec in specs {
+            match CatalogTool::from_spec(spec, config.schema_mode) {
+                Ok(mut tool) => {
+                    if tool.timeout.is_none() {
+                        tool.timeout = config.default_timeout;
+                    }
+                    tools.push(Arc::new(tool));
+                }
+                Err(err) => {
+                    problems.push(format!("tool `{}` at {}: {err}", spec.name, spec.origin))
+                }
+            }
+        }
+        for provider in &config.providers {
+            add_provider_tools(provider, &config, &mut tools, &mut problems);
+        }
+        tools.extend(extra);
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+
+        let meta = if config.search.enabled {
+            meta::definitions(&config.search)
+                .into_iter()
+                .map(|(def, kind)| {
+                    CatalogTool::from_dynamic(def, ToolHandler::Meta(kind)).map(Arc::new)
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| CatalogError {
+                    problems: vec![format!("a search meta-tool: {e}")],
+                })?
+        } else {
+            Vec::new()
+        };
+
+        // Every name and alias must lead to exactly one tool, across all crates and providers.
+        let mut seen: HashMap<&str, (usize, bool)> = HashMap::new();
+        for m in &meta {
+            seen.insert(m.name.as_str(), (usize::MAX, true));
+        }
+        for (i, tool) in tools.iter().enumerate() {
+            let forms = std::iter::once((tool.name.as_str(), true))
+                .chain(tool.aliases.iter().map(|a| (a.as_str(), false)));
+            for (form, is_name) in forms {
+                if let Some(&(j, other_is_name)) = seen.get(form) {
+                    let other = match tools.get(j) {
+                        Some(t) => format!(
+                            "the {} of tool `{}` at {}",
+                            if other_is_name { "name" } else { "an alias" },
+                            t.name,
+                            t.origin
+                        ),
+                        None => "the name of a search meta-tool".to_string(),
+                    };
+                    problems.push(format!(
+                        "`{form}` is {other} and {} of tool `{}` at {}",
+                        if is_name { "the name" } else { "an alias" },
+                        tool.name,
+                        tool.origin
+                    ));
+                } else {
+                    seen.insert(form, (i, is_name));
+                }
+            }
+        }
+        if let Exposure::SearchFirst { pinned } = &config.search.exposure {
+            for p in pinned {
+                if !tools.iter().any(|t| &t.name == p) {
+                    problems.push(format!("pinned tool `{p}` is not in the catalog"));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(CatalogError { problems });
+        }
+
+        let lookup = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), i))
+            .collect();
+        let names = NameIndex::new(tools.iter().map(|t| NameEntry {
+            name: &t.name,
+            aliases: &t.aliases,
+            destructive: t.is_destructive(),
+        }));
+        let docs: Vec<_> = tools.iter().map(|t| t.search_doc()).collect();
+        let search = SearchIndex::build(&docs).with_threshold(config.search.threshold);
+        let mut catalog = Catalog {
+            config,
+            tools,
+            lookup,
+            names,
+            search,
+            meta,
+            scoped_cache: Mutex::new(HashMap::new()),
+        };
+        catalog.add_list_hints();
+        Ok(catalog)
+    }
+
+    /// `_meta` hints that Claude's client-side tool search reads: pinned tools are always
+    /// loaded; keywords become the search hint.
+    fn add_list_hints(&mut self) {
+        let pinned: &[String] = match &self.config.search.exposure {
+            Exposure::SearchFirst { pinned } => pinned,
+            Exposure::All => &[],
+        };
+        for tool in &mut self.tools {
+            let always = pinned.contains(&tool.name);
+            if !always && tool.keywords.is_empty() {
+                continue;
+            }
+            let Some(t) = Arc::get_mut(tool) else {
+                continue;
+            };
+            let meta = t.tool.meta.get_or_insert_with(Default::default);
+            if always {
+                meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
+            }
+            if !t.keywords.is_empty() {
+                meta.insert(
+                    "anthropic/searchHint".into(),
+                    Value::String(t.keywords.join(", ")),
+                );
+            }
+        }
+    }
+
+    /// All tools, sorted by name (hidden ones included), whoever the caller.
+    pub fn tools(&self) -> &[Arc<CatalogTool>] {
         &self.tools
     }
 
+    /// A tool by its exact name.
     pub fn get(&self, name: &str) -> Option<&CatalogTool> {
-        self.lookup
-            .get(name)
-            .map(|&i| &self.tools[i])
-            .filter(|t| t.name == name)
+        self.lookup.get(name).map(|&i| &*self.tools[i])
     }
 
-    /// The tools/list entries of the tools that are not hidden, in catalog order.
-    pub fn listed(&self) -> impl Iterator<Item = &Tool> {
-        self.tools.iter().filter(|t| !t.hidden).map(|t| &t.tool)
+    /// Live counters of resolution, repair and failures.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.config.stats.snapshot()
     }
 
-    /// The tool a name or declared alias stands for.
-    pub fn lookup(&self, name: &str) -> Option<&CatalogTool> {
-        self.lookup.get(name).map(|&i| &self.tools[i])
+    pub(crate) fn search_options(&self) -> &SearchOptions {
+        &self.config.search
     }
 
-    /// Calls a tool without any transport: what tests and benchmarks use.
+    fn can_see(&self, caller: &Caller, tool: &CatalogTool) -> bool {
+        self.config
+            .visibility
+            .as_ref()
+            .is_none_or(|v| v.can_see(caller, tool))
+    }
+
+    /// The catalog as `caller` sees it: this one, or this one merged with the caller's scoped
+    /// tools.
+    fn view(&self, caller: &Caller) -> Option<Arc<Catalog>> {
+        if self.config.scoped.is_empty() {
+            return None;
+        }
+        let key = caller.id().map(str::to_string);
+        let mut cache = self.scoped_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = cache.get(&key) {
+            return found.clone();
+        }
+        let mut extra = Vec::new();
+        let mut problems = Vec::new();
+        for scoped in &self.config.scoped {
+            if let Some(provider) = scoped.provider_for(caller) {
+                add_provider_tools(&provider, &self.config, &mut extra, &mut problems);
+            }
+        }
+        let merged = if extra.is_empty() && problems.is_empty() {
+            None
+        } else {
+            match Catalog::assemble(self.config.clone(), extra) {
+                Ok(c) => Some(Arc::new(c)),
+                Err(e) => {
+                    problems.extend(e.problems);
+                    None
+                }
+            }
+        };
+        for p in &problems {
+            tracing::error!(caller = ?caller.id(), problem = %p, "scoped tools left out");
+        }
+        if cache.len() >= SCOPED_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(key, merged.clone());
+        merged
+    }
+
+    /// Forgets the merged catalogs of scoped callers (after their providers changed).
+    pub fn invalidate_scoped(&self) {
+        self.scoped_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// The tools/list entries `caller` sees, in catalog order.
+    pub fn list(&self, caller: &Caller) -> Vec<Tool> {
+        if let Some(view) = self.view(caller) {
+            return view.list_here(caller);
+        }
+        self.list_here(caller)
+    }
+
+    fn list_here(&self, caller: &Caller) -> Vec<Tool> {
+        let mut out: Vec<Tool> = self.meta.iter().map(|m| m.tool.clone()).collect();
+        let pinned: Option<&[String]> = match &self.config.search.exposure {
+            Exposure::SearchFirst { pinned } if self.config.search.enabled => Some(pinned),
+            _ => None,
+        };
+        for t in &self.tools {
+            let shown = match pinned {
+                Some(pinned) => pinned.contains(&t.name),
+                None => !t.hidden,
+            };
+            if shown && self.can_see(caller, t) {
+                out.push(t.tool.clone());
+            }
+        }
+        out
+    }
+
+    /// Ranked tools for a query, among those `caller` may see (hidden ones included: search is
+    /// how they are found).
+    pub fn search(
+        &self,
+        query: &str,
+        max_results: usize,
+        caller: &Caller,
+    ) -> Vec<(Arc<CatalogTool>, f32)> {
+        if let Some(view) = self.view(caller) {
+            return view.search_here(query, max_results, caller);
+        }
+        self.search_here(query, max_results, caller)
+    }
+
+    fn search_here(
+        &self,
+        query: &str,
+        max_results: usize,
+        caller: &Caller,
+    ) -> Vec<(Arc<CatalogTool>, f32)> {
+        let visible = |i: usize| self.can_see(caller, &self.tools[i]);
+        self.search
+            .search(query, max_results, &visible)
+            .into_iter()
+            .map(|hit| (self.tools[hit.index].clone(), hit.score))
+            .collect()
+    }
+
+    /// Ranked tools for a query among those `filter` accepts (and ignoring visibility): for
+    /// evaluation and tooling.
+    pub fn search_where(
+        &self,
+        query: &str,
+        max_results: usize,
+        filter: &dyn Fn(&CatalogTool) -> bool,
+    ) -> Vec<(Arc<CatalogTool>, f32)> {
+        let allowed = |i: usize| filter(&self.tools[i]);
+        self.search
+            .search(query, max_results, &allowed)
+            .into_iter()
+            .map(|hit| (self.tools[hit.index].clone(), hit.score))
+            .collect()
+    }
+
+    /// Which tool `requested` names for `caller`, and how; or the suggestions when none.
+    /// This is the first step of every call, without running anything.
+    pub fn resolve(&self, requested: &str, caller: &Caller) -> NameResolution {
+        if let Some(view) = self.view(caller) {
+            return view.resolve_here(requested, caller);
+        }
+        self.resolve_here(requested, caller)
+    }
+
+    fn resolve_here(&self, requested: &str, caller: &Caller) -> NameResolution {
+        let visible = |i: usize| self.can_see(caller, &self.tools[i]);
+        let resolution = self.names.resolve(
+            requested,
+            &visible,
+            self.config.policy,
+            self.config.server_name.as_deref(),
+        );
+        match resolution.outcome {
+            Outcome::Resolved { index, rule } => NameResolution {
+                tool: Some(self.tools[index].clone()),
+                rule: Some(rule),
+                suggestions: Vec::new(),
+            },
+            Outcome::Unknown => NameResolution {
+                tool: None,
+                rule: None,
+                suggestions: resolution
+                    .suggestions
+                    .iter()
+                    .map(|&i| self.tools[i].name.clone())
+                    .collect(),
+            },
+        }
+    }
+
+    /// Calls a tool without any transport, as an anonymous caller: what tests and benchmarks
+    /// use.
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, CallError> {
         self.call_with(name, Some(arguments), &Context::default())
             .await
@@ -399,10 +644,21 @@ impl Catalog {
         arguments: Option<Value>,
         ctx: &Context,
     ) -> Result<CallToolResult, CallError> {
-        let tool = self.lookup(name).ok_or_else(|| CallError::UnknownTool {
-            requested: name.to_string(),
-            suggestions: Vec::new(),
-        })?;
+        if let Some(view) = self.view(ctx.caller()) {
+            return view.call_here(name, arguments, ctx, true).await;
+        }
+        self.call_here(name, arguments, ctx, true).await
+    }
+
+    async fn call_here(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        ctx: &Context,
+        allow_meta: bool,
+    ) -> Result<CallToolResult, CallError> {
+        let stats = &self.config.stats;
+        stats.count(Event::Call);
         let arguments = match arguments {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(map)) => map,
@@ -413,20 +669,115 @@ impl Catalog {
                 )))
             }
         };
-        let prepared = match args::prepare(tool, arguments, self.repair) {
-            Ok(p) => p,
-            Err(message) => return Ok(error_result(message)),
+        if allow_meta {
+            if let Some(m) = self.meta.iter().find(|m| m.name == name) {
+                stats.count(Event::Exact);
+                return Ok(self.run_meta(m, arguments, ctx).await);
+            }
+        }
+
+        let resolution = self.resolve_here(name, ctx.caller());
+        let (tool, rule) = match (resolution.tool, resolution.rule) {
+            (Some(tool), Some(rule)) => (tool, rule),
+            _ => {
+                let suggestions = resolution.suggestions;
+                stats.count(if suggestions.is_empty() {
+                    Event::Unknown
+                } else {
+                    Event::UnknownSuggested
+                });
+                let requested = clip(name, 128);
+                tracing::info!(requested = %requested, suggestions = ?suggestions, "unknown tool");
+                return Err(CallError::UnknownTool {
+                    requested,
+                    suggestions,
+                });
+            }
         };
-        let mut result = self.execute(tool, prepared.arguments, ctx).await;
-        if !prepared.fixes.is_empty() {
-            let fixes: Vec<Value> = prepared.fixes.iter().map(args::ArgFix::to_json).collect();
-            let meta = result.meta.get_or_insert_with(Default::default);
-            meta.insert(
-                "disco/corrections".into(),
-                serde_json::json!({ "arguments": fixes }),
+        stats.count(match rule {
+            Rule::Exact => Event::Exact,
+            Rule::Alias => Event::Alias,
+            r if r.is_fuzzy() => Event::Fuzzy,
+            _ => Event::Equivalent,
+        });
+        if rule != Rule::Exact {
+            tracing::info!(requested = %clip(name, 128), resolved = %tool.name, rule = rule.as_str(), "tool name corrected");
+        }
+
+        let mut fixed = Map::new();
+        if rule != Rule::Exact {
+            fixed.insert(
+                "tool".into(),
+                json!({"requested": clip(name, 128), "resolved": tool.name, "rule": rule.as_str()}),
             );
         }
+        let mut result = match args::prepare(&tool, arguments, self.config.repair) {
+            Ok(prepared) => {
+                if !prepared.fixes.is_empty() {
+                    stats.count(Event::ArgsRepaired);
+                    tracing::info!(tool = %tool.name, fixes = prepared.fixes.len(), "arguments repaired");
+                }
+                let result = self.execute(&tool, prepared.arguments, ctx).await;
+                if !prepared.fixes.is_empty() {
+                    let fixes: Vec<Value> =
+                        prepared.fixes.iter().map(args::ArgFix::to_json).collect();
+                    fixed.insert("arguments".into(), Value::Array(fixes));
+                }
+                result
+            }
+            Err(message) => {
+                stats.count(Event::ArgsRejected);
+                tracing::info!(tool = %tool.name, "arguments rejected");
+                error_result(message)
+            }
+        };
+        add_corrections(&mut result, fixed);
         Ok(result)
+    }
+
+    async fn run_meta(
+        &self,
+        meta_tool: &CatalogTool,
+        arguments: Map<String, Value>,
+        ctx: &Context,
+    ) -> CallToolResult {
+        let prepared = match args::prepare(meta_tool, arguments, self.config.repair) {
+            Ok(p) => p,
+            Err(message) => return error_result(message),
+        };
+        let ToolHandler::Meta(kind) = meta_tool.handler else {
+            return error_result("internal error: not a meta-tool".into());
+        };
+        match kind {
+            MetaKind::Search => {
+                self.config.stats.count(Event::Search);
+                let result = meta::run_search(self, &prepared.arguments, ctx.caller());
+                if result
+                    .structured_content
+                    .as_ref()
+                    .and_then(|s| s.get("tools"))
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+                {
+                    self.config.stats.count(Event::SearchEmpty);
+                }
+                result
+            }
+            MetaKind::Execute => {
+                let name = prepared
+                    .arguments
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let inner = prepared.arguments.get("arguments").cloned();
+                // The same path as tools/call, without recursion into the meta-tools.
+                match Box::pin(self.call_here(&name, inner, ctx, false)).await {
+                    Ok(result) => result,
+                    Err(err) => error_result(err.to_string()),
+                }
+            }
+        }
     }
 
     /// Runs a tool's handler with arguments already prepared: panics, timeouts and cancellation
@@ -437,16 +788,28 @@ impl Catalog {
         arguments: Map<String, Value>,
         ctx: &Context,
     ) -> CallToolResult {
+        let stats = &self.config.stats;
         let ctx = ctx.with_tool(&tool.name);
         let cancel = ctx.cancellation_token();
-        let inv = Invocation {
-            arguments,
-            context: ctx,
-            state: self.state.clone(),
-        };
-        let task = match tool.handler {
-            Handler::Async(f) => tokio::spawn(f(inv)),
-            Handler::Sync(f) => tokio::task::spawn_blocking(move || f(inv)),
+        let task = match &tool.handler {
+            ToolHandler::Static(crate::tool::Handler::Async(f)) => tokio::spawn(f(Invocation {
+                arguments,
+                context: ctx,
+                state: self.config.state.clone(),
+            })),
+            ToolHandler::Static(crate::tool::Handler::Sync(f)) => {
+                let f = *f;
+                let inv = Invocation {
+                    arguments,
+                    context: ctx,
+                    state: self.config.state.clone(),
+                };
+                tokio::task::spawn_blocking(move || f(inv))
+            }
+            ToolHandler::Provider(p) => tokio::spawn(p.call(&tool.name, arguments, ctx)),
+            ToolHandler::Meta(_) => {
+                return error_result("internal error: meta-tool in execute".into())
+            }
         };
         let abort = task.abort_handle();
         let timeout = async {
@@ -459,11 +822,13 @@ impl Catalog {
             joined = task => joined,
             _ = cancel.cancelled() => {
                 abort.abort();
+                stats.count(Event::Cancelled);
                 return error_result(format!("Tool `{}` was cancelled.", tool.name));
             }
             _ = timeout => {
                 abort.abort();
                 cancel.cancel();
+                stats.count(Event::Timeout);
                 let ms = tool.timeout.map(|t| t.as_millis()).unwrap_or_default();
                 tracing::warn!(tool = %tool.name, timeout_ms = %ms, "tool timed out");
                 return error_result(format!(
@@ -475,6 +840,7 @@ impl Catalog {
         let mut result = match outcome {
             Ok(result) => result,
             Err(err) if err.is_panic() => {
+                stats.count(Event::Panic);
                 let panic = err.into_panic();
                 let message = panic
                     .downcast_ref::<&str>()
@@ -487,49 +853,94 @@ impl Catalog {
                     tool.name
                 ));
             }
-            Err(_) => return error_result(format!("Tool `{}` was cancelled.", tool.name)),
+            Err(_) => {
+                stats.count(Event::Cancelled);
+                return error_result(format!("Tool `{}` was cancelled.", tool.name));
+            }
         };
-        self.check_output(tool, &mut result);
+        check_output(tool, &mut result);
+        if result.is_error == Some(true) {
+            stats.count(Event::ToolError);
+        }
         result
     }
+}
 
-    /// Wraps non-object structured content as declared, and refuses output that breaks the
-    /// tool's own output schema (clients reject such results).
-    fn check_output(&self, tool: &CatalogTool, result: &mut CallToolResult) {
-        if result.is_error == Some(true) {
-            return;
+fn add_provider_tools(
+    provider: &Arc<dyn ToolProvider>,
+    config: &Config,
+    tools: &mut Vec<Arc<CatalogTool>>,
+    problems: &mut Vec<String>,
+) {
+    for def in provider.tools() {
+        let name = def.tool.name.to_string();
+        match CatalogTool::from_dynamic(def, ToolHandler::Provider(provider.clone())) {
+            Ok(mut tool) => {
+                tool.timeout = config.default_timeout;
+                tools.push(Arc::new(tool));
+            }
+            Err(err) => problems.push(format!("provider tool `{name}`: {err}")),
         }
-        let Some(validator) = &tool.output_validator else {
-            return;
-        };
-        let Some(value) = result.structured_content.take() else {
-            // A tool with an output schema must return structured content (MCP).
-            *result = error_result(format!(
-                "Tool `{}` declares an output schema but returned no structured content.",
-                tool.name
-            ));
-            return;
-        };
-        let value = if tool.wrap_output {
-            serde_json::json!({ "result": value })
-        } else {
-            value
-        };
-        let errors: Vec<String> = validator
-            .iter_errors(&value)
-            .take(5)
-            .map(|e| format!("{} at `{}`", e, e.instance_path()))
-            .collect();
-        if errors.is_empty() {
-            result.structured_content = Some(value);
-        } else {
-            tracing::error!(tool = %tool.name, errors = ?errors, "structured output breaks the output schema");
-            *result = error_result(format!(
-                "Tool `{}` produced output that does not match its output schema: {}",
-                tool.name,
-                errors.join("; ")
-            ));
-        }
+    }
+}
+
+/// Records what was corrected in the result's `_meta`, for the client to see.
+fn add_corrections(result: &mut CallToolResult, corrections: Map<String, Value>) {
+    if corrections.is_empty() {
+        return;
+    }
+    result
+        .meta
+        .get_or_insert_with(Default::default)
+        .insert("disco/corrections".to_string(), Value::Object(corrections));
+}
+
+/// Wraps non-object structured content as declared, and refuses output that breaks the tool's
+/// own output schema (clients reject such results).
+fn check_output(tool: &CatalogTool, result: &mut CallToolResult) {
+    if result.is_error == Some(true) {
+        return;
+    }
+    let Some(validator) = &tool.output_validator else {
+        return;
+    };
+    let Some(value) = result.structured_content.take() else {
+        // A tool with an output schema must return structured content (MCP).
+        *result = error_result(format!(
+            "Tool `{}` declares an output schema but returned no structured content.",
+            tool.name
+        ));
+        return;
+    };
+    let value = if tool.wrap_output {
+        json!({ "result": value })
+    } else {
+        value
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .take(5)
+        .map(|e| format!("{} at `{}`", e, e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        result.structured_content = Some(value);
+    } else {
+        tracing::error!(tool = %tool.name, errors = ?errors, "structured output breaks the output schema");
+        *result = error_result(format!(
+            "Tool `{}` produced output that does not match its output schema: {}",
+            tool.name,
+            errors.join("; ")
+        ));
+    }
+}
+
+/// Keeps hostile input from filling messages and logs.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(max).collect();
+        format!("{head}…")
     }
 }
 

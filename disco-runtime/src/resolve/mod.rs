@@ -2,3 +2,4 @@
 //! were meant to be ([`args`]). Both are pure functions of the catalog and the request.
 
 pub mod args;
+pub mod name;

@@ -24,7 +24,37 @@
 //!   request, and nothing at all past [`MAX_NAME_LEN`].
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
+
+/// FNV-1a. The maps are filled from the catalog (the server's own data), so a caller cannot
+/// shape their collisions; a keyed hash would only make every lookup dearer.
+#[derive(Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
+/// Spelling key -> forms.
+type KeyMap = FastMap<Box<str>, Vec<u32>>;
 
 /// Longer requested names are looked up exactly and otherwise answered as unknown, without
 /// suggestions: no client legitimately sends them, and they must not buy quadratic work.
@@ -132,16 +162,23 @@ impl Resolution {
 const MAX_SUGGESTIONS: usize = 3;
 
 // Fuzzy costs, in quarter units so that everything stays integral.
-/// One character edit inside a word, a synonym, or one dropped/extra content word.
+/// One character edit inside a word, or a synonym.
 const UNIT: u32 = 4;
+/// A word of the tool missing from the request.
+const DROPPED: u32 = 4;
+/// A word of the request missing from the tool: dearer than a dropped word, because the caller
+/// asked for something this tool does not say it does.
+const EXTRA: u32 = 6;
 /// A dropped or extra filler word ("with", "tool", "the"): it rarely changes the meaning.
 const FILLER: u32 = 2;
 /// The smallest gap between the best candidate and the runner-up that counts as clear.
-const MARGIN: u32 = FILLER;
+const MARGIN: u32 = UNIT;
 /// Candidates costing more than this are not even worth suggesting.
 const SUGGEST_MAX_COST: u32 = 4 * UNIT;
-/// Posting lists longer than this make a request too unspecific to correct safely.
-const MAX_CANDIDATES: usize = 4096;
+/// A second posting list longer than this is not scanned (see `NameIndex::fuzzy`).
+const SCAN_LIMIT: usize = 256;
+/// Visible tools scored for suggestions only, beyond those sharing the rarest word.
+const SUGGESTION_SCAN: usize = 48;
 /// Catalogs up to this size get a last-resort similarity scan for suggestions.
 const SMALL_CATALOG: usize = 512;
 
@@ -152,8 +189,6 @@ struct Form {
     raw: Vec<Box<str>>,
     /// Singular forms of `raw`.
     stems: Vec<Box<str>>,
-    /// Synonym-class heads of `stems` (the stem itself when it has no class).
-    canon: Vec<&'static str>,
     /// Lowercase letters and digits only.
     compact: Box<str>,
 }
@@ -162,22 +197,30 @@ struct Form {
 pub struct NameIndex {
     tools: usize,
     destructive: Vec<bool>,
-    exact: HashMap<Box<str>, Vec<usize>>,
-    alias: HashMap<Box<str>, Vec<usize>>,
+    /// Lowercased tool names, to tell a change of case from a change of separators.
+    lower_names: Vec<Box<str>>,
+    /// Tool -> its forms.
+    forms_of: Vec<Vec<u32>>,
+    exact: FastMap<Box<str>, Vec<usize>>,
+    alias: FastMap<Box<str>, Vec<usize>>,
     forms: Vec<Form>,
     /// Spelling-equivalence keys -> forms.
-    by_compact: HashMap<Box<str>, Vec<u32>>,
-    by_stems: HashMap<Box<str>, Vec<u32>>,
-    by_bag: HashMap<Box<str>, Vec<u32>>,
+    by_compact: FastMap<Box<str>, Vec<u32>>,
+    by_stems: FastMap<Box<str>, Vec<u32>>,
+    by_bag: FastMap<Box<str>, Vec<u32>>,
     /// Word stem -> forms containing it.
-    postings: HashMap<Box<str>, Vec<u32>>,
+    postings: FastMap<Box<str>, Vec<u32>>,
     /// Synonym-class head -> stems of that class present in the catalog.
-    class_members: HashMap<&'static str, Vec<Box<str>>>,
-    /// Deletion neighbourhood of every stem -> stems (symmetric-delete typo lookup).
-    word_deletes: HashMap<Box<str>, Vec<Box<str>>>,
+    class_members: FastMap<&'static str, Vec<Box<str>>>,
+    /// Every word as written and as stem -> its stem.
+    spellings: FastMap<Box<str>, Box<str>>,
+    /// Deletion neighbourhood of every spelling -> spellings (symmetric-delete typo lookup).
+    /// Both spellings are indexed because a plural may be irregular (`children` -> `child`)
+    /// while the typo is made in the word as written (`chidlren`).
+    word_deletes: FastMap<Box<str>, Vec<Box<str>>>,
     /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
     /// boundaries and contain a typo (`raedfile`).
-    compact_deletes: HashMap<Box<str>, Vec<u32>>,
+    compact_deletes: FastMap<Box<str>, Vec<u32>>,
 }
 
 impl NameIndex {
@@ -185,20 +228,25 @@ impl NameIndex {
         let mut index = NameIndex {
             tools: 0,
             destructive: Vec::new(),
-            exact: HashMap::new(),
-            alias: HashMap::new(),
+            lower_names: Vec::new(),
+            forms_of: Vec::new(),
+            exact: FastMap::default(),
+            alias: FastMap::default(),
             forms: Vec::new(),
-            by_compact: HashMap::new(),
-            by_stems: HashMap::new(),
-            by_bag: HashMap::new(),
-            postings: HashMap::new(),
-            class_members: HashMap::new(),
-            word_deletes: HashMap::new(),
-            compact_deletes: HashMap::new(),
+            by_compact: FastMap::default(),
+            by_stems: FastMap::default(),
+            by_bag: FastMap::default(),
+            postings: FastMap::default(),
+            class_members: FastMap::default(),
+            spellings: FastMap::default(),
+            word_deletes: FastMap::default(),
+            compact_deletes: FastMap::default(),
         };
         for (tool, entry) in entries.into_iter().enumerate() {
             index.tools += 1;
             index.destructive.push(entry.destructive);
+            index.lower_names.push(entry.name.to_lowercase().into());
+            index.forms_of.push(Vec::new());
             index.exact.entry(entry.name.into()).or_default().push(tool);
             index.add_form(tool, entry.name);
             for alias in entry.aliases {
@@ -219,14 +267,22 @@ impl NameIndex {
                     .or_default()
                     .push(stem.clone());
             }
-            let mut seen = HashSet::new();
-            for del in deletions(&stem, typo_allowance(char_len(&stem))) {
+        }
+        for form in &index.forms {
+            for (raw, stem) in form.raw.iter().zip(&form.stems) {
+                index.spellings.insert(raw.clone(), stem.clone());
+                index.spellings.insert(stem.clone(), stem.clone());
+            }
+        }
+        for text in index.spellings.keys() {
+            let mut seen = FastSet::default();
+            for del in deletions(text, typo_allowance(char_len(text))) {
                 if seen.insert(del.clone()) {
                     index
                         .word_deletes
                         .entry(del.into())
                         .or_default()
-                        .push(stem.clone());
+                        .push(text.clone());
                 }
             }
         }
@@ -245,10 +301,10 @@ impl NameIndex {
             return;
         }
         let stems: Vec<Box<str>> = raw.iter().map(|w| singular(w).into()).collect();
-        let canon_words = stems.iter().map(|s| canon(s)).collect();
         let compact: Box<str> = raw.concat().into();
         let id = self.forms.len() as u32;
-        let push = |map: &mut HashMap<Box<str>, Vec<u32>>, key: Box<str>| {
+        self.forms_of[tool].push(id);
+        let push = |map: &mut FastMap<Box<str>, Vec<u32>>, key: Box<str>| {
             let list = map.entry(key).or_default();
             if !list.contains(&id) {
                 list.push(id);
@@ -269,7 +325,6 @@ impl NameIndex {
             tool,
             raw,
             stems,
-            canon: canon_words,
             compact,
         });
     }
@@ -347,22 +402,26 @@ impl NameIndex {
 
         // Fuzzy tier: first on the name as sent (dotted tool names such as `math.factorial`
         // exist), then without the namespace prefix.
-        let mut ranked = self.fuzzy(&query, visible);
-        if let Some(decision) = self.decide(&query, &ranked) {
+        let ranking = self.fuzzy(&query, visible);
+        if let Some(decision) = self.decide(&query, &ranking) {
             return decision;
         }
+        let mut ranked = ranking.candidates;
         for tail_query in &tail_queries {
-            let tail_ranked = self.fuzzy(tail_query, visible);
-            if let Some(decision) = self.decide(tail_query, &tail_ranked) {
+            let tail_ranking = self.fuzzy(tail_query, visible);
+            if let Some(decision) = self.decide(tail_query, &tail_ranking) {
                 return decision;
             }
-            ranked.extend(tail_ranked);
+            ranked.extend(tail_ranking.candidates);
         }
         ranked.sort_by_key(|c| (c.cost, c.tool));
         let mut suggestions = Vec::new();
         for candidate in ranked.iter().filter(|c| !c.blocked) {
             if candidate.cost > SUGGEST_MAX_COST {
                 break;
+            }
+            if self.opposed_tool(&query, candidate.tool) {
+                continue;
             }
             if !suggestions.contains(&candidate.tool) {
                 suggestions.push(candidate.tool);
@@ -394,7 +453,7 @@ impl NameIndex {
         if query.compact.is_empty() {
             return Equivalence::None;
         }
-        let keys: [(&HashMap<Box<str>, Vec<u32>>, &str); 3] = [
+        let keys: [(&KeyMap, &str); 3] = [
             (&self.by_compact, &query.compact),
             (&self.by_stems, &query.stem_compact),
             (&self.by_bag, &query.bag),
@@ -418,12 +477,7 @@ impl NameIndex {
                 return Equivalence::None;
             }
             let rule = match tier {
-                0 if form.is_some_and(|f| {
-                    requested.to_lowercase() == lowercase_name_of(f, &self.exact, tool)
-                }) =>
-                {
-                    Rule::Case
-                }
+                0 if requested.to_lowercase() == *self.lower_names[tool] => Rule::Case,
                 0 => Rule::Separators,
                 1 => Rule::Plural,
                 _ => Rule::WordOrder,
@@ -442,7 +496,9 @@ impl NameIndex {
         let mut rest = requested;
         // At most two segments: `mcp__server__tool`.
         for _ in 0..2 {
-            let Some((prefix, tail)) = split_namespace(rest) else { break };
+            let Some((prefix, tail)) = split_namespace(rest) else {
+                break;
+            };
             if tail.is_empty() || !prefix_allowed(prefix, server_name) {
                 break;
             }
@@ -454,9 +510,12 @@ impl NameIndex {
 
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
     /// with the request, cheapest first, one entry per tool.
-    fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Vec<Candidate> {
+    fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
         if query.stems.is_empty() || query.stems.len() > 16 {
-            return Vec::new();
+            return Ranking {
+                candidates: Vec::new(),
+                complete: true,
+            };
         }
         // For each request word: the catalog stems it may stand for, with the cost of that.
         let mut expansions: Vec<Vec<(&str, u32, Kind)>> = Vec::with_capacity(query.stems.len());
@@ -465,7 +524,11 @@ impl NameIndex {
             if let Some((key, _)) = self.postings.get_key_value(&**stem) {
                 list.push((key, 0, Kind::Same));
             }
-            if let Some(members) = self.class_members.get(query.canon[i]).filter(|_| !query.canon[i].is_empty()) {
+            if let Some(members) = self
+                .class_members
+                .get(query.canon[i])
+                .filter(|_| !query.canon[i].is_empty())
+            {
                 for member in members {
                     if **member != **stem {
                         list.push((member, UNIT, Kind::Synonym));
@@ -475,28 +538,48 @@ impl NameIndex {
             // Symmetric deletes: a catalog word within reach shares a deletion with the
             // request word (or is one). The allowance follows the longer of the two words, so
             // a letter dropped from a short word (`dor` for `door`) is still found.
-            let len = char_len(stem);
-            let mut seen: HashSet<&str> = HashSet::new();
-            for del in deletions(stem, typo_allowance(len)) {
-                let Some(words) = self.word_deletes.get(del.as_str()) else { continue };
-                for word in words {
-                    if **word == **stem || !seen.insert(word) {
-                        continue;
+            let mut seen: FastSet<&str> = FastSet::default();
+            let raw = query.raw[i].as_str();
+            for written in [stem.as_str(), raw]
+                .into_iter()
+                .take(if raw == stem { 1 } else { 2 })
+            {
+                let len = char_len(written);
+                each_deletion(written, typo_allowance(len), &mut |del| {
+                    let Some(texts) = self.word_deletes.get(del) else {
+                        return;
+                    };
+                    for text in texts {
+                        let Some(target) = self.spellings.get(text) else {
+                            continue;
+                        };
+                        if **target == **stem || !seen.insert(text) {
+                            continue;
+                        }
+                        let limit = typo_allowance(len.max(char_len(text)));
+                        let d = strsim::osa_distance(written, text);
+                        // `unecosystem` is two letters from `ecosystem`, but its negation.
+                        if d > 0 && d <= limit && !opposed(written, text) {
+                            list.push((target, UNIT * d as u32, Kind::Typo));
+                        }
                     }
-                    let limit = typo_allowance(len.max(char_len(word)));
-                    let d = strsim::osa_distance(stem, word);
-                    if d > 0 && d <= limit {
-                        list.push((word, UNIT * d as u32, Kind::Typo));
-                    }
-                }
+                });
             }
             expansions.push(list);
         }
-        // A correctable candidate leaves at most one request word unmatched, so it shares a
-        // word with at least one of the two most specific request words.
-        let mut order: Vec<(usize, usize)> = expansions
+        // A correctable candidate leaves at most one request content word unmatched (fillers
+        // cost little), so it shares a word with one of the two most specific content words.
+        let content: Vec<usize> = (0..query.stems.len())
+            .filter(|&i| !is_filler(&query.stems[i]))
+            .collect();
+        let selection = if content.is_empty() {
+            (0..query.stems.len()).collect()
+        } else {
+            content
+        };
+        let mut order: Vec<(usize, usize)> = selection
             .iter()
-            .enumerate()
+            .map(|&i| (i, &expansions[i]))
             .map(|(i, list)| {
                 let size = list
                     .iter()
@@ -506,74 +589,150 @@ impl NameIndex {
             })
             .collect();
         order.sort();
-        let mut forms: Vec<u32> = Vec::new();
-        let mut budget = MAX_CANDIDATES;
-        for &(size, i) in order.iter().take(2) {
-            if size > budget {
+        // `first`: tools with the rarest word (or near it in letters), scored in full;
+        // `second`: tools with the second rarest, scored only when they can still matter.
+        let mut first: Vec<u32> = Vec::new();
+        let mut second: Vec<u32> = Vec::new();
+        let mut complete = true;
+        for (rank, &(size, i)) in order.iter().take(2).enumerate() {
+            let forms = if rank == 0 { &mut first } else { &mut second };
+            if rank == 1 && size > SCAN_LIMIT {
+                // The second word is common (`get`, `details`): rather than scanning every tool
+                // that has it, look up the only kind of tool without the rarest word that can
+                // come close, the request minus that word. Farther ones may be missed, so the
+                // ranking is marked incomplete and only the closest corrections are allowed.
+                complete = false;
+                let skip = order[0].1;
+                let rest: Vec<&str> = (0..query.stems.len())
+                    .filter(|&k| k != skip)
+                    .map(|k| query.stems[k].as_str())
+                    .collect();
+                if let Some(list) = self.by_bag.get(bag_key(&rest).as_str()) {
+                    forms.extend_from_slice(list);
+                }
                 continue;
             }
-            budget -= size;
             for (word, _, _) in &expansions[i] {
                 if let Some(list) = self.postings.get(*word) {
                     forms.extend_from_slice(list);
                 }
             }
         }
+        // Letters only, for requests that lost their word boundaries.
+        let mut by_letters: Vec<u32> = Vec::new();
         if char_len(&query.compact) >= 6 {
-            if let Some(list) = self.compact_deletes.get(query.compact.as_str()) {
-                forms.extend_from_slice(list);
-            }
-            for del in deletions(&query.compact, 1) {
-                if let Some(list) = self.compact_deletes.get(del.as_str()) {
-                    forms.extend_from_slice(list);
+            each_deletion(&query.compact, 1, &mut |del| {
+                if let Some(list) = self.compact_deletes.get(del) {
+                    by_letters.extend_from_slice(list);
                 }
-            }
-            if let Some(list) = self.by_compact.get(query.compact.as_str()) {
-                forms.extend_from_slice(list);
-            }
+            });
+            by_letters.sort_unstable();
+            by_letters.dedup();
         }
-        forms.sort_unstable();
-        forms.dedup();
+        first.extend_from_slice(&by_letters);
+        first.sort_unstable();
+        first.dedup();
+        second.sort_unstable();
+        second.dedup();
 
-        let mut best: HashMap<usize, Candidate> = HashMap::new();
-        for f in forms {
-            let form = &self.forms[f as usize];
-            if !visible(form.tool) {
-                continue;
+        let mut best: FastMap<usize, Candidate> = FastMap::default();
+        let words = query.stems.len();
+        let mut threshold = u32::MAX;
+        let mut budget = usize::MAX;
+        for (batch, forms) in [&first, &second].into_iter().enumerate() {
+            if batch == 1 {
+                // A tool without the rarest word pays for it as an extra word, and for each of
+                // its own words the rest of the request cannot cover. Once it cannot reach
+                // the margin of the best nor the suggestions, it need not be scored.
+                // When the best so far may be applied, only its runners-up matter; otherwise
+                // the suggestions do, but scoring tools that share only a common word is
+                // capped (they are weak suggestions anyway).
+                let mut costs: Vec<(u32, usize)> =
+                    best.values().map(|c| (c.cost, c.tool)).collect();
+                costs.sort_unstable();
+                if let Some(&(b, tool)) = costs.first() {
+                    let applicable = best[&tool].correctable && !self.destructive[tool];
+                    threshold = if applicable {
+                        b + MARGIN
+                    } else {
+                        budget = SUGGESTION_SCAN;
+                        (b + MARGIN).max(costs.get(MAX_SUGGESTIONS - 1).map_or(0, |c| c.0))
+                    };
+                }
             }
-            let candidate = score(query, form, &expansions);
-            match best.get(&form.tool) {
-                Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {}
-                _ => {
-                    best.insert(form.tool, candidate);
+            for &f in forms {
+                if batch == 1 && first.binary_search(&f).is_ok() {
+                    continue;
+                }
+                let form = &self.forms[f as usize];
+                // Three words more or fewer cannot come close (cheap filter before scoring).
+                if form.stems.len() > words + 2 || words > form.stems.len() + 2 {
+                    continue;
+                }
+                if batch == 1 {
+                    let uncovered = (form.stems.len() + 1).saturating_sub(words) as u32;
+                    if EXTRA + FILLER * uncovered >= threshold {
+                        continue;
+                    }
+                }
+                if !visible(form.tool) {
+                    continue;
+                }
+                if batch == 1 {
+                    if budget == 0 {
+                        break;
+                    }
+                    budget -= 1;
+                }
+                let letters = by_letters.binary_search(&f).is_ok();
+                let known = |w: &str| self.postings.contains_key(w);
+                let candidate = score(query, form, &expansions, letters, &known);
+                match best.get(&form.tool) {
+                    Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {
+                    }
+                    _ => {
+                        best.insert(form.tool, candidate);
+                    }
                 }
             }
         }
-        let mut ranked: Vec<Candidate> = best.into_values().collect();
-        ranked.sort_by_key(|c| (c.cost, c.tool));
-        ranked
+        let mut candidates: Vec<Candidate> = best.into_values().collect();
+        candidates.sort_by_key(|c| (c.cost, c.tool));
+        Ranking {
+            candidates,
+            complete,
+        }
     }
 
     /// Applies the fuzzy tier's guards to a ranking: the best candidate must be good enough on
     /// its own, clearly better than every other visible tool (opposites included: a request
     /// halfway between `lock` and `unlock` is not clear), not opposed, and not destructive.
-    fn decide(&self, query: &Query, ranked: &[Candidate]) -> Option<Resolution> {
+    fn decide(&self, query: &Query, ranking: &Ranking) -> Option<Resolution> {
+        let ranked = &ranking.candidates;
         let best = ranked.first()?;
         if best.blocked || !best.correctable || self.destructive[best.tool] {
             return None;
         }
-        // "Clearly better": the runner-up differs at least twice as much, and by a filler
-        // word at the very least.
+        if !ranking.complete && best.cost > UNIT {
+            return None;
+        }
+        // "Clearly better": the runner-up differs by at least one more whole edit.
         if let Some(runner_up) = ranked.get(1) {
-            if runner_up.cost < best.cost + best.cost.max(MARGIN) {
+            if runner_up.cost < best.cost + MARGIN {
                 return None;
             }
         }
-        let form = self.forms.iter().find(|f| f.tool == best.tool)?;
-        if opposed_forms(query, form) {
+        if self.opposed_tool(query, best.tool) {
             return None;
         }
         Some(Resolution::resolved(best.tool, best.rule))
+    }
+
+    /// The full opposites guard against every spelling of a tool.
+    fn opposed_tool(&self, query: &Query, tool: usize) -> bool {
+        self.forms_of[tool]
+            .iter()
+            .any(|&f| opposed_forms(query, &self.forms[f as usize]))
     }
 
     fn unknown_with_suggestions(
@@ -594,9 +753,17 @@ impl NameIndex {
                 Equivalence::None => {}
             }
         }
-        for candidate in self.fuzzy(&query, visible).iter().filter(|c| !c.blocked) {
+        for candidate in self
+            .fuzzy(&query, visible)
+            .candidates
+            .iter()
+            .filter(|c| !c.blocked)
+        {
             if candidate.cost > SUGGEST_MAX_COST || suggestions.len() == MAX_SUGGESTIONS {
                 break;
+            }
+            if self.opposed_tool(&query, candidate.tool) {
+                continue;
             }
             if !suggestions.contains(&candidate.tool) {
                 suggestions.push(candidate.tool);
@@ -657,6 +824,13 @@ enum Kind {
     Typo,
 }
 
+/// Fuzzy candidates, cheapest first, one per tool.
+struct Ranking {
+    candidates: Vec<Candidate>,
+    /// Every tool that could come within the margin of the best was scored.
+    complete: bool,
+}
+
 #[derive(Clone, Debug)]
 struct Candidate {
     tool: usize,
@@ -701,7 +875,13 @@ impl Query {
 /// Scores one form against the request. Words are matched as a bag (order was tier 3's
 /// business): identical stems first, then synonyms, then typos; what is left over on either
 /// side is an extra or a dropped word.
-fn score(query: &Query, form: &Form, expansions: &[Vec<(&str, u32, Kind)>]) -> Candidate {
+fn score(
+    query: &Query,
+    form: &Form,
+    expansions: &[Vec<(&str, u32, Kind)>],
+    letters: bool,
+    known: &dyn Fn(&str) -> bool,
+) -> Candidate {
     let mut used = vec![false; form.stems.len()];
     let mut matched = vec![false; query.stems.len()];
     let mut cost = 0;
@@ -717,7 +897,8 @@ fn score(query: &Query, form: &Form, expansions: &[Vec<(&str, u32, Kind)>]) -> C
                 if *kind != pass {
                     continue;
                 }
-                if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && *form.stems[j] == **word)
+                if let Some(j) =
+                    (0..form.stems.len()).find(|&j| !used[j] && *form.stems[j] == **word)
                 {
                     if best.is_none_or(|(c, _)| *word_cost < c) {
                         best = Some((*word_cost, j));
@@ -739,29 +920,48 @@ fn score(query: &Query, form: &Form, expansions: &[Vec<(&str, u32, Kind)>]) -> C
             }
         }
     }
-    let mut content_edits = 0;
+    // A request word opposed to a leftover tool word (`set` against `get`) pairs up at the
+    // price of a substitution: the candidate can then never be chosen, but it stays as close
+    // as it really is, so that a request halfway between two opposite tools is not "clear".
+    let mut blocked = false;
+    for (i, r) in query.stems.iter().enumerate() {
+        if matched[i] {
+            continue;
+        }
+        if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && opposed(r, &form.stems[j])) {
+            used[j] = true;
+            matched[i] = true;
+            cost += 2 * UNIT;
+            blocked = true;
+        }
+    }
+    let (mut dropped, mut extra, mut content_edits) = (false, false, 0);
     for (j, stem) in form.stems.iter().enumerate() {
         if !used[j] {
-            kinds[2] = true;
+            dropped = true;
             if is_filler(stem) {
                 cost += FILLER;
             } else {
-                cost += UNIT;
+                cost += DROPPED;
                 content_edits += 1;
             }
         }
     }
     for (i, stem) in query.stems.iter().enumerate() {
         if !matched[i] {
-            kinds[3] = true;
+            extra = true;
             if is_filler(stem) {
                 cost += FILLER;
             } else {
-                cost += UNIT;
+                cost += EXTRA;
                 content_edits += 1;
             }
+            // `unget_team_info` is not `team_info` with a stray word: it negates `get`.
+            blocked |= negates_known_word(stem, known);
         }
     }
+    kinds[2] = dropped;
+    kinds[3] = extra;
     let mut rule = match kinds {
         [true, false, false, false] => Rule::Typo,
         [false, true, false, false] => Rule::Synonym,
@@ -770,19 +970,28 @@ fn score(query: &Query, form: &Form, expansions: &[Vec<(&str, u32, Kind)>]) -> C
         _ => Rule::Fuzzy,
     };
     let matched_words = matched.iter().filter(|m| **m).count();
+    // A word missing on one side and another word on the other is a substitution: another
+    // object (`delete_user` is not `delete_file`), never a correction.
     let mut correctable = anchored
         && cost > 0
+        && !(dropped && extra)
         && match content_edits {
-            // Typos and synonyms only: one edit for a one-word name, two for longer ones.
-            0 => cost <= if form.stems.len() <= 1 { UNIT } else { 2 * UNIT },
-            // A dropped or extra word: nothing else may differ but a filler, and what is left
-            // must still say enough (two words in common) to single the tool out.
-            1 => cost <= UNIT + FILLER && matched_words >= 2,
+            // Typos, synonyms and fillers: one edit for a one-word name, two for longer ones.
+            0 => {
+                cost <= if form.stems.len() <= 1 {
+                    UNIT
+                } else {
+                    2 * UNIT
+                }
+            }
+            // One dropped or extra word and nothing else but a filler; what is left must still
+            // say enough (two words in common) to single the tool out.
+            1 => cost <= EXTRA && matched_words >= 2,
             _ => false,
         };
 
     // The request may have lost its word boundaries (`raedfile`): compare the letters.
-    if query.stems.len() != form.stems.len() {
+    if letters && query.stems.len() != form.stems.len() {
         let len = char_len(&query.compact);
         let allowance = match len {
             0..=5 => 0,
@@ -804,8 +1013,24 @@ fn score(query: &Query, form: &Form, expansions: &[Vec<(&str, u32, Kind)>]) -> C
         cost,
         rule,
         correctable,
-        blocked: opposed_words(&query.raw, &form.raw) || opposed_words(&query.stems, &form.stems),
+        // Opposed pairs were found above; a negation word left over on either side blocks too.
+        // The complete guard (`opposed_forms`) runs again on the final choice and on each
+        // suggestion.
+        blocked: blocked
+            || (0..query.raw.len()).any(|i| !matched[i] && is_negation(&query.raw[i]))
+            || (0..form.raw.len()).any(|j| !used[j] && is_negation(&form.raw[j])),
     }
+}
+
+/// `word` is a negation prefix glued to a word this catalog or the tables know
+/// (`unget`, `unrun`): the request negates a verb the tool does not even have.
+fn negates_known_word(word: &str, known: &dyn Fn(&str) -> bool) -> bool {
+    NEGATION_PREFIXES.iter().any(|p| {
+        word.strip_prefix(p).is_some_and(|rest| {
+            rest.len() >= 3
+                && (known(rest) || !canon(rest).is_empty() || opposites().contains_key(rest))
+        })
+    })
 }
 
 /// How many character edits a word of this length may carry and still be recognised. Short
@@ -863,8 +1088,8 @@ fn split_words(name: &str) -> Vec<String> {
             let prev = chars[i - 1];
             let next = chars.get(i + 1).copied();
             let after = chars.get(i + 2).copied();
-            let plural_acronym =
-                next == Some('s') && !after.is_some_and(|a| a.is_alphanumeric() && !a.is_uppercase());
+            let plural_acronym = next == Some('s')
+                && !after.is_some_and(|a| a.is_alphanumeric() && !a.is_uppercase());
             let boundary = prev.is_lowercase()
                 || prev.is_numeric()
                 || (prev.is_uppercase()
@@ -899,7 +1124,6 @@ fn singular(word: &str) -> String {
         ("caches", "cache"),
         ("movies", "movie"),
         ("cookies", "cookie"),
-        ("analyses", "analysis"),
         ("buses", "bus"),
         ("echoes", "echo"),
         ("heroes", "hero"),
@@ -911,10 +1135,7 @@ fn singular(word: &str) -> String {
         return (*s).to_string();
     }
     let n = word.len();
-    if n < 3
-        || !word.ends_with('s')
-        || ["ss", "us", "is", "as"].iter().any(|e| word.ends_with(e))
-    {
+    if n < 3 || !word.ends_with('s') || ["ss", "us", "is", "as"].iter().any(|e| word.ends_with(e)) {
         return word.to_string();
     }
     if word.ends_with("ies") && n > 4 {
@@ -963,7 +1184,28 @@ fn deletions(word: &str, k: usize) -> Vec<String> {
     out
 }
 
-fn visible_tools(tools: impl Iterator<Item = usize>, visible: &dyn Fn(usize) -> bool) -> Vec<usize> {
+/// Calls `f` with `word` and every string obtained by deleting up to `k` characters from it
+/// (duplicates included), without collecting them: this runs on every mistaken name.
+fn each_deletion(word: &str, k: usize, f: &mut impl FnMut(&str)) {
+    f(word);
+    if k == 0 {
+        return;
+    }
+    let mut buf = String::with_capacity(word.len());
+    for (at, c) in word.char_indices() {
+        buf.clear();
+        buf.push_str(&word[..at]);
+        buf.push_str(&word[at + c.len_utf8()..]);
+        if !buf.is_empty() {
+            each_deletion(&buf, k - 1, f);
+        }
+    }
+}
+
+fn visible_tools(
+    tools: impl Iterator<Item = usize>,
+    visible: &dyn Fn(usize) -> bool,
+) -> Vec<usize> {
     let mut out: Vec<usize> = tools.filter(|&t| visible(t)).collect();
     out.sort_unstable();
     out.dedup();
@@ -973,16 +1215,6 @@ fn visible_tools(tools: impl Iterator<Item = usize>, visible: &dyn Fn(usize) -> 
 fn truncate(mut tools: Vec<usize>) -> Vec<usize> {
     tools.truncate(MAX_SUGGESTIONS);
     tools
-}
-
-fn lowercase_name_of(form: &Form, exact: &HashMap<Box<str>, Vec<usize>>, tool: usize) -> String {
-    // The form's own text is not kept; recover the tool name that maps to this tool, falling
-    // back to the words (an alias form).
-    exact
-        .iter()
-        .find(|(_, tools)| tools.contains(&tool))
-        .map(|(name, _)| name.to_lowercase())
-        .unwrap_or_else(|| form.raw.concat())
 }
 
 /// Splits off one namespace segment: `a__b` (MCP clients), `a.b`, `a/b`, `a:b`.
@@ -1003,7 +1235,16 @@ fn split_namespace(name: &str) -> Option<(&str, &str)> {
 }
 
 /// Prefixes clients put before tool names whatever the server is called.
-const CLIENT_PREFIXES: &[&str] = &["functions", "function", "defaultapi", "default", "mcp", "tools", "tool", "api"];
+const CLIENT_PREFIXES: &[&str] = &[
+    "functions",
+    "function",
+    "defaultapi",
+    "default",
+    "mcp",
+    "tools",
+    "tool",
+    "api",
+];
 
 fn prefix_allowed(prefix: &str, server_name: Option<&str>) -> bool {
     let words = split_words(prefix);
@@ -1012,13 +1253,18 @@ fn prefix_allowed(prefix: &str, server_name: Option<&str>) -> bool {
         return false;
     }
     // `not.lock_door` is not a namespace: a negation or an opposite word changes the meaning.
-    if words.iter().any(|w| is_negation(w) || opposites().contains_key(w.as_str())) {
+    if words
+        .iter()
+        .any(|w| is_negation(w) || opposites().contains_key(w.as_str()))
+    {
         return false;
     }
     if CLIENT_PREFIXES.contains(&compact.as_str()) {
         return true;
     }
-    let Some(server) = server_name else { return true };
+    let Some(server) = server_name else {
+        return true;
+    };
     let server_words = split_words(server);
     compact == server_words.concat()
         || words.iter().all(|w| server_words.contains(w))
@@ -1076,14 +1322,14 @@ const SYNONYMS: &[(&str, &str)] = &[
 ];
 
 fn canon(stem: &str) -> &'static str {
-    static MAP: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    static MAP: OnceLock<FastMap<&'static str, &'static str>> = OnceLock::new();
     let map = MAP.get_or_init(|| SYNONYMS.iter().copied().collect());
     map.get(stem).copied().unwrap_or("")
 }
 
-/// Word pairs of opposite meaning. Pairs that differ by a negation prefix (`lock`/`unlock`,
-/// `enable`... no: `able`) are caught by `NEGATION_PREFIXES` as well; they are listed when the
-/// prefix alone would not say so.
+/// Word pairs of opposite meaning. Pairs that differ by a negation prefix (`lock`/`unlock`)
+/// are also caught by `NEGATION_PREFIXES`; the table lists the ones the prefix alone would not
+/// say (`enable`/`disable`, `add`/`remove`) and a few prefix pairs for documentation.
 const OPPOSITES: &[(&str, &str)] = &[
     ("create", "delete"),
     ("create", "destroy"),
@@ -1204,17 +1450,22 @@ const OPPOSITES: &[(&str, &str)] = &[
 ];
 
 /// Prefixes that negate a word: `unlock`, `disable`, `deactivate`, `invalid`, `nonempty`.
-const NEGATION_PREFIXES: &[&str] = &["un", "dis", "de", "in", "im", "ir", "il", "non", "not", "no", "anti", "mis"];
+const NEGATION_PREFIXES: &[&str] = &[
+    "un", "dis", "de", "in", "im", "ir", "il", "non", "not", "no", "anti", "mis",
+];
 
 /// Words that negate what follows: `not_found`, `no_cache`, `dont_track`.
 fn is_negation(word: &str) -> bool {
-    matches!(word, "not" | "no" | "non" | "dont" | "never" | "without" | "cannot" | "cant" | "nothing")
+    matches!(
+        word,
+        "not" | "no" | "non" | "dont" | "never" | "without" | "cannot" | "cant" | "nothing"
+    )
 }
 
-fn opposites() -> &'static HashMap<&'static str, Vec<&'static str>> {
-    static MAP: OnceLock<HashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+fn opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
+    static MAP: OnceLock<FastMap<&'static str, Vec<&'static str>>> = OnceLock::new();
     MAP.get_or_init(|| {
-        let mut map: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
+        let mut map: FastMap<&'static str, Vec<&'static str>> = FastMap::default();
         for &(a, b) in OPPOSITES {
             map.entry(a).or_default().push(b);
             map.entry(b).or_default().push(a);
@@ -1229,26 +1480,58 @@ fn opposed(a: &str, b: &str) -> bool {
     if a == b {
         return false;
     }
-    let table = opposites();
-    let pair = |x: &str, y: &str| table.get(x).is_some_and(|list| list.contains(&y));
-    if pair(a, b) {
+    if negated(a, b) || negated(b, a) {
         return true;
     }
-    let (ca, cb) = (canon(a), canon(b));
-    if (!ca.is_empty() || !cb.is_empty())
-        && pair(
-            if ca.is_empty() { a } else { ca },
-            if cb.is_empty() { b } else { cb },
-        )
-    {
-        return true;
-    }
-    negated(a, b) || negated(b, a)
+    let table = opposite_ids();
+    let (Some(ia), Some(ib)) = (table.ids.get(a), table.ids.get(b)) else {
+        return false;
+    };
+    ia.iter()
+        .any(|x| ib.iter().any(|y| table.pairs.contains(&(*x, *y))))
+}
+
+/// The opposites table in a form that costs two lookups per word pair: every word of the
+/// table, and every synonym of a word of the table, gets the ids it stands for.
+struct OppositeIds {
+    ids: FastMap<&'static str, Vec<u16>>,
+    pairs: FastSet<(u16, u16)>,
+}
+
+fn opposite_ids() -> &'static OppositeIds {
+    static TABLE: OnceLock<OppositeIds> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut id_of: FastMap<&'static str, u16> = FastMap::default();
+        let mut pairs = FastSet::default();
+        for &(a, b) in OPPOSITES {
+            let next = id_of.len() as u16;
+            let ia = *id_of.entry(a).or_insert(next);
+            let next = id_of.len() as u16;
+            let ib = *id_of.entry(b).or_insert(next);
+            pairs.insert((ia, ib));
+            pairs.insert((ib, ia));
+        }
+        let mut ids: FastMap<&'static str, Vec<u16>> = FastMap::default();
+        for (&word, &id) in &id_of {
+            ids.entry(word).or_default().push(id);
+        }
+        for &(word, head) in SYNONYMS {
+            if let Some(&id) = id_of.get(head) {
+                let list = ids.entry(word).or_default();
+                if !list.contains(&id) {
+                    list.push(id);
+                }
+            }
+        }
+        OppositeIds { ids, pairs }
+    })
 }
 
 /// `long` is `short` with a negation prefix in front (`unlock`/`lock`).
 fn negated(long: &str, short: &str) -> bool {
     short.len() >= 3
+        && long.len() > short.len()
+        && long.ends_with(short)
         && NEGATION_PREFIXES.iter().any(|p| {
             long.strip_prefix(p)
                 .is_some_and(|rest| rest == short || rest.strip_prefix(['_', '-']) == Some(short))
@@ -1258,33 +1541,37 @@ fn negated(long: &str, short: &str) -> bool {
 /// Whether the request and a tool's words differ by an opposite: some word present on one side
 /// only is the opposite of a word present on the other side only, or a negation word is
 /// present on one side only.
-fn opposed_words<S: AsRef<str>, T: AsRef<str>>(request: &[S], tool: &[T]) -> bool {
-    let only_request: Vec<&str> = request
+fn opposed_words<S: AsRef<str>, T: AsRef<str>>(
+    request: &[S],
+    tool: &[T],
+    negation_words: bool,
+) -> bool {
+    let only_request = request
         .iter()
         .map(AsRef::as_ref)
-        .filter(|w| !tool.iter().any(|t| t.as_ref() == *w))
-        .collect();
-    let only_tool: Vec<&str> = tool
-        .iter()
-        .map(AsRef::as_ref)
-        .filter(|w| !request.iter().any(|r| r.as_ref() == *w))
-        .collect();
-    if only_request.iter().chain(&only_tool).any(|w| is_negation(w)) {
+        .filter(|w| !tool.iter().any(|t| t.as_ref() == *w));
+    let only_tool = || {
+        tool.iter()
+            .map(AsRef::as_ref)
+            .filter(|w| !request.iter().any(|r| r.as_ref() == *w))
+    };
+    if negation_words && only_request.clone().chain(only_tool()).any(is_negation) {
         return true;
     }
     only_request
-        .iter()
-        .any(|r| only_tool.iter().any(|t| opposed(r, t)))
+        .clone()
+        .any(|r| only_tool().any(|t| opposed(r, t)))
 }
 
 /// The full guard for a chosen tool: word-level, and letter-level for requests whose word
 /// boundaries differ from the tool's (`unlockdoor` against `lock_door`).
 fn opposed_forms(query: &Query, form: &Form) -> bool {
-    if opposed_words(&query.raw, &form.raw) || opposed_words(&query.stems, &form.stems) {
+    if opposed_words(&query.raw, &form.raw, true) || opposed_words(&query.stems, &form.stems, false)
+    {
         return true;
     }
     let (a, b) = (query.compact.as_str(), &*form.compact);
-    if a == b {
+    if a == b || query.raw.len() == form.raw.len() {
         return false;
     }
     // Strip what both share at the start and the end; what remains is what differs.
@@ -1303,9 +1590,8 @@ fn opposed_forms(query: &Query, form: &Form) -> bool {
     }
     let da: String = a_chars[start..a_chars.len() - end].iter().collect();
     let db: String = b_chars[start..b_chars.len() - end].iter().collect();
-    let negation_inserted = |x: &str, y: &str| {
-        y.is_empty() && (NEGATION_PREFIXES.contains(&x) || is_negation(x))
-    };
+    let negation_inserted =
+        |x: &str, y: &str| y.is_empty() && (NEGATION_PREFIXES.contains(&x) || is_negation(x));
     if negation_inserted(&da, &db) || negation_inserted(&db, &da) {
         return true;
     }
@@ -1386,7 +1672,10 @@ mod tests {
         assert_eq!(resolved(&ix, "write_files"), Some((4, Rule::Plural)));
         assert_eq!(resolved(&ix, "file_write"), Some((4, Rule::WordOrder)));
         assert_eq!(resolved(&ix, "read_multiple_file"), Some((3, Rule::Plural)));
-        assert_eq!(resolved(&ix, "list_directories_with_size"), Some((8, Rule::Plural)));
+        assert_eq!(
+            resolved(&ix, "list_directories_with_size"),
+            Some((8, Rule::Plural))
+        );
     }
 
     #[test]
@@ -1401,19 +1690,49 @@ mod tests {
             "default_api.read_text_file",
             "mcp__filesystem__readTextFile",
         ] {
-            assert_eq!(resolved(&ix, name), Some((1, Rule::NamespacePrefix)), "{name}");
             assert_eq!(
-                ix.resolve(name, &all, Policy::Safe, Some("filesystem")).outcome,
-                Outcome::Resolved { index: 1, rule: Rule::NamespacePrefix },
+                resolved(&ix, name),
+                Some((1, Rule::NamespacePrefix)),
+                "{name}"
+            );
+            assert_eq!(
+                ix.resolve(name, &all, Policy::Safe, Some("filesystem"))
+                    .outcome,
+                Outcome::Resolved {
+                    index: 1,
+                    rule: Rule::NamespacePrefix
+                },
                 "{name}"
             );
         }
         // Known server name: another server's namespace is not stripped.
-        let r = ix.resolve("github__read_text_file", &all, Policy::Safe, Some("filesystem"));
-        assert!(!matches!(r.outcome, Outcome::Resolved { rule: Rule::NamespacePrefix, .. }));
+        let r = ix.resolve(
+            "github__read_text_file",
+            &all,
+            Policy::Safe,
+            Some("filesystem"),
+        );
+        assert!(!matches!(
+            r.outcome,
+            Outcome::Resolved {
+                rule: Rule::NamespacePrefix,
+                ..
+            }
+        ));
         // The server's self-reported name may be longer than the client's label.
-        let r = ix.resolve("mcp__filesystem__read_file", &all, Policy::Safe, Some("secure-filesystem-server"));
-        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::NamespacePrefix });
+        let r = ix.resolve(
+            "mcp__filesystem__read_file",
+            &all,
+            Policy::Safe,
+            Some("secure-filesystem-server"),
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Resolved {
+                index: 0,
+                rule: Rule::NamespacePrefix
+            }
+        );
         // A negation is never a namespace.
         let lock = index(&[("lock_door", false)]);
         assert_eq!(resolved(&lock, "not.lock_door"), None);
@@ -1422,24 +1741,54 @@ mod tests {
 
     #[test]
     fn dotted_tool_names_are_not_namespaces() {
-        let ix = index(&[("math.factorial", false), ("factorial", false), ("math.gcd", false)]);
+        let ix = index(&[
+            ("math.factorial", false),
+            ("factorial", false),
+            ("math.gcd", false),
+        ]);
         assert_eq!(resolved(&ix, "math.factorial"), Some((0, Rule::Exact)));
         assert_eq!(resolved(&ix, "Math.Factorial"), Some((0, Rule::Case)));
-        assert_eq!(resolved(&ix, "functions.math.factorial"), Some((0, Rule::NamespacePrefix)));
+        assert_eq!(
+            resolved(&ix, "functions.math.factorial"),
+            Some((0, Rule::NamespacePrefix))
+        );
         assert_eq!(resolved(&ix, "math_gcd"), Some((2, Rule::Separators)));
     }
 
     #[test]
     fn aliases_and_policies() {
-        let aliases = vec!["search_paper".to_string(), "search_knowledgebase".to_string()];
+        let aliases = vec![
+            "search_paper".to_string(),
+            "search_knowledgebase".to_string(),
+        ];
         let ix = NameIndex::new([
-            NameEntry { name: "search_papers", aliases: &aliases, destructive: false },
-            NameEntry { name: "delete_paper", aliases: &[], destructive: true },
+            NameEntry {
+                name: "search_papers",
+                aliases: &aliases,
+                destructive: false,
+            },
+            NameEntry {
+                name: "delete_paper",
+                aliases: &[],
+                destructive: true,
+            },
         ]);
         let r = ix.resolve("search_knowledgebase", &all, Policy::Strict, None);
-        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::Alias });
+        assert_eq!(
+            r.outcome,
+            Outcome::Resolved {
+                index: 0,
+                rule: Rule::Alias
+            }
+        );
         let r = ix.resolve("searchKnowledgebase", &all, Policy::Safe, None);
-        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::Separators });
+        assert_eq!(
+            r.outcome,
+            Outcome::Resolved {
+                index: 0,
+                rule: Rule::Separators
+            }
+        );
         let r = ix.resolve("search_knowledgebase", &all, Policy::Off, None);
         assert_eq!(r.outcome, Outcome::Unknown);
         assert_eq!(r.suggestions, vec![0]);
@@ -1458,9 +1807,18 @@ mod tests {
         assert_eq!(resolved(&ix, "get_file_infos"), Some((12, Rule::Plural)));
         assert_eq!(resolved(&ix, "fetch_file_info"), Some((12, Rule::Synonym)));
         assert_eq!(resolved(&ix, "find_files"), Some((11, Rule::Synonym)));
-        assert_eq!(resolved(&ix, "list_directory_sizes"), Some((8, Rule::DroppedWord)));
-        assert_eq!(resolved(&ix, "directory_tree_tool"), Some((9, Rule::ExtraWord)));
-        assert_eq!(resolved(&ix, "get_file_info_details"), Some((12, Rule::ExtraWord)));
+        assert_eq!(
+            resolved(&ix, "list_directory_sizes"),
+            Some((8, Rule::DroppedWord))
+        );
+        assert_eq!(
+            resolved(&ix, "directory_tree_tool"),
+            Some((9, Rule::ExtraWord))
+        );
+        assert_eq!(
+            resolved(&ix, "get_file_info_details"),
+            Some((12, Rule::ExtraWord))
+        );
         assert_eq!(resolved(&ix, "raedtextfile"), Some((1, Rule::Typo)));
     }
 
@@ -1523,7 +1881,11 @@ mod tests {
 
     #[test]
     fn another_object_is_not_a_typo() {
-        let ix = index(&[("delete_file", false), ("get_car", false), ("read_graph", false)]);
+        let ix = index(&[
+            ("delete_file", false),
+            ("get_car", false),
+            ("read_graph", false),
+        ]);
         assert_eq!(resolved(&ix, "delete_user"), None);
         assert_eq!(resolved(&ix, "get_cat"), None);
         assert_eq!(resolved(&ix, "read_file"), None);
@@ -1544,11 +1906,21 @@ mod tests {
 
     #[test]
     fn hidden_tools_never_leak() {
-        let ix = index(&[("read_file", false), ("ReadFile", false), ("admin_reset", false)]);
+        let ix = index(&[
+            ("read_file", false),
+            ("ReadFile", false),
+            ("admin_reset", false),
+        ]);
         let hide_1 = |i: usize| i != 1;
         // The hidden twin does not make the visible tool ambiguous.
         let r = ix.resolve("READ-FILE", &hide_1, Policy::Safe, None);
-        assert_eq!(r.outcome, Outcome::Resolved { index: 0, rule: Rule::Separators });
+        assert_eq!(
+            r.outcome,
+            Outcome::Resolved {
+                index: 0,
+                rule: Rule::Separators
+            }
+        );
         // A hidden tool is not reachable by exact name, equivalence or fuzzy.
         let hide_2 = |i: usize| i != 2;
         for name in ["admin_reset", "ADMIN_RESET", "admin_rest", "adminReset"] {
@@ -1562,14 +1934,37 @@ mod tests {
     #[test]
     fn visibility_is_the_same_as_a_smaller_catalog() {
         let names = [
-            "read_file", "read_files", "readFile", "write_file", "list_directory",
-            "list_directory_with_sizes", "search_files", "search_nodes", "lock_door",
-            "unlock_door", "get_file_info", "fetch_file", "delete_entities", "create_entities",
+            "read_file",
+            "read_files",
+            "readFile",
+            "write_file",
+            "list_directory",
+            "list_directory_with_sizes",
+            "search_files",
+            "search_nodes",
+            "lock_door",
+            "unlock_door",
+            "get_file_info",
+            "fetch_file",
+            "delete_entities",
+            "create_entities",
         ];
         let requests = [
-            "read_file", "READ_FILE", "read-files", "raed_file", "search", "serach_files",
-            "unlock_dor", "lock_dor", "get_file", "fetch_file_info", "delete_entity",
-            "create_entitie", "list_directory_sizes", "functions.read_file", "list_dirs",
+            "read_file",
+            "READ_FILE",
+            "read-files",
+            "raed_file",
+            "search",
+            "serach_files",
+            "unlock_dor",
+            "lock_dor",
+            "get_file",
+            "fetch_file_info",
+            "delete_entity",
+            "create_entitie",
+            "list_directory_sizes",
+            "functions.read_file",
+            "list_dirs",
         ];
         let mut seed = 0x9e37_79b9_u32;
         for _ in 0..200 {
@@ -1578,8 +1973,12 @@ mod tests {
             seed ^= seed << 5;
             let mask = seed;
             let visible = move |i: usize| mask & (1 << i) != 0;
-            let entries: Vec<(usize, &str)> =
-                names.iter().copied().enumerate().filter(|&(i, _)| visible(i)).collect();
+            let entries: Vec<(usize, &str)> = names
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(i, _)| visible(i))
+                .collect();
             let full = index(&names.iter().map(|&n| (n, false)).collect::<Vec<_>>());
             let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
             for request in requests {
@@ -1587,9 +1986,10 @@ mod tests {
                 let b = small.resolve(request, &all, Policy::Safe, None);
                 let map = |r: Resolution| Resolution {
                     outcome: match r.outcome {
-                        Outcome::Resolved { index, rule } => {
-                            Outcome::Resolved { index: entries[index].0, rule }
-                        }
+                        Outcome::Resolved { index, rule } => Outcome::Resolved {
+                            index: entries[index].0,
+                            rule,
+                        },
                         Outcome::Unknown => Outcome::Unknown,
                     },
                     suggestions: r.suggestions.into_iter().map(|i| entries[i].0).collect(),
@@ -1654,11 +2054,60 @@ mod tests {
         assert_eq!(resolve(&empty, "x"), Resolution::unknown(Vec::new()));
     }
 
+    /// Common words (`get`, `details`) take the bounded path; corrections stay exact.
+    #[test]
+    fn large_catalogs_with_common_words() {
+        let objects = [
+            "invoice",
+            "customer",
+            "shipment",
+            "warehouse",
+            "employee",
+            "payroll",
+            "contract",
+            "supplier",
+            "quotation",
+            "campaign",
+        ];
+        let mut names = Vec::new();
+        for verb in ["get", "list", "count", "export"] {
+            for object in objects {
+                for n in 0..40 {
+                    names.push(format!("{verb}_{object}{n}_details"));
+                }
+            }
+        }
+        names.push("get_weather_details".to_string());
+        let entries: Vec<(&str, bool)> = names.iter().map(|n| (n.as_str(), false)).collect();
+        let ix = index(&entries);
+        let weather = names.len() - 1;
+        assert_eq!(
+            resolved(&ix, "get_waether_details"),
+            Some((weather, Rule::Typo))
+        );
+        assert_eq!(
+            resolved(&ix, "fetch_weather_details"),
+            Some((weather, Rule::Synonym))
+        );
+        assert_eq!(
+            resolved(&ix, "GetWeatherDetail"),
+            Some((weather, Rule::Plural))
+        );
+        let r = resolve(&ix, "get_details");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert!(r.suggestions.len() <= 3);
+        // Another object with common words around it is still not a typo.
+        assert_eq!(resolved(&ix, "get_forecast_details"), None);
+    }
+
     #[test]
     fn words_and_singulars() {
         assert_eq!(split_words("getHTTPServer"), ["get", "http", "server"]);
         assert_eq!(split_words("listURLs"), ["list", "urls"]);
-        assert_eq!(split_words("get-annotated message"), ["get", "annotated", "message"]);
+        assert_eq!(
+            split_words("get-annotated message"),
+            ["get", "annotated", "message"]
+        );
         assert_eq!(split_words("v2Api"), ["v2", "api"]);
         for (plural, one) in [
             ("entities", "entity"),

@@ -2,5 +2,6 @@
 //! and the `tool_search` / `execute_tool` meta-tools.
 
 pub mod index;
+pub(crate) mod meta;
 
 pub use index::{Hit, SearchDoc, SearchIndex};

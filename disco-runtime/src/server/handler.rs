@@ -41,9 +41,9 @@ impl McpHandler {
         McpHandler::new(self.shared.clone())
     }
 
-    /// The catalog this handler serves.
-    pub fn catalog(&self) -> &crate::Catalog {
-        &self.shared.catalog
+    /// The catalog this handler serves now.
+    pub fn catalog(&self) -> Arc<crate::Catalog> {
+        self.shared.catalog()
     }
 
     async fn call(
@@ -59,7 +59,7 @@ impl McpHandler {
             .progress_token(context.meta.get_progress_token())
             .log_filter(self.log_filter.clone())
             .build();
-        match self.shared.catalog.call_with(name, arguments, &ctx).await {
+        match self.shared.catalog().call_with(name, arguments, &ctx).await {
             Ok(result) => Ok(result),
             Err(err @ CallError::UnknownTool { .. }) if self.shared.unknown_tool_as_result => {
                 Ok(error_result(err.to_string()))
@@ -105,9 +105,9 @@ impl ServerHandler for McpHandler {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let listed: Vec<&Tool> = self.shared.catalog.listed().collect();
+        let listed = self.shared.catalog().list(&caller_of(&context.extensions));
         let offset =
             match request.and_then(|r| r.cursor) {
                 None => 0,
@@ -121,7 +121,7 @@ impl ServerHandler for McpHandler {
                 },
             };
         let end = (offset + self.shared.page_size).min(listed.len());
-        let tools: Vec<Tool> = listed[offset..end].iter().map(|t| (*t).clone()).collect();
+        let tools: Vec<Tool> = listed[offset..end].to_vec();
         let mut result = ListToolsResult::with_all_items(tools);
         if end < listed.len() {
             result.next_cursor = Some(encode_cursor(end));
@@ -141,7 +141,11 @@ impl ServerHandler for McpHandler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.shared.catalog.get(name).map(|t| t.tool.clone())
+        self.shared.catalog().get(name).map(|t| t.tool.clone())
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.shared.add_peer(context.peer);
     }
 
     async fn set_level(

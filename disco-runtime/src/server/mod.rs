@@ -5,13 +5,16 @@ mod handler;
 mod http;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities};
-use rmcp::ServiceExt;
+use rmcp::{Peer, RoleServer, ServiceExt};
 
-use crate::catalog::{Catalog, CatalogBuilder, CatalogError};
+use crate::catalog::{
+    Catalog, CatalogBuilder, CatalogError, NamePolicy, ScopedProvider, SearchOptions,
+    StatsSnapshot, ToolProvider, Visibility,
+};
 use crate::tool::{Caller, SchemaMode};
 
 pub use handler::McpHandler;
@@ -37,14 +40,67 @@ pub struct Server {
     page_size: usize,
     unknown_tool_as_result: bool,
     http: HttpOptions,
+    running: Arc<OnceLock<Arc<Shared>>>,
 }
 
 /// Shared by every session and request: built once, never per request.
 pub(crate) struct Shared {
-    pub catalog: Catalog,
+    /// Swapped whole when the catalog is reloaded; each request reads one consistent version.
+    catalog: RwLock<Arc<Catalog>>,
     pub info: InitializeResult,
     pub page_size: usize,
     pub unknown_tool_as_result: bool,
+    /// Connected sessions, told when the tool list changes.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+impl Shared {
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(crate) fn add_peer(&self, peer: Peer<RoleServer>) {
+        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(peer);
+    }
+}
+
+/// Controls a server while it runs: reload the catalog after providers changed, read the
+/// counters.
+#[derive(Clone)]
+pub struct ServerHandle {
+    running: Arc<OnceLock<Arc<Shared>>>,
+}
+
+impl ServerHandle {
+    /// Rebuilds the catalog (inventory plus the providers' current tools), swaps it in and
+    /// sends `notifications/tools/list_changed` to every connected session. Calls in flight
+    /// finish on the catalog they started with.
+    pub async fn reload(&self) -> Result<(), Error> {
+        let shared = self.running.get().ok_or("the server is not running yet")?;
+        let fresh = Arc::new(shared.catalog().rebuild()?);
+        *shared.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = shared.peers.lock().unwrap_or_else(|e| e.into_inner());
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            if let Err(e) = peer.notify_tool_list_changed().await {
+                tracing::debug!(error = %e, "could not send tools/list_changed");
+            }
+        }
+        Ok(())
+    }
+
+    /// The counters of resolution, repair and failures, or `None` before the server runs.
+    pub fn stats(&self) -> Option<StatsSnapshot> {
+        self.running.get().map(|s| s.catalog().stats())
+    }
 }
 
 impl Server {
@@ -59,7 +115,40 @@ impl Server {
             page_size: 100,
             unknown_tool_as_result: false,
             http: HttpOptions::default(),
+            running: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// A handle to reload the catalog and read counters once the server runs.
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle {
+            running: self.running.clone(),
+        }
+    }
+    /// How far tool-name correction goes (default `Safe`).
+    pub fn name_policy(mut self, policy: NamePolicy) -> Self {
+        self.catalog = self.catalog.name_policy(policy);
+        self
+    }
+    /// Which tools each caller may see.
+    pub fn visibility(mut self, policy: impl Visibility) -> Self {
+        self.catalog = self.catalog.visibility(policy);
+        self
+    }
+    /// Tools from a provider, merged with the inventory's.
+    pub fn provider(mut self, provider: impl ToolProvider) -> Self {
+        self.catalog = self.catalog.provider(provider);
+        self
+    }
+    /// Tools that exist only for some callers.
+    pub fn scoped_provider(mut self, provider: impl ScopedProvider) -> Self {
+        self.catalog = self.catalog.scoped_provider(provider);
+        self
+    }
+    /// The search meta-tools (`tool_search`, `execute_tool`) and what tools/list shows.
+    pub fn search(mut self, options: SearchOptions) -> Self {
+        self.catalog = self.catalog.search(options);
+        self
     }
 
     /// The server's name in `serverInfo` (default: the Cargo package that declares its tools).
@@ -117,20 +206,23 @@ impl Server {
     /// Builds the catalog and the protocol handler without serving: for tests and for
     /// embedding in another transport.
     pub fn into_handler(self) -> Result<McpHandler, CatalogError> {
-        Ok(McpHandler::new(Arc::new(self.build_shared()?)))
+        Ok(McpHandler::new(self.build_shared()?))
     }
 
-    fn build_shared(self) -> Result<Shared, CatalogError> {
-        let catalog = self.catalog.from_inventory()?;
-        let (pkg_name, pkg_version) = default_package(&catalog);
-        let mut implementation = Implementation::new(
-            self.name.unwrap_or(pkg_name),
-            self.version.unwrap_or(pkg_version),
-        );
+    fn build_shared(self) -> Result<Arc<Shared>, CatalogError> {
+        let (pkg_name, pkg_version) = default_package();
+        let server_name = self.name.clone().unwrap_or(pkg_name);
+        let catalog = self
+            .catalog
+            .server_name(server_name.clone())
+            .from_inventory()?;
+        let mut implementation =
+            Implementation::new(server_name, self.version.unwrap_or(pkg_version));
         implementation.title = self.title;
         #[allow(deprecated)] // logging: deprecated by SEP-2577, still used by every client era
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_logging()
             .build();
         let mut info = InitializeResult::new(capabilities).with_server_info(implementation);
@@ -142,12 +234,16 @@ impl Server {
             server = %info.server_info.name,
             "catalog ready"
         );
-        Ok(Shared {
-            catalog,
+        let shared = Arc::new(Shared {
+            catalog: RwLock::new(Arc::new(catalog)),
             info,
             page_size: self.page_size,
             unknown_tool_as_result: self.unknown_tool_as_result,
-        })
+            peers: Mutex::new(Vec::new()),
+        });
+        // A second serve of the same builder keeps the first handle's target.
+        let _ = self.running.set(shared.clone());
+        Ok(shared)
     }
 
     /// Serves one client over stdin/stdout until it disconnects or Ctrl-C. Logs go to stderr:
@@ -181,7 +277,7 @@ impl Server {
     ) -> Result<(), Error> {
         init_tracing();
         let options = self.http.clone();
-        let shared = Arc::new(self.build_shared()?);
+        let shared = self.build_shared()?;
         http::serve(shared, options, listener, shutdown).await
     }
 }
@@ -206,13 +302,13 @@ fn init_tracing() {
 
 /// The package that declares the tools: the one named like the executable if there is one,
 /// else the one with the most tools.
-fn default_package(catalog: &Catalog) -> (String, String) {
+fn default_package() -> (String, String) {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
     let mut counts: Vec<((&str, &str), usize)> = Vec::new();
-    for t in catalog.tools() {
-        let key = (t.package.0, t.package.1);
+    for spec in crate::tool::registered() {
+        let key = spec.origin.package;
         match counts.iter_mut().find(|(k, _)| *k == key) {
             Some((_, n)) => *n += 1,
             None => counts.push((key, 1)),

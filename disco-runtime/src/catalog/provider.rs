@@ -1,0 +1,103 @@
+//! Tools that are not declared with the macro: from configuration, scripts, a database or
+//! another server. A provider lists definitions and runs calls; the catalog merges its tools
+//! with the inventory's and treats them alike (resolution, repair, validation, visibility).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use serde_json::{Map, Value};
+
+use crate::tool::{BoxFuture, Caller, Context};
+
+/// One tool a provider offers.
+#[derive(Clone, Debug)]
+pub struct DynamicTool {
+    /// The tools/list entry: name, title, description, schemas, annotations.
+    pub tool: Tool,
+    pub aliases: Vec<String>,
+    pub keywords: Vec<String>,
+    pub hidden: bool,
+}
+
+impl DynamicTool {
+    pub fn new(tool: Tool) -> Self {
+        DynamicTool {
+            tool,
+            aliases: Vec::new(),
+            keywords: Vec::new(),
+            hidden: false,
+        }
+    }
+}
+
+/// A source of tools besides `#[mcp_tool]`.
+pub trait ToolProvider: Send + Sync + 'static {
+    /// The tools this provider offers now. Called when the catalog is built or reloaded.
+    fn tools(&self) -> Vec<DynamicTool>;
+    /// Runs one of its tools with arguments already repaired and validated against the
+    /// tool's input schema.
+    fn call(&self, name: &str, arguments: Map<String, Value>, ctx: Context) -> BoxFuture;
+}
+
+/// Tools that exist only for some callers (a tenant's own tools, chosen from the caller's
+/// identity). They are merged into that caller's catalog for listing, search and calls.
+pub trait ScopedProvider: Send + Sync + 'static {
+    /// The provider for `caller`, or `None` when the caller has no tools of its own.
+    fn provider_for(&self, caller: &Caller) -> Option<Arc<dyn ToolProvider>>;
+}
+
+/// The tools of a tools/list result (`{"tools": [...]}` or a bare array), as descriptions
+/// only: a call validates its arguments and answers with them, without doing anything. Used
+/// to evaluate resolution and search on other servers' catalogs.
+pub struct JsonCatalogProvider {
+    tools: Vec<DynamicTool>,
+}
+
+impl JsonCatalogProvider {
+    pub fn from_value(value: &Value) -> Result<Self, String> {
+        let list = match value {
+            Value::Array(items) => items,
+            Value::Object(obj) => match obj.get("tools") {
+                Some(Value::Array(items)) => items,
+                _ => return Err("expected {\"tools\": [...]} or an array of tools".into()),
+            },
+            _ => return Err("expected {\"tools\": [...]} or an array of tools".into()),
+        };
+        let mut tools = Vec::with_capacity(list.len());
+        for (i, item) in list.iter().enumerate() {
+            let mut item = item.clone();
+            // Some catalogs omit the schema of tools without parameters.
+            if let Value::Object(obj) = &mut item {
+                obj.entry("inputSchema")
+                    .or_insert_with(|| serde_json::json!({"type": "object"}));
+            }
+            let tool: Tool = serde_json::from_value(item)
+                .map_err(|e| format!("tool #{i} is not a valid MCP tool: {e}"))?;
+            tools.push(DynamicTool::new(tool));
+        }
+        Ok(JsonCatalogProvider { tools })
+    }
+
+    pub fn from_file(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+        Self::from_value(&value)
+    }
+}
+
+impl ToolProvider for JsonCatalogProvider {
+    fn tools(&self) -> Vec<DynamicTool> {
+        self.tools.clone()
+    }
+
+    fn call(&self, name: &str, arguments: Map<String, Value>, _ctx: Context) -> BoxFuture {
+        let text = format!(
+            "`{name}` is a description-only tool; it would have been called with {}",
+            Value::Object(arguments)
+        );
+        Box::pin(async move { CallToolResult::success(vec![ContentBlock::text(text)]) })
+    }
+}

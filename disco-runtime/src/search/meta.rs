@@ -1,0 +1,166 @@
+//! The meta-tools that let a model work with a catalog too large to show at once:
+//! `tool_search` finds tools by what they do; `execute_tool` calls one found that way (hidden
+//! tools included) through the same resolution, repair and authorization path as tools/call.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
+use serde_json::{json, Map, Value};
+
+use crate::catalog::provider::DynamicTool;
+use crate::catalog::tool::MetaKind;
+use crate::catalog::{Catalog, SearchOptions};
+use crate::tool::Caller;
+
+/// The meta-tools' definitions.
+pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind)> {
+    let search_schema = json!({
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What you want to do, in plain words (e.g. \"convert miles to km\"). An empty query lists tools."
+            },
+            "max_results": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": options.max_results,
+                "default": options.default_results,
+                "description": "How many tools to return at most."
+            },
+            "compact": {
+                "type": "boolean",
+                "default": false,
+                "description": "Leave out the input schemas (shorter results)."
+            }
+        },
+        "required": ["query"]
+    });
+    let result_schema = json!({
+        "type": "object",
+        "properties": {
+            "tools": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "title": {"type": "string"},
+                        "description": {"type": "string"},
+                        "score": {"type": "number"},
+                        "inputSchema": {"type": "object"}
+                    },
+                    "required": ["name", "description", "score"]
+                }
+            },
+            "hint": {"type": "string"}
+        },
+        "required": ["tools"]
+    });
+    let execute_schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {
+                "type": "string",
+                "description": format!("The tool's name, as `{}` returned it.", options.search_name)
+            },
+            "arguments": {
+                "type": "object",
+                "description": "The tool's arguments, following its input schema."
+            }
+        },
+        "required": ["name"]
+    });
+    let object = |v: Value| match v {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::new(Map::new()),
+    };
+    let mut search = Tool::new(
+        options.search_name.clone(),
+        format!(
+            "Find the tools for a task among all the tools this server offers, most relevant \
+             first, with their input schemas. Use it before calling a tool you do not see \
+             listed, then call the tool directly or through `{}`.",
+            options.execute_name
+        ),
+        object(search_schema),
+    );
+    search.output_schema = Some(object(result_schema));
+    let mut ro = ToolAnnotations::new();
+    ro.read_only_hint = Some(true);
+    search.annotations = Some(ro);
+    search.title = Some("Search tools".into());
+
+    let mut execute = Tool::new(
+        options.execute_name.clone(),
+        format!(
+            "Call a tool found with `{}` by its name, with its arguments. The result is the \
+             tool's own result.",
+            options.search_name
+        ),
+        object(execute_schema),
+    );
+    execute.title = Some("Execute a tool".into());
+    vec![
+        (DynamicTool::new(search), MetaKind::Search),
+        (DynamicTool::new(execute), MetaKind::Execute),
+    ]
+}
+
+/// Runs `tool_search` with validated arguments.
+pub(crate) fn run_search(
+    catalog: &Catalog,
+    args: &Map<String, Value>,
+    caller: &Caller,
+) -> CallToolResult {
+    let options = catalog.search_options();
+    let query = args
+        .get("query")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let k = args
+        .get("max_results")
+        .and_then(Value::as_u64)
+        .map_or(options.default_results, |k| k as usize)
+        .clamp(1, options.max_results);
+    let compact = args
+        .get("compact")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let hits = catalog.search(query, k, caller);
+    let tools: Vec<Value> = hits
+        .iter()
+        .map(|(tool, score)| {
+            let mut entry = Map::new();
+            entry.insert("name".into(), Value::String(tool.name.clone()));
+            if let Some(title) = &tool.title {
+                entry.insert("title".into(), Value::String(title.clone()));
+            }
+            entry.insert(
+                "description".into(),
+                Value::String(tool.description.clone()),
+            );
+            entry.insert("score".into(), json!((*score * 1000.0).round() / 1000.0));
+            if !compact {
+                entry.insert(
+                    "inputSchema".into(),
+                    Value::Object((*tool.input_schema).clone()),
+                );
+            }
+            Value::Object(entry)
+        })
+        .collect();
+    let mut structured = Map::new();
+    if tools.is_empty() {
+        let hint = "No tool matches this query well. Describe the task in other words (the \
+                    action and the object, e.g. \"send email\", \"list files\"), or search with \
+                    an empty query to list tools.";
+        structured.insert("hint".into(), Value::String(hint.into()));
+    }
+    structured.insert("tools".into(), Value::Array(tools));
+    // Many clients show the model only the text: it carries the same JSON, schemas included.
+    let text = Value::Object(structured.clone()).to_string();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(Value::Object(structured));
+    result
+}

@@ -1,0 +1,339 @@
+//! Evaluations anyone can rerun, on any tools/list catalog, through the same library code a
+//! server uses.
+//!
+//! ```text
+//! cargo run --release --example eval -- resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]
+//! cargo run --release --example eval -- search --catalog CATALOG --queries QUERIES [--k N]
+//!        [--threshold X] [--category A,B] [--quiet]
+//! cargo run --release --example eval -- args --catalog CATALOG --cases CASES [--quiet]
+//! ```
+//!
+//! CATALOG is a tools/list result (`{"tools": [...]}` or a bare array; annotations honoured).
+//!
+//! `resolve`: CASES is JSON Lines `{"id", "name", "arguments"?}`; prints one
+//! `{"id", "outcome": "exact|corrected|suggested|unknown", "tool", "rule", "suggestions"}` line
+//! per case, then a summary. Cases that carry `category`, `expected` and `expected_tool` are
+//! scored: per category, how many got the expected outcome, and every wrong correction.
+//!
+//! `search`: QUERIES is JSON Lines `{"id", "query", "gold"?: [names], "candidates"?: [names]}`
+//! (with `candidates`, only those tools are ranked: BFCL rows); prints one `{"id", "results"}`
+//! line per query, then Hit@1, Hit@3, Hit@5, Recall@5, MRR and the abstention rate on queries
+//! whose `gold` is empty.
+//!
+//! `args`: CASES is JSON Lines `{"id", "tool", "arguments", "gold"}`: the arguments a model
+//! sent and the call it meant; prints whether repair produced exactly the gold arguments.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use disco_runtime::catalog::{JsonCatalogProvider, SearchOptions};
+use disco_runtime::resolve::args::{prepare, Repair};
+use disco_runtime::{Caller, Catalog, NameRule};
+use serde_json::{json, Value};
+
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--quiet]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("resolve") => Opts::parse(&args[1..]).and_then(|o| resolve(&o)),
+        Some("search") => Opts::parse(&args[1..]).and_then(|o| search(&o)),
+        Some("args") => Opts::parse(&args[1..]).and_then(|o| repair(&o)),
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("eval: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[derive(Default)]
+struct Opts {
+    catalog: String,
+    input: String,
+    k: usize,
+    threshold: Option<f32>,
+    categories: Option<Vec<String>>,
+    server_name: Option<String>,
+    quiet: bool,
+}
+
+impl Opts {
+    fn parse(args: &[String]) -> Result<Opts, String> {
+        let mut o = Opts {
+            k: 5,
+            ..Opts::default()
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let mut value = || {
+                it.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{a} needs a value"))
+            };
+            match a.as_str() {
+                "--catalog" => o.catalog = value()?,
+                "--cases" | "--queries" => o.input = value()?,
+                "--k" => o.k = value()?.parse().map_err(|e| format!("--k: {e}"))?,
+                "--threshold" => {
+                    o.threshold = Some(value()?.parse().map_err(|e| format!("--threshold: {e}"))?)
+                }
+                "--category" => {
+                    o.categories = Some(value()?.split(',').map(str::to_string).collect())
+                }
+                "--server-name" => o.server_name = Some(value()?),
+                "--quiet" => o.quiet = true,
+                _ => return Err(format!("unknown argument {a}\n{USAGE}")),
+            }
+        }
+        if o.catalog.is_empty() || o.input.is_empty() {
+            return Err(USAGE.to_string());
+        }
+        Ok(o)
+    }
+
+    fn catalog(&self) -> Result<Catalog, String> {
+        let provider = JsonCatalogProvider::from_file(Path::new(&self.catalog))?;
+        let mut search = SearchOptions::default();
+        if let Some(t) = self.threshold {
+            search.threshold = t;
+        }
+        let mut builder = Catalog::builder().provider(provider).search(search);
+        if let Some(name) = &self.server_name {
+            builder = builder.server_name(name.clone());
+        }
+        builder.from_specs([]).map_err(|e| e.to_string())
+    }
+
+    /// The input's JSON lines, filtered by `--category`.
+    fn rows(&self) -> Result<Vec<Value>, String> {
+        let file = std::fs::File::open(&self.input).map_err(|e| format!("{}: {e}", self.input))?;
+        let mut rows = Vec::new();
+        for (n, line) in BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|e| format!("{}: {e}", self.input))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let row: Value = serde_json::from_str(&line)
+                .map_err(|e| format!("{}:{}: {e}", self.input, n + 1))?;
+            if let Some(cats) = &self.categories {
+                let c = row
+                    .get("category")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !cats.iter().any(|x| x == c) {
+                    continue;
+                }
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+}
+
+fn str_field<'a>(row: &'a Value, key: &str) -> &'a str {
+    row.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn names(v: Option<&Value>) -> Option<Vec<String>> {
+    v.and_then(Value::as_array).map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+#[derive(Default)]
+struct Tally {
+    cases: usize,
+    as_expected: usize,
+    wrong_corrections: usize,
+}
+
+fn resolve(o: &Opts) -> Result<(), String> {
+    let catalog = o.catalog()?;
+    let caller = Caller::anonymous();
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let mut outcomes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut wrong: Vec<Value> = Vec::new();
+    for row in o.rows()? {
+        let name = str_field(&row, "name");
+        let r = catalog.resolve(name, &caller);
+        let outcome = match (&r.tool, r.rule) {
+            (Some(_), Some(NameRule::Exact)) => "exact",
+            (Some(_), _) => "corrected",
+            (None, _) if !r.suggestions.is_empty() => "suggested",
+            (None, _) => "unknown",
+        };
+        *outcomes.entry(outcome).or_default() += 1;
+        let tool = r.tool.as_ref().map(|t| t.name.clone());
+        let line = json!({
+            "id": row.get("id").cloned().unwrap_or(Value::Null),
+            "outcome": outcome,
+            "tool": tool,
+            "rule": r.rule.map(|r| r.as_str()),
+            "suggestions": r.suggestions,
+        });
+        if !o.quiet {
+            writeln!(out, "{line}").map_err(|e| e.to_string())?;
+        }
+        if let Some(expected) = row.get("expected").and_then(Value::as_str) {
+            let category = str_field(&row, "category").to_string();
+            let expected_tool = row.get("expected_tool").and_then(Value::as_str);
+            let tally = by_category.entry(category).or_default();
+            tally.cases += 1;
+            let resolved_to = tool.as_deref();
+            let wrong_tool = resolved_to.is_some() && resolved_to != expected_tool;
+            if wrong_tool {
+                tally.wrong_corrections += 1;
+                wrong.push(line.clone());
+            } else if outcome == expected {
+                tally.as_expected += 1;
+            }
+        }
+    }
+    let categories: BTreeMap<&String, Value> = by_category
+        .iter()
+        .map(|(c, t)| {
+            (
+                c,
+                json!({"cases": t.cases, "as_expected": t.as_expected,
+                       "rate": ratio(t.as_expected, t.cases), "wrong_corrections": t.wrong_corrections}),
+            )
+        })
+        .collect();
+    let total_wrong: usize = by_category.values().map(|t| t.wrong_corrections).sum();
+    let summary = json!({
+        "summary": {"outcomes": outcomes, "categories": categories, "wrong_corrections": total_wrong,
+                    "wrong": wrong.iter().take(20).collect::<Vec<_>>()}
+    });
+    writeln!(out, "{summary}").map_err(|e| e.to_string())
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        (a as f64 / b as f64 * 1000.0).round() / 1000.0
+    }
+}
+
+fn search(o: &Opts) -> Result<(), String> {
+    let catalog = o.catalog()?;
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let k = o.k.max(5);
+    let (mut n, mut hit1, mut hit3, mut hit5, mut recall5, mut mrr) =
+        (0usize, 0usize, 0usize, 0usize, 0f64, 0f64);
+    let (mut negatives, mut abstained) = (0usize, 0usize);
+    for row in o.rows()? {
+        let query = str_field(&row, "query");
+        let hits = match names(row.get("candidates")) {
+            Some(candidates) => {
+                let set: HashSet<String> = candidates.into_iter().collect();
+                catalog.search_where(query, k, &|t| set.contains(&t.name))
+            }
+            None => catalog.search_where(query, k, &|_| true),
+        };
+        let results: Vec<&str> = hits.iter().map(|(t, _)| t.name.as_str()).collect();
+        if !o.quiet {
+            let shown = &results[..results.len().min(o.k)];
+            writeln!(out, "{}", json!({"id": row.get("id"), "results": shown}))
+                .map_err(|e| e.to_string())?;
+        }
+        let gold = names(row.get("gold")).unwrap_or_default();
+        if gold.is_empty() {
+            negatives += 1;
+            if results.is_empty() {
+                abstained += 1;
+            }
+            continue;
+        }
+        n += 1;
+        let rank = results.iter().position(|r| gold.iter().any(|g| g == r));
+        if let Some(r) = rank {
+            mrr += 1.0 / (r as f64 + 1.0);
+            hit1 += usize::from(r < 1);
+            hit3 += usize::from(r < 3);
+            hit5 += usize::from(r < 5);
+        }
+        let found = gold
+            .iter()
+            .filter(|g| results.iter().take(5).any(|r| r == g))
+            .count();
+        recall5 += found as f64 / gold.len() as f64;
+    }
+    let nf = n.max(1) as f64;
+    let summary = json!({"summary": {
+        "queries": n, "hit@1": round(hit1 as f64 / nf), "hit@3": round(hit3 as f64 / nf),
+        "hit@5": round(hit5 as f64 / nf), "recall@5": round(recall5 / nf), "mrr": round(mrr / nf),
+        "no_tool_queries": negatives, "abstention": round(abstained as f64 / negatives.max(1) as f64),
+    }});
+    writeln!(out, "{summary}").map_err(|e| e.to_string())
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn repair(o: &Opts) -> Result<(), String> {
+    let catalog = o.catalog()?;
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let (mut cases, mut repaired, mut refused, mut wrong) = (0usize, 0usize, 0usize, 0usize);
+    let mut by_category: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    for row in o.rows()? {
+        let Some(tool) = catalog.get(str_field(&row, "tool")) else {
+            continue;
+        };
+        let Some(args) = row.get("arguments").and_then(Value::as_object).cloned() else {
+            continue;
+        };
+        let gold = row.get("gold").cloned().unwrap_or(Value::Null);
+        cases += 1;
+        let entry = by_category
+            .entry(str_field(&row, "category").to_string())
+            .or_default();
+        entry.0 += 1;
+        let outcome = match prepare(tool, args, Repair::Safe) {
+            Ok(p) if Value::Object(p.arguments.clone()) == gold => {
+                repaired += 1;
+                entry.1 += 1;
+                "repaired"
+            }
+            Ok(_) => {
+                wrong += 1;
+                entry.2 += 1;
+                "wrong"
+            }
+            Err(_) => {
+                refused += 1;
+                "refused"
+            }
+        };
+        if !o.quiet {
+            writeln!(out, "{}", json!({"id": row.get("id"), "outcome": outcome}))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let categories: BTreeMap<&String, Value> = by_category
+        .iter()
+        .map(|(c, (n, ok, bad))| {
+            (
+                c,
+                json!({"cases": n, "repaired": ok, "rate": ratio(*ok, *n), "wrong": bad}),
+            )
+        })
+        .collect();
+    let summary = json!({"summary": {"cases": cases, "repaired": repaired, "rate": ratio(repaired, cases),
+                                     "refused": refused, "wrong": wrong, "categories": categories}});
+    writeln!(out, "{summary}").map_err(|e| e.to_string())
+}
