@@ -195,8 +195,16 @@ fn resolve(o: &Opts) -> Result<(), String> {
             if wrong_tool {
                 tally.wrong_corrections += 1;
                 wrong.push(line.clone());
-            } else if outcome == expected {
-                tally.as_expected += 1;
+            } else {
+                // Not correcting is what matters for the must-not cases: a suggestion and a
+                // bare "unknown" are both safe. A correction to the expected tool where only a
+                // suggestion was expected is right too.
+                let declined = matches!(outcome, "suggested" | "unknown");
+                let pass = match expected {
+                    "suggested" | "unknown" => declined || resolved_to == expected_tool,
+                    _ => resolved_to.is_some() && resolved_to == expected_tool,
+                };
+                tally.as_expected += usize::from(pass);
             }
         }
     }

@@ -24,6 +24,7 @@ fn reset_admin_password(user: String) -> String {
 fn catalog_json() -> Value {
     json!({"tools": [
         {"name": "send_email", "description": "Send an email message to a recipient with a subject and body.",
+         "_meta": {"disco/aliases": ["email_send", "mail"], "disco/keywords": ["message"]},
          "inputSchema": {"type": "object", "properties": {"to": {"type": "string", "description": "recipient address"}, "subject": {"type": "string"}, "body": {"type": "string"}}, "required": ["to", "body"]}},
         {"name": "list_files", "description": "List the files in a directory of the workspace.",
          "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
@@ -294,5 +295,21 @@ fn a_provider_tool_clashing_with_a_macro_tool_is_a_catalog_error() {
         err.to_string()
             .contains("`celsius_to_fahrenheit` is the name of tool"),
         "{err}"
+    );
+}
+
+#[tokio::test]
+async fn json_catalog_aliases_resolve_as_declared() {
+    let c = catalog(Exposure::All);
+    let r = c.resolve("mail", &Caller::anonymous());
+    assert_eq!(r.tool.unwrap().name, "send_email");
+    assert_eq!(r.rule, Some(disco_runtime::NameRule::Alias));
+    let r = c
+        .call("email_send", json!({"to": "a@b.c", "body": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.meta.unwrap()["disco/corrections"]["tool"]["rule"],
+        "alias"
     );
 }

@@ -49,7 +49,8 @@ pub trait ScopedProvider: Send + Sync + 'static {
 
 /// The tools of a tools/list result (`{"tools": [...]}` or a bare array), as descriptions
 /// only: a call validates its arguments and answers with them, without doing anything. Used
-/// to evaluate resolution and search on other servers' catalogs.
+/// to evaluate resolution and search on other servers' catalogs. A tool's `_meta` may declare
+/// `"disco/aliases"` and `"disco/keywords"` (arrays of strings) and `"disco/hidden": true`.
 pub struct JsonCatalogProvider {
     tools: Vec<DynamicTool>,
 }
@@ -74,7 +75,29 @@ impl JsonCatalogProvider {
             }
             let tool: Tool = serde_json::from_value(item)
                 .map_err(|e| format!("tool #{i} is not a valid MCP tool: {e}"))?;
-            tools.push(DynamicTool::new(tool));
+            let strings = |key: &str| -> Vec<String> {
+                tool.meta
+                    .as_ref()
+                    .and_then(|m| m.get(key))
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let mut def = DynamicTool::new(tool.clone());
+            def.aliases = strings("disco/aliases");
+            def.keywords = strings("disco/keywords");
+            def.hidden = tool
+                .meta
+                .as_ref()
+                .and_then(|m| m.get("disco/hidden"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            tools.push(def);
         }
         Ok(JsonCatalogProvider { tools })
     }
