@@ -405,3 +405,17 @@ def test_sampling_and_elicitation(cell):
                 assert prompts == [] and forms == []
             assert texts(await client.call_tool("interop_add", {"a": 1, "b": 2})) == ["3"]
     run(body)
+
+
+def test_clean_disconnect(cell, caplog):
+    """Closing the client ends the session without the SDK complaining (over HTTP it sends a
+    DELETE and accepts only 200 or 204)."""
+    caplog.set_level("WARNING", logger="mcp")
+
+    async def body():
+        async with connect(cell) as client:
+            assert texts(await client.call_tool("test_simple_text", {}))
+    run(body)
+    complaints = [r.getMessage() for r in caplog.records
+                  if r.name.startswith("mcp") and r.levelno >= 30]
+    assert complaints == []

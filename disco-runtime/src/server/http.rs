@@ -146,13 +146,27 @@ pub(crate) fn router(shared: Arc<Shared>, options: &HttpOptions) -> axum::Router
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let mut router = axum::Router::new().route_service(&options.path, service);
+    let mut router = axum::Router::new()
+        .route_service(&options.path, service)
+        .layer(axum::middleware::from_fn(session_delete_status));
     if let Some(auth) = options.auth.clone() {
         router = router.layer(axum::middleware::from_fn(move |req, next| {
             authenticate(auth.clone(), req, next)
         }));
     }
     router
+}
+
+/// rmcp closes a session on DELETE and then answers 202 Accepted with an empty body. The
+/// official Python SDK accepts only 200 or 204 and logs "Session termination failed: 202" at
+/// every disconnect, although the session is gone: say what happened, 204 No Content.
+async fn session_delete_status(req: Request, next: Next) -> Response {
+    let is_delete = req.method() == http::Method::DELETE;
+    let mut response = next.run(req).await;
+    if is_delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 async fn authenticate(auth: Arc<dyn TokenCheck>, mut req: Request, next: Next) -> Response {
