@@ -262,13 +262,20 @@ fn near_miss(key: &str, targets: &[&ParamInfo]) -> Option<usize> {
         return None;
     }
     let norm = normalise_key(key);
+    let number_free = singular_key(key);
     let mut scored: Vec<(usize, f64)> = targets
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let best = std::iter::once(&p.name)
                 .chain(p.aliases.iter())
-                .map(|n| closeness(&norm, &normalise_key(n)))
+                .map(|n| {
+                    if singular_key(n) == number_free {
+                        0.95
+                    } else {
+                        closeness(&norm, &normalise_key(n))
+                    }
+                })
                 .fold(0.0, f64::max);
             (i, best)
         })
@@ -279,20 +286,36 @@ fn near_miss(key: &str, targets: &[&ParamInfo]) -> Option<usize> {
     (score >= 0.8 && score - runner_up >= 0.15).then_some(best)
 }
 
-/// 1.0 for the same word, high for a typo or a plural, low otherwise.
+/// A key's words (snake, kebab, camel), each in the singular, joined: `initialVelocities`
+/// and `initial_velocity` meet at `initialvelocity`.
+fn singular_key(key: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in key.chars() {
+        if matches!(c, '_' | '-' | '.' | ' ') {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words.iter().map(|w| super::name::singular(w)).collect()
+}
+
+/// 1.0 for the same word, high for a typo, low otherwise.
 fn closeness(a: &str, b: &str) -> f64 {
     if a == b {
         return 1.0;
-    }
-    let singular = |s: &str| -> String {
-        s.strip_suffix("es")
-            .filter(|r| r.ends_with('s') || r.ends_with('x') || r.ends_with("ch"))
-            .or_else(|| s.strip_suffix('s'))
-            .unwrap_or(s)
-            .to_string()
-    };
-    if singular(a) == singular(b) {
-        return 0.95;
     }
     let longest = a.chars().count().max(b.chars().count());
     if longest < 4 {
@@ -335,6 +358,10 @@ fn coerce(value: &Value, schema: &Value) -> Option<(Value, &'static str)> {
                 }
             }
             if wants("number") {
+                // "10" is the integer 10, which a number schema accepts as it is.
+                if let Ok(i) = t.parse::<i64>() {
+                    return Some((Value::from(i), "string_to_number"));
+                }
                 if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
                     return Some((Value::Number(n), "string_to_number"));
                 }
@@ -502,8 +529,14 @@ mod tests {
     #[test]
     fn closeness_prefers_typos_and_plurals() {
         assert!(closeness("query", "qeury") >= 0.8);
-        assert!(closeness("tags", "tag") >= 0.9);
-        assert!(closeness("boxes", "box") >= 0.9);
+        assert_eq!(singular_key("tags"), singular_key("tag"));
+        assert_eq!(singular_key("boxes"), singular_key("box"));
+        assert_eq!(
+            singular_key("initialVelocities"),
+            singular_key("initial_velocity")
+        );
+        assert_eq!(singular_key("start_cities"), singular_key("startCity"));
+        assert_ne!(singular_key("class"), singular_key("cla"));
         assert_eq!(closeness("id", "ip"), 0.0);
         assert_eq!(closeness("limit", "offset"), 0.0);
     }

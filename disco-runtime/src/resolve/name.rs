@@ -1110,7 +1110,7 @@ fn split_words(name: &str) -> Vec<String> {
 /// The singular of an English word, as a comparison key: `entities`/`entity`,
 /// `directories`/`directory`, `matches`/`match`, `files`/`file`, `aliases`/`alias`. It only has
 /// to map a singular and its plural to the same key; it is never shown.
-fn singular(word: &str) -> String {
+pub(crate) fn singular(word: &str) -> String {
     const IRREGULAR: &[(&str, &str)] = &[
         ("people", "person"),
         ("children", "child"),
