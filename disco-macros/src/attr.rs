@@ -17,6 +17,12 @@ impl Errors {
     pub fn push(&mut self, span: Span, message: impl std::fmt::Display) {
         self.0.push(syn::Error::new(span, message));
     }
+    /// An error that underlines every token of `tokens`, not only the first one (on stable
+    /// Rust a span cannot be joined, but `compile_error!` spanned from the first token to the
+    /// last still underlines the whole range).
+    pub fn push_spanned(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+        self.0.push(syn::Error::new_spanned(tokens, message));
+    }
     pub fn push_err(&mut self, err: syn::Error) {
         self.0.push(err);
     }
@@ -128,8 +134,8 @@ fn unknown_key(errors: &mut Errors, key: &syn::Path, what: &str, valid: &[&str])
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, k)| format!("did you mean `{k}`? "))
         .unwrap_or_default();
-    errors.push(
-        key.span(),
+    errors.push_spanned(
+        key,
         format!(
             "unknown {what} key `{name}`; {closest}valid keys are: {}",
             valid.join(", ")
@@ -178,7 +184,7 @@ pub fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
                 set_once(&mut attr.timeout_ms, value, &meta, errors)
             }
             "params" => parse_params_list(&meta, &mut attr.params, errors),
-            _ => unknown_key(errors, meta.path(), "#[mcp_tool]", TOOL_KEYS),
+            _ => unknown_key(errors, meta.path(), "`#[mcp_tool]`", TOOL_KEYS),
         }
     }
     attr
@@ -217,9 +223,10 @@ pub fn parse_param_attr(tokens: TokenStream, errors: &mut Errors) -> ParamAttr {
                         other => DefaultValue::Expr(Box::new(other.clone())),
                     }),
                     Meta::List(list) => {
-                        errors.push(
-                            list.span(),
-                            "expected `default` or `default = value`, e.g. `default = 5`",
+                        errors.push_spanned(
+                            list,
+                            "expected `default` (the type's `Default`) or `default = value`, \
+                             e.g. `default = 5`",
                         );
                         None
                     }
@@ -234,8 +241,8 @@ pub fn parse_param_attr(tokens: TokenStream, errors: &mut Errors) -> ParamAttr {
 
 fn parse_params_list(meta: &Meta, out: &mut Vec<(Ident, ParamAttr)>, errors: &mut Errors) {
     let Meta::List(list) = meta else {
-        errors.push(
-            meta.span(),
+        errors.push_spanned(
+            meta,
             "expected `params(name(alias = \"...\", description = \"...\", default = ...), ...)`",
         );
         return;
@@ -249,15 +256,16 @@ fn parse_params_list(meta: &Meta, out: &mut Vec<(Ident, ParamAttr)>, errors: &mu
     };
     for item in inner {
         let Some(ident) = item.path().get_ident().cloned() else {
-            errors.push(item.path().span(), "expected a parameter name");
+            errors.push_spanned(item.path(), "expected a parameter name");
             continue;
         };
         match item {
             Meta::List(param) => out.push((ident, parse_param_attr(param.tokens, errors))),
-            other => errors.push(
-                other.span(),
+            other => errors.push_spanned(
+                &other,
                 format!(
-                    "expected `{ident}(alias = \"...\", description = \"...\", default = ...)`"
+                    "expected `{ident}(alias = \"...\", description = \"...\", default = ...)`: \
+                     the settings of parameter `{ident}` go in parentheses after its name"
                 ),
             ),
         }
@@ -267,8 +275,8 @@ fn parse_params_list(meta: &Meta, out: &mut Vec<(Ident, ParamAttr)>, errors: &mu
 fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, errors: &mut Errors) {
     let Some(value) = value else { return };
     if slot.is_some() {
-        errors.push(
-            meta.path().span(),
+        errors.push_spanned(
+            meta.path(),
             format!("`{}` is given more than once", path_name(meta.path())),
         );
     } else {
@@ -277,19 +285,25 @@ fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, errors: &mut
 }
 
 fn string_value(meta: &Meta, errors: &mut Errors) -> Option<Spanned<String>> {
+    let key = path_name(meta.path());
     match meta {
         Meta::NameValue(nv) => match &nv.value {
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Str(s), ..
             }) => Some(s.into()),
             other => {
-                errors.push(other.span(), "expected a string literal");
+                errors.push_spanned(
+                    other,
+                    format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+                );
                 None
             }
         },
         _ => {
-            let key = path_name(meta.path());
-            errors.push(meta.span(), format!("expected `{key} = \"...\"`"));
+            errors.push_spanned(
+                meta,
+                format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+            );
             None
         }
     }
@@ -316,9 +330,9 @@ fn int_value(meta: &Meta, errors: &mut Errors) -> Option<Spanned<u64>> {
             }
         }
     }
-    errors.push(
-        meta.span(),
-        format!("expected `{key} = N` with a whole number"),
+    errors.push_spanned(
+        meta,
+        format!("`{key}` takes a whole number: `{key} = 30000`"),
     );
     None
 }
@@ -326,7 +340,10 @@ fn int_value(meta: &Meta, errors: &mut Errors) -> Option<Spanned<u64>> {
 fn string_list(meta: &Meta, errors: &mut Errors) -> Vec<Spanned<String>> {
     let key = path_name(meta.path());
     let Meta::List(list) = meta else {
-        errors.push(meta.span(), format!("expected `{key}(\"...\", \"...\")`"));
+        errors.push_spanned(
+            meta,
+            format!("`{key}` takes a list of string literals: `{key}(\"...\", \"...\")`"),
+        );
         return Vec::new();
     };
     match Punctuated::<LitStr, Token![,]>::parse_terminated.parse2(list.tokens.clone()) {
@@ -334,7 +351,7 @@ fn string_list(meta: &Meta, errors: &mut Errors) -> Vec<Spanned<String>> {
         Err(err) => {
             errors.push(
                 err.span(),
-                format!("expected `{key}(\"...\", \"...\")`: a list of string literals"),
+                format!("`{key}` takes a list of string literals: `{key}(\"...\", \"...\")`"),
             );
             Vec::new()
         }
@@ -355,15 +372,21 @@ fn flag(meta: &Meta, errors: &mut Errors) -> Option<Flag> {
                 span: nv.path.span(),
             }),
             other => {
-                errors.push(other.span(), "expected `true` or `false`");
+                let key = path_name(meta.path());
+                errors.push_spanned(
+                    other,
+                    format!(
+                        "`{key}` is a flag: write `{key}`, or `{key} = true` / `{key} = false`"
+                    ),
+                );
                 None
             }
         },
         Meta::List(list) => {
             let key = path_name(meta.path());
-            errors.push(
-                list.span(),
-                format!("expected `{key}` or `{key} = true|false`"),
+            errors.push_spanned(
+                list,
+                format!("`{key}` is a flag: write `{key}`, or `{key} = true` / `{key} = false`"),
             );
             None
         }

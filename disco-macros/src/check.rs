@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::Span;
+use syn::ext::IdentExt as _;
 
 use crate::ast::{merge_param_attr, ParamKind, ToolFn};
 use crate::attr::{DefaultValue, Errors, Spanned};
@@ -24,12 +25,13 @@ pub fn check(tool: &mut ToolFn, errors: &mut Errors) {
     timeout_positive(tool, errors);
 }
 
-/// The name the tool is published under.
+/// The name the tool is published under: `name = "..."`, else the function's name without
+/// `r#` (`fn r#match` is the tool `match`).
 pub fn tool_name(tool: &ToolFn) -> Spanned<String> {
     match &tool.attr.name {
         Some(name) => name.clone(),
         None => Spanned {
-            value: tool.item.sig.ident.to_string(),
+            value: tool.item.sig.ident.unraw().to_string(),
             span: tool.item.sig.ident.span(),
         },
     }
@@ -48,7 +50,7 @@ fn param_names(tool: &ToolFn) -> String {
         .params
         .iter()
         .filter(|p| p.is_argument())
-        .map(|p| format!("`{}`", p.ident))
+        .map(|p| format!("`{}`", p.name()))
         .collect();
     if names.is_empty() {
         "it has no JSON parameters".to_string()
@@ -61,26 +63,23 @@ fn param_names(tool: &ToolFn) -> String {
 fn merge_params_list(tool: &mut ToolFn, errors: &mut Errors) {
     let list = std::mem::take(&mut tool.attr.params);
     for (ident, settings) in list {
-        let name = ident.to_string();
-        match tool.params.iter().position(|p| p.ident == name) {
-            Some(i) => merge_param_attr(&mut tool.params[i].attr, settings, ident.span(), errors),
+        let name = ident.unraw().to_string();
+        match tool.params.iter().position(|p| p.name() == name) {
+            Some(i) => merge_param_attr(&mut tool.params[i].attr, settings, &name, errors),
             None => {
-                let hint = closest(
-                    &name,
-                    tool.params
-                        .iter()
-                        .filter(|p| p.is_argument())
-                        .map(|p| p.ident.to_string())
-                        .collect::<Vec<_>>()
-                        .iter()
-                        .map(String::as_str),
-                )
-                .map(|c| format!("did you mean `{c}`? "))
-                .unwrap_or_default();
+                let names: Vec<String> = tool
+                    .params
+                    .iter()
+                    .filter(|p| p.is_argument())
+                    .map(|p| p.name())
+                    .collect();
+                let hint = closest(&name, names.iter().map(String::as_str))
+                    .map(|c| format!("did you mean `{c}`? "))
+                    .unwrap_or_default();
                 errors.push(
                     ident.span(),
                     format!(
-                        "`params({name}(...))` names no parameter of this function; {hint}{}",
+                        "`params({name}(...))`: the function has no parameter `{name}`; {hint}({})",
                         param_names(tool)
                     ),
                 );
@@ -118,33 +117,79 @@ fn description_present(tool: &ToolFn, errors: &mut Errors) {
     }
 }
 
-/// MCP tool names: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
-fn name_rule(value: &str) -> Option<String> {
+fn name_char_ok(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// MCP tool names (and, in disco, every alias): 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
+/// Clients reject other names, and models copy them back character for character. `what`
+/// names the thing in the message ("tool name", "alias").
+fn name_rule(what: &str, value: &str) -> Option<String> {
+    const RULE: &str = "MCP names are 1 to 128 characters of `A-Z a-z 0-9 _ - .`";
     if value.is_empty() {
-        return Some("is empty".to_string());
+        return Some(format!("the {what} is empty; {RULE}"));
     }
-    if value.len() > 128 {
-        return Some(format!("is {} characters long (at most 128)", value.len()));
+    let len = value.chars().count();
+    if len > 128 {
+        let start: String = value.chars().take(24).collect();
+        return Some(format!(
+            "the {what} `{start}...` is {len} characters long; {RULE}"
+        ));
     }
-    let bad: Vec<String> = value
-        .chars()
-        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .map(|c| format!("{c:?}"))
-        .collect();
+    let mut bad: Vec<String> = Vec::new();
+    for c in value.chars().filter(|c| !name_char_ok(*c)) {
+        let shown = format!("{c:?}");
+        if !bad.contains(&shown) {
+            bad.push(shown);
+        }
+    }
     if bad.is_empty() {
-        None
-    } else {
-        Some(format!(
-            "contains {}; use only letters, digits, `_`, `-` and `.`",
-            bad.join(", ")
-        ))
+        return None;
     }
+    // A suggestion only when the fix is obvious: ASCII separators become `_`.
+    let suggestion = if value.is_ascii() {
+        let mut fixed = String::new();
+        for c in value.chars() {
+            let c = if name_char_ok(c) { c } else { '_' };
+            if !(c == '_' && fixed.ends_with('_')) {
+                fixed.push(c);
+            }
+        }
+        let fixed = fixed.trim_matches('_');
+        if fixed.is_empty() {
+            String::new()
+        } else {
+            format!(", e.g. `{fixed}`")
+        }
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "the {what} `{value}` contains {}; {RULE}{suggestion}",
+        bad.join(", ")
+    ))
 }
 
 fn tool_name_valid(tool: &ToolFn, errors: &mut Errors) {
-    if let Some(name) = &tool.attr.name {
-        if let Some(problem) = name_rule(&name.value) {
-            errors.push(name.span, format!("tool name `{}` {problem}", name.value));
+    match &tool.attr.name {
+        Some(name) => {
+            if let Some(problem) = name_rule("tool name", &name.value) {
+                errors.push(name.span, problem);
+            }
+        }
+        // The function's name is the tool's name: a Rust identifier may be longer than 128
+        // characters or hold non-ASCII letters, and neither is a valid MCP name.
+        None => {
+            let name = tool_name(tool);
+            if let Some(problem) = name_rule("tool name", &name.value) {
+                errors.push(
+                    name.span,
+                    format!(
+                        "{problem}; the tool is named after the function, so rename it or set \
+                         `#[mcp_tool(name = \"...\")]`"
+                    ),
+                );
+            }
         }
     }
 }
@@ -153,8 +198,8 @@ fn aliases_valid(tool: &ToolFn, errors: &mut Errors) {
     let name = tool_name(tool).value;
     let mut seen: HashMap<&str, Span> = HashMap::new();
     for alias in &tool.attr.aliases {
-        if let Some(problem) = name_rule(&alias.value) {
-            errors.push(alias.span, format!("alias `{}` {problem}", alias.value));
+        if let Some(problem) = name_rule("alias", &alias.value) {
+            errors.push(alias.span, problem);
         } else if alias.value == name {
             errors.push(
                 alias.span,
@@ -190,7 +235,7 @@ fn keywords_valid(tool: &ToolFn, errors: &mut Errors) {
 /// model would read as a promise.
 fn doc_arguments_exist(tool: &ToolFn, errors: &mut Errors) {
     for doc in &tool.docs.params {
-        let param = tool.params.iter().find(|p| p.ident == doc.name.as_str());
+        let param = tool.params.iter().find(|p| p.name() == doc.name);
         match param {
             Some(p) if p.is_argument() => {}
             Some(_) => errors.push(
@@ -213,24 +258,34 @@ fn doc_arguments_exist(tool: &ToolFn, errors: &mut Errors) {
     }
 }
 
+/// Extractors are filled by the server, never sent by a model, so settings on them are a
+/// mistake (probably meant for another parameter). The error points at the first setting,
+/// wherever it was written (`#[param(...)]` or `params(...)`).
 fn extractors_take_no_settings(tool: &ToolFn, errors: &mut Errors) {
     for p in &tool.params {
         if p.is_argument() {
             continue;
         }
-        let has_settings =
-            p.attr.description.is_some() || p.attr.default.is_some() || !p.attr.aliases.is_empty();
-        if has_settings {
+        let first_setting = p
+            .attr
+            .description
+            .as_ref()
+            .map(|d| d.span)
+            .into_iter()
+            .chain(p.attr.aliases.iter().map(|a| a.span))
+            .chain(p.attr.default.as_ref().map(DefaultValue::span))
+            .next();
+        if let Some(span) = first_setting {
             let what = match p.kind {
                 ParamKind::State => "`State<T>`",
                 _ => "`Context`",
             };
             errors.push(
-                p.attr_span.unwrap_or(p.ident.span()),
+                span,
                 format!(
-                    "`{}` is a {what} extractor, not a JSON parameter: it takes no description, \
-                     alias or default",
-                    p.ident
+                    "`{}` is a {what} extractor filled by the server, not a JSON parameter: it \
+                     takes no description, alias or default",
+                    p.name()
                 ),
             );
         }
@@ -241,38 +296,43 @@ fn extractors_take_no_settings(tool: &ToolFn, errors: &mut Errors) {
 fn param_aliases_valid(tool: &ToolFn, errors: &mut Errors) {
     let mut owner: HashMap<String, String> = HashMap::new();
     for p in tool.params.iter().filter(|p| p.is_argument()) {
-        owner.insert(p.ident.to_string(), p.ident.to_string());
+        owner.insert(p.name(), p.name());
     }
     for p in tool.params.iter().filter(|p| p.is_argument()) {
-        let name = p.ident.to_string();
+        let name = p.name();
         for alias in &p.attr.aliases {
-            if let Some(problem) = name_rule(&alias.value) {
-                errors.push(
-                    alias.span,
-                    format!("parameter alias `{}` {problem}", alias.value),
-                );
+            if let Some(problem) = name_rule("parameter alias", &alias.value) {
+                errors.push(alias.span, problem);
                 continue;
             }
             match owner.get(&alias.value) {
                 Some(other) if *other == name && alias.value == name => errors.push(
                     alias.span,
-                    format!("alias `{}` is the parameter's own name; remove it", alias.value),
+                    format!(
+                        "alias `{}` is the parameter's own name; remove it",
+                        alias.value
+                    ),
                 ),
                 Some(other) if *other == name => errors.push(
                     alias.span,
-                    format!("alias `{}` is given more than once", alias.value),
+                    format!(
+                        "alias `{}` of parameter `{name}` is given more than once",
+                        alias.value
+                    ),
                 ),
                 Some(other) if *other == alias.value => errors.push(
                     alias.span,
                     format!(
-                        "alias `{}` of parameter `{name}` is the name of another parameter",
+                        "alias `{}` of parameter `{name}` is the name of parameter `{other}`: a \
+                         model sending `{other}` would be ambiguous",
                         alias.value
                     ),
                 ),
                 Some(other) => errors.push(
                     alias.span,
                     format!(
-                        "alias `{}` of parameter `{name}` is already an alias of parameter `{other}`",
+                        "alias `{}` of parameter `{name}` is already an alias of parameter \
+                         `{other}`: a model sending it would be ambiguous",
                         alias.value
                     ),
                 ),
@@ -298,7 +358,7 @@ fn option_has_no_default(tool: &ToolFn, errors: &mut Errors) {
                 format!(
                     "`{}` is an `Option`, which is already optional (absent = `None`); to give it \
                      a default value, declare it as the inner type with `default = ...`",
-                    p.ident
+                    p.name()
                 ),
             );
         }
@@ -311,7 +371,8 @@ fn option_has_no_default(tool: &ToolFn, errors: &mut Errors) {
             ) {
                 errors.push(
                     lit.span(),
-                    "a default literal must be a string, a number or a boolean",
+                    "a default literal is read as JSON, so it must be a string, a number or a \
+                     boolean; write any other value as an expression of the parameter's type",
                 );
             }
         }

@@ -70,6 +70,14 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
     let output_assert = quote_spanned! {output_span=>
         #rt::assert_output::<#output_ty>();
     };
+    // Past the assertions above, every trait is reached through a probe (see `__private`), so
+    // a type that lacks one is reported once, where the assertion points.
+    let output_probe = quote!((&&#rt::Probe::<#output_ty>::new()));
+    let defaults: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .filter_map(|p| default_fn(p, &rt))
+        .collect();
 
     // Reading the arguments: every problem is collected, so one reply names them all.
     let takes: Vec<TokenStream> = tool.params.iter().map(|p| take_param(p, &rt)).collect();
@@ -77,11 +85,11 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
     let call = if tool.is_async {
         quote! {
             ::std::boxed::Box::pin(async move {
-                #rt::into_result(#fn_ident(#(#idents),*).await)
+                #output_probe.__disco_into_result(#fn_ident(#(#idents),*).await)
             })
         }
     } else {
-        quote!(#rt::into_result(#fn_ident(#(#idents),*)))
+        quote!(#output_probe.__disco_into_result(#fn_ident(#(#idents),*)))
     };
     let early_return = if tool.is_async {
         quote!(::std::boxed::Box::pin(::core::future::ready(
@@ -113,6 +121,11 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
     let handler = quote! {
         #[allow(unused_mut, unused_variables)]
         #handler_sig {
+            #[allow(unused_imports)]
+            use #rt::{
+                ArgumentFallback as _, ExtractorFallback as _, OutputFallback as _,
+                ViaArgument as _, ViaExtractor as _, ViaOutput as _,
+            };
             let mut __errors = #rt::ArgErrors::new();
             #(#takes)*
             #unpack
@@ -133,6 +146,8 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
                 #output_assert
             }
 
+            #(#defaults)*
+
             #handler
 
             #rt::inventory::submit! {
@@ -152,7 +167,16 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
                     full_schema: #full_schema,
                     timeout_ms: #timeout_ms,
                     params: &[#(#param_specs),*],
-                    output_schema: #rt::output_schema_of::<#output_ty>,
+                    output_schema: {
+                        fn __output_schema(
+                            gen: &mut #rt::SchemaGenerator,
+                        ) -> ::core::option::Option<#rt::Schema> {
+                            #[allow(unused_imports)]
+                            use #rt::{OutputFallback as _, ViaOutput as _};
+                            #output_probe.__disco_output_schema(gen)
+                        }
+                        __output_schema
+                    },
                     handler: #handler_variant,
                     origin: #rt::Origin {
                         module: ::core::module_path!(),
@@ -187,7 +211,7 @@ fn opt_flag(flag: Option<Flag>) -> TokenStream {
 /// The static description of one JSON parameter.
 fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
     let rt = quote!(::disco_runtime::__private);
-    let name = p.ident.to_string();
+    let name = p.name();
     let aliases: Vec<&str> = p.attr.aliases.iter().map(|a| a.value.as_str()).collect();
     let description = p
         .attr
@@ -208,11 +232,18 @@ fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
     let ty = &p.ty;
     let schema_ty: &syn::Type = inner_option.as_deref().unwrap_or(ty);
     let required = inner_option.is_none() && p.attr.default.is_none();
-    let schema = quote_spanned! {ty.span()=> #rt::schema_of::<#schema_ty> };
+    let schema = quote! {{
+        fn __schema(gen: &mut #rt::SchemaGenerator) -> #rt::Schema {
+            #[allow(unused_imports)]
+            use #rt::{SchemaFallback as _, ViaSchema as _};
+            (&&#rt::Probe::<#schema_ty>::new()).__disco_schema(gen)
+        }
+        __schema
+    }};
     let default = match &p.attr.default {
         None => quote!(::core::option::Option::None),
-        Some(d) => {
-            let value = default_value(d, ty, &rt);
+        Some(_) => {
+            let f = default_fn_ident(p);
             quote! {
                 ::core::option::Option::Some({
                     fn __default() -> ::core::result::Result<
@@ -221,7 +252,7 @@ fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
                     > {
                         #[allow(unused_imports)]
                         use #rt::{DefaultViaSerialize as _, DefaultWithoutSerialize as _};
-                        let __value: #ty = #value?;
+                        let __value: #ty = #f()?;
                         ::core::result::Result::Ok((&&#rt::DefaultProbe(__value)).default_json())
                     }
                     __default
@@ -241,46 +272,66 @@ fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
     }
 }
 
-/// An expression of type `Result<T, String>` producing a parameter's default value.
-fn default_value(d: &DefaultValue, ty: &syn::Type, rt: &TokenStream) -> TokenStream {
-    match d {
+fn default_fn_ident(p: &Param) -> syn::Ident {
+    format_ident!("__default_{}", p.ident)
+}
+
+/// `fn __default_<param>() -> Result<T, String>`: a parameter's default value, computed in one
+/// place for both the handler and the schema's `default`, so that a default that does not fit
+/// the type is reported once.
+fn default_fn(p: &Param, rt: &TokenStream) -> Option<TokenStream> {
+    let ty = &p.ty;
+    let value = match p.attr.default.as_ref()? {
         DefaultValue::Trait(span) => quote_spanned! {*span=>
             ::core::result::Result::<#ty, ::std::string::String>::Ok(
                 <#ty as ::core::default::Default>::default()
             )
         },
         DefaultValue::Literal(lit) => quote_spanned! {lit.span()=>
-            #rt::default_from_json::<#ty>(#rt::serde_json::json!(#lit))
+            (&&#rt::Probe::<#ty>::new()).__disco_from_json(#rt::serde_json::json!(#lit))
         },
+        // Bound to a typed `let` so a value of the wrong type is reported as "expected `u32`,
+        // found `String`" at the expression, pointing back at the parameter's type.
         DefaultValue::Expr(expr) => quote_spanned! {expr.span()=>
-            ::core::result::Result::<#ty, ::std::string::String>::Ok(#expr)
+            {
+                let __value: #ty = #expr;
+                ::core::result::Result::<#ty, ::std::string::String>::Ok(__value)
+            }
         },
-    }
+    };
+    let f = default_fn_ident(p);
+    Some(quote! {
+        fn #f() -> ::core::result::Result<#ty, ::std::string::String> {
+            #[allow(unused_imports)]
+            use #rt::{ArgumentFallback as _, ViaArgument as _};
+            #value
+        }
+    })
 }
 
 /// `let name: Option<T> = ...;` reading one parameter from the invocation.
 fn take_param(p: &Param, rt: &TokenStream) -> TokenStream {
     let ident = &p.ident;
     let ty = &p.ty;
+    let probe = quote!((&&#rt::Probe::<#ty>::new()));
     match (&p.kind, &p.attr.default) {
         (ParamKind::Argument { .. }, None) => {
-            let name = ident.to_string();
+            let name = p.name();
             quote! {
-                let #ident: ::core::option::Option<#ty> = __errors.take::<#ty>(&mut __inv, #name);
+                let #ident: ::core::option::Option<#ty> =
+                    #probe.__disco_take(&mut __errors, &mut __inv, #name);
             }
         }
-        (ParamKind::Argument { .. }, Some(d)) => {
-            let name = ident.to_string();
-            let value = default_value(d, ty, rt);
-            let f = format_ident!("__default_{}", ident);
+        (ParamKind::Argument { .. }, Some(_)) => {
+            let name = p.name();
+            let f = default_fn_ident(p);
             quote! {
-                let #f = || -> ::core::result::Result<#ty, ::std::string::String> { #value };
                 let #ident: ::core::option::Option<#ty> =
-                    __errors.take_or::<#ty>(&mut __inv, #name, #f);
+                    #probe.__disco_take_or(&mut __errors, &mut __inv, #name, #f);
             }
         }
         _ => quote! {
-            let #ident: ::core::option::Option<#ty> = __errors.extract::<#ty>(&__inv);
+            let #ident: ::core::option::Option<#ty> = #probe.__disco_extract(&mut __errors, &__inv);
         },
     }
 }

@@ -59,11 +59,14 @@ pub mod __private {
     pub use rmcp::model::CallToolResult;
     pub use schemars::{Schema, SchemaGenerator};
 
-    pub use crate::tool::schema::schema_of;
     pub use crate::tool::{
         Annotations, ArgErrors, BoxFuture, Handler, Invocation, Origin, ParamSpec,
         ToolRegistration, ToolSpec,
     };
+    use std::marker::PhantomData;
+
+    use serde::de::DeserializeOwned;
+
     use crate::tool::{FromInvocation, IntoToolResult};
 
     /// A parameter type must be deserializable from JSON and describe itself as JSON Schema.
@@ -87,14 +90,6 @@ pub mod __private {
     pub fn assert_extractor<T: FromInvocation>() {}
     pub fn assert_output<T: IntoToolResult>() {}
 
-    pub fn into_result<T: IntoToolResult>(value: T) -> CallToolResult {
-        value.into_tool_result()
-    }
-
-    pub fn output_schema_of<T: IntoToolResult>(gen: &mut SchemaGenerator) -> Option<Schema> {
-        T::output_schema(gen)
-    }
-
     /// A literal default (`default = 5`) must fit the parameter's type.
     pub fn default_from_json<T: serde::de::DeserializeOwned>(
         value: serde_json::Value,
@@ -106,6 +101,134 @@ pub mod __private {
             )
         })
     }
+
+    // One error per mistake. The spanned `assert_*` calls above are the only place where a
+    // parameter, extractor or return type is required to have its trait. Everywhere else the
+    // generated code reaches the trait through `(&&Probe::<T>::new()).__disco_*(...)`: autoref
+    // specialisation picks the `Via*` impl when `T` has the trait and the `*Fallback` impl
+    // otherwise. A fallback never runs, because the assertion has already failed the compile;
+    // it exists only so that a missing `Deserialize` is reported once, at the parameter's type,
+    // instead of once more for every use inside the generated handler.
+
+    /// The type-level probe of the autoref specialisation above.
+    pub struct Probe<T>(PhantomData<fn() -> T>);
+    impl<T> Probe<T> {
+        #[allow(clippy::new_without_default)]
+        pub const fn new() -> Self {
+            Probe(PhantomData)
+        }
+    }
+
+    const UNREACHABLE: &str = "disco: a tool whose types fail the macro's assertions was run";
+
+    pub trait ViaArgument<T> {
+        fn __disco_take(
+            &self,
+            errors: &mut ArgErrors,
+            inv: &mut Invocation,
+            name: &str,
+        ) -> Option<T>;
+        fn __disco_take_or(
+            &self,
+            errors: &mut ArgErrors,
+            inv: &mut Invocation,
+            name: &str,
+            default: fn() -> Result<T, String>,
+        ) -> Option<T>;
+        fn __disco_from_json(&self, value: serde_json::Value) -> Result<T, String>;
+    }
+    impl<T: DeserializeOwned> ViaArgument<T> for &Probe<T> {
+        fn __disco_take(
+            &self,
+            errors: &mut ArgErrors,
+            inv: &mut Invocation,
+            name: &str,
+        ) -> Option<T> {
+            errors.take::<T>(inv, name)
+        }
+        fn __disco_take_or(
+            &self,
+            errors: &mut ArgErrors,
+            inv: &mut Invocation,
+            name: &str,
+            default: fn() -> Result<T, String>,
+        ) -> Option<T> {
+            errors.take_or::<T>(inv, name, default)
+        }
+        fn __disco_from_json(&self, value: serde_json::Value) -> Result<T, String> {
+            default_from_json::<T>(value)
+        }
+    }
+    pub trait ArgumentFallback<T> {
+        fn __disco_take(&self, _: &mut ArgErrors, _: &mut Invocation, _: &str) -> Option<T> {
+            None
+        }
+        fn __disco_take_or(
+            &self,
+            _: &mut ArgErrors,
+            _: &mut Invocation,
+            _: &str,
+            _: fn() -> Result<T, String>,
+        ) -> Option<T> {
+            None
+        }
+        fn __disco_from_json(&self, _: serde_json::Value) -> Result<T, String> {
+            Err(UNREACHABLE.to_string())
+        }
+    }
+    impl<T> ArgumentFallback<T> for Probe<T> {}
+
+    pub trait ViaSchema {
+        fn __disco_schema(&self, gen: &mut SchemaGenerator) -> Schema;
+    }
+    impl<T: schemars::JsonSchema> ViaSchema for &Probe<T> {
+        fn __disco_schema(&self, gen: &mut SchemaGenerator) -> Schema {
+            crate::tool::schema::schema_of::<T>(gen)
+        }
+    }
+    pub trait SchemaFallback {
+        fn __disco_schema(&self, _: &mut SchemaGenerator) -> Schema {
+            Schema::default()
+        }
+    }
+    impl<T> SchemaFallback for Probe<T> {}
+
+    pub trait ViaExtractor<T> {
+        fn __disco_extract(&self, errors: &mut ArgErrors, inv: &Invocation) -> Option<T>;
+    }
+    impl<T: FromInvocation> ViaExtractor<T> for &Probe<T> {
+        fn __disco_extract(&self, errors: &mut ArgErrors, inv: &Invocation) -> Option<T> {
+            errors.extract::<T>(inv)
+        }
+    }
+    pub trait ExtractorFallback<T> {
+        fn __disco_extract(&self, _: &mut ArgErrors, _: &Invocation) -> Option<T> {
+            None
+        }
+    }
+    impl<T> ExtractorFallback<T> for Probe<T> {}
+
+    pub trait ViaOutput<T> {
+        fn __disco_into_result(&self, value: T) -> CallToolResult;
+        fn __disco_output_schema(&self, gen: &mut SchemaGenerator) -> Option<Schema>;
+    }
+    impl<T: IntoToolResult> ViaOutput<T> for &Probe<T> {
+        fn __disco_into_result(&self, value: T) -> CallToolResult {
+            value.into_tool_result()
+        }
+        fn __disco_output_schema(&self, gen: &mut SchemaGenerator) -> Option<Schema> {
+            T::output_schema(gen)
+        }
+    }
+    pub trait OutputFallback<T> {
+        fn __disco_into_result(&self, _: T) -> CallToolResult {
+            CallToolResult::error(vec![rmcp::model::ContentBlock::text(UNREACHABLE)])
+        }
+        fn __disco_output_schema(&self, _: &mut SchemaGenerator) -> Option<Schema> {
+            None
+        }
+    }
+    impl<T> OutputFallback<T> for Probe<T> {}
 
     /// The JSON of a default value, when its type is `Serialize` (autoref specialisation:
     /// `(&&DefaultProbe(v)).default_json()` picks the `Serialize` impl when there is one).
