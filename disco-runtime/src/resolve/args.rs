@@ -173,10 +173,16 @@ pub fn prepare(
     }
 
     if !unknown.is_empty() {
-        let list: Vec<String> = unknown
+        // Name a few: thousands of keys from a hostile caller must not come back verbatim.
+        const SHOWN: usize = 10;
+        let mut list: Vec<String> = unknown
             .iter()
+            .take(SHOWN)
             .map(|(k, _)| format!("`{}`", clip(k)))
             .collect();
+        if unknown.len() > SHOWN {
+            list.push(format!("and {} more", unknown.len() - SHOWN));
+        }
         problems.push(format!("unknown parameter(s) {}", list.join(", ")));
     }
 

@@ -3,6 +3,7 @@
 
 mod handler;
 mod http;
+mod stdio;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
@@ -19,6 +20,7 @@ use crate::tool::{Caller, SchemaMode};
 
 pub use handler::McpHandler;
 pub use http::{BearerTokens, HttpOptions, TokenCheck};
+pub use stdio::{GuardedStdio, MAX_LINE_BYTES};
 
 /// Errors from starting or running a server.
 pub type Error = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -251,7 +253,10 @@ impl Server {
     pub async fn serve_stdio(self) -> Result<(), Error> {
         init_tracing();
         let handler = self.into_handler()?;
-        let running = handler.serve(rmcp::transport::stdio_pipes()).await?;
+        // Checked line by line: rmcp alone dies on a notification before `initialize` and
+        // leaves malformed lines unanswered (see stdio.rs).
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        let running = handler.serve(GuardedStdio::new(stdin, stdout)).await?;
         let cancel = running.cancellation_token();
         tokio::select! {
             done = running.waiting() => { done?; }
