@@ -121,6 +121,12 @@ impl Server {
         }
     }
 
+    /// The counters of resolution, repair and failures since the server started (`None`
+    /// before it runs). Also available from [`Server::handle`] once `serve_*` owns the server.
+    pub fn stats(&self) -> Option<StatsSnapshot> {
+        self.handle().stats()
+    }
+
     /// A handle to reload the catalog and read counters once the server runs.
     pub fn handle(&self) -> ServerHandle {
         ServerHandle {
