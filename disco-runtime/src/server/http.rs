@@ -146,8 +146,13 @@ pub(crate) fn router(shared: Arc<Shared>, options: &HttpOptions) -> axum::Router
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    let max_body = options.max_body_bytes;
     let mut router = axum::Router::new()
         .route_service(&options.path, service)
+        // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415.
+        .layer(axum::middleware::from_fn(move |req, next| {
+            super::guard::http_guard(max_body, req, next)
+        }))
         .layer(axum::middleware::from_fn(session_delete_status));
     if let Some(auth) = options.auth.clone() {
         router = router.layer(axum::middleware::from_fn(move |req, next| {

@@ -30,10 +30,12 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex as StdMutex};
 
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
+
+use super::guard::{check, error, typed, Checked, ID_SCAN_BYTES, INVALID_REQUEST};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
@@ -41,21 +43,9 @@ use tokio::sync::Mutex;
 /// limit. Longer lines are discarded as they stream in, never buffered whole.
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
-/// How much of an oversized line is kept to find its id.
-const ID_SCAN_BYTES: usize = 4096;
-
 /// Past this many requests in flight the duplicate-id check forgets the oldest ids rather
 /// than grow without bound (a client that never reads its answers).
 const MAX_TRACKED_IDS: usize = 65_536;
-
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const INVALID_PARAMS: i64 = -32602;
-
-/// The metadata keys that make a request stand alone (protocol 2026-07-28): such a request
-/// starts a session without `initialize`.
-const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// A newline-delimited JSON-RPC transport for the server side that answers malformed input
 /// instead of dropping it or dying on it. Give it to rmcp like any transport:
@@ -146,162 +136,49 @@ where
         });
     }
 
-    /// What to do with one complete line.
+    /// What to do with one complete line: the stateless checks, then what depends on the
+    /// session (before `initialize`, ids in flight).
     fn classify(&mut self, line: &[u8], oversized: bool) -> Verdict {
-        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        if oversized {
-            return Verdict::Answer(error(
-                scan_id(line),
-                INVALID_REQUEST,
-                format!(
-                    "Invalid Request: the message is longer than {} bytes",
-                    self.max_line
-                ),
-            ));
-        }
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
-            Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-                return Verdict::Answer(error(
-                    scan_id(line),
-                    INVALID_REQUEST,
-                    "Invalid Request: JSON nested more than 128 levels deep".into(),
-                ))
+        match check(line, self.max_line, oversized) {
+            Checked::Answer(answer) => Verdict::Answer(answer),
+            Checked::Drop(what) => Verdict::Drop(what),
+            Checked::Response(_) if !self.started => {
+                Verdict::Drop("a response before the session started")
             }
-            Err(e) => {
-                let what = if std::str::from_utf8(line).is_err() {
-                    "the message is not valid UTF-8".to_string()
-                } else {
-                    format!("the message is not valid JSON ({e})")
-                };
-                return Verdict::Answer(error(
-                    scan_id(line),
-                    PARSE_ERROR,
-                    format!("Parse error: {what}"),
-                ));
+            Checked::Response(value) => self.forward(value, None),
+            // rmcp ends the session on any notification before `initialize`.
+            Checked::Notification { .. } if !self.started => {
+                Verdict::Drop("a notification before the session started")
             }
-        };
-        match value {
-            Value::Object(obj) => self.classify_object(obj),
-            Value::Array(items) if !items.is_empty() => {
-                // Batches were removed from MCP in 2025-06-18 and rmcp cannot take them:
-                // answer each request in the batch so that no client waits for an answer.
-                let answers: Vec<Value> = items
-                    .iter()
-                    .filter_map(|item| {
-                        let id = item.as_object()?.get("id")?;
-                        Some(error(
-                            valid_id(id).then(|| id.clone()),
-                            INVALID_REQUEST,
-                            "Invalid Request: JSON-RPC batches are not supported; send each \
-                             message on its own line"
-                                .into(),
-                        ))
-                    })
-                    .collect();
-                if answers.is_empty() {
-                    Verdict::Drop("a batch of notifications")
-                } else {
-                    Verdict::Answer(Value::Array(answers))
+            Checked::Notification { value, cancelled } => {
+                self.forward(value, cancelled.map(Track::Cancelled))
+            }
+            Checked::Request {
+                value,
+                id,
+                starts_session,
+            } => {
+                if lock(&self.in_flight).contains(&id) {
+                    let id = value.get("id").cloned();
+                    return Verdict::Answer(error(
+                        id,
+                        INVALID_REQUEST,
+                        "Invalid Request: a request with this `id` is still in progress; use a \
+                         new id"
+                            .into(),
+                    ));
                 }
-            }
-            other => Verdict::Answer(error(
-                None,
-                INVALID_REQUEST,
-                format!(
-                    "Invalid Request: a JSON-RPC message is an object, not {}",
-                    crate::catalog::json_kind(&other)
-                ),
-            )),
-        }
-    }
-
-    fn classify_object(&mut self, obj: Map<String, Value>) -> Verdict {
-        let raw_id = obj.get("id");
-        let id = raw_id.filter(|id| valid_id(id)).cloned();
-        let answer_id = id.clone();
-        let invalid = |message: &str| {
-            Verdict::Answer(error(
-                answer_id.clone(),
-                INVALID_REQUEST,
-                format!("Invalid Request: {message}"),
-            ))
-        };
-        if raw_id.is_some() && id.is_none() {
-            return invalid("`id` must be a string or an integer");
-        }
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return invalid("`jsonrpc` must be \"2.0\"");
-        }
-        let method = match obj.get("method") {
-            Some(Value::String(m)) => Some(m.as_str()),
-            Some(_) => return invalid("`method` must be a string"),
-            None => None,
-        };
-        let Some(method) = method else {
-            // A response from the client (to a server request such as elicitation).
-            if id.is_none() || !(obj.contains_key("result") || obj.contains_key("error")) {
-                return invalid("a message needs `method` (a request or notification) or `result`/`error` (a response)");
-            }
-            if !self.started {
-                return Verdict::Drop("a response before the session started");
-            }
-            return self.forward(Value::Object(obj), None);
-        };
-        match obj.get("params") {
-            None | Some(Value::Object(_)) => {}
-            Some(Value::Array(_)) => {
-                return Verdict::Answer(error(
-                    id,
-                    INVALID_PARAMS,
-                    format!("Invalid params: `{}` takes its params as an object of named values, not an array", clip(method)),
-                ))
-            }
-            Some(other) => {
-                return invalid(&format!(
-                    "`params` must be an object, not {}",
-                    crate::catalog::json_kind(other)
-                ))
+                if starts_session {
+                    self.started = true;
+                }
+                self.forward(value, Some(Track::Request(id)))
             }
         }
-        let Some(id) = id.clone() else {
-            // A notification.
-            if !self.started {
-                // rmcp ends the session on any notification before `initialize`.
-                return Verdict::Drop("a notification before the session started");
-            }
-            let cancelled = (method == "notifications/cancelled")
-                .then(|| {
-                    obj.get("params")
-                        .and_then(|p| p.get("requestId"))
-                        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
-                })
-                .flatten();
-            return self.forward(Value::Object(obj), cancelled.map(Track::Cancelled));
-        };
-        if method.starts_with("notifications/") {
-            return invalid(&format!(
-                "`{}` is a notification: send it without an `id`",
-                clip(method)
-            ));
-        }
-        let Ok(request_id) = serde_json::from_value::<RequestId>(id.clone()) else {
-            return invalid("`id` must be a string or an integer");
-        };
-        if lock(&self.in_flight).contains(&request_id) {
-            return invalid("a request with this `id` is still in progress; use a new id");
-        }
-        if !self.started && starts_session(method, &obj) {
-            self.started = true;
-        }
-        self.forward(Value::Object(obj), Some(Track::Request(request_id)))
     }
 
     /// Hands a checked message to rmcp, if rmcp's types accept it.
     fn forward(&mut self, value: Value, track: Option<Track>) -> Verdict {
-        let id = value.get("id").cloned();
-        let is_notification = id.is_none();
-        match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        match typed(value) {
             Ok(message) => {
                 match track {
                     Some(Track::Request(id)) => {
@@ -319,17 +196,8 @@ where
                 }
                 Verdict::Forward(Box::new(message))
             }
-            // Like rmcp: notifications it has no type for (other protocols' or extensions')
-            // are ignored.
-            Err(_) if is_notification => Verdict::Drop("a notification rmcp does not know"),
-            Err(e) => Verdict::Answer(error(
-                id,
-                INVALID_REQUEST,
-                format!(
-                    "Invalid Request: not a valid MCP message ({})",
-                    clip(&e.to_string())
-                ),
-            )),
+            Err(Some(answer)) => Verdict::Answer(answer),
+            Err(None) => Verdict::Drop("a notification rmcp does not know"),
         }
     }
 }
@@ -353,135 +221,6 @@ enum Track {
 
 fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// JSON-RPC ids are strings or integers (rmcp takes no others).
-fn valid_id(id: &Value) -> bool {
-    match id {
-        Value::String(_) => true,
-        Value::Number(n) => n.is_i64() || n.is_u64(),
-        _ => false,
-    }
-}
-
-fn clip(s: &str) -> String {
-    crate::catalog::clip(s, 128)
-}
-
-fn error(id: Option<Value>, code: i64, message: String) -> Value {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id.unwrap_or(Value::Null),
-        "error": {"code": code, "message": message},
-    })
-}
-
-/// rmcp selects a lifecycle on `initialize`, or on a request that carries the stateless
-/// protocol's metadata (other than the `ping` and `server/discover` it answers before).
-fn starts_session(method: &str, obj: &Map<String, Value>) -> bool {
-    if method == "initialize" {
-        return true;
-    }
-    if method == "ping" || method == "server/discover" {
-        return false;
-    }
-    let meta = obj.get("params").and_then(|p| p.get("_meta"));
-    meta.and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .is_some_and(Value::is_string)
-        && meta
-            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
-            .is_some_and(Value::is_object)
-}
-
-/// The top-level `"id"` of a JSON object that could not be parsed whole (too long, too
-/// deep, broken further on), read without recursion or allocation proportional to the
-/// input. `None` when the head of the message does not show a string or integer id.
-pub fn scan_id(bytes: &[u8]) -> Option<Value> {
-    let mut i = skip_ws(bytes, 0);
-    if bytes.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
-    loop {
-        i = skip_ws(bytes, i);
-        if bytes.get(i) != Some(&b'"') {
-            return None;
-        }
-        let key_end = string_end(bytes, i)?;
-        let key = &bytes[i + 1..key_end - 1];
-        i = skip_ws(bytes, key_end);
-        if bytes.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(bytes, i + 1);
-        let value_end = value_end(bytes, i)?;
-        if key == b"id" {
-            let id: Value = serde_json::from_slice(&bytes[i..value_end]).ok()?;
-            return valid_id(&id).then_some(id);
-        }
-        i = skip_ws(bytes, value_end);
-        match bytes.get(i) {
-            Some(b',') => i += 1,
-            _ => return None,
-        }
-    }
-}
-
-fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
-    while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
-        i += 1;
-    }
-    i
-}
-
-/// `bytes[start]` is `"`: the index just past the closing quote.
-fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    loop {
-        match bytes.get(i)? {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-}
-
-/// The index just past the JSON value starting at `start` (nesting counted, not recursed).
-fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
-    match bytes.get(start)? {
-        b'"' => string_end(bytes, start),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = start;
-            loop {
-                match bytes.get(i)? {
-                    b'"' => {
-                        i = string_end(bytes, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        _ => {
-            let mut i = start;
-            while let Some(b) = bytes.get(i) {
-                if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
-                    break;
-                }
-                i += 1;
-            }
-            (i > start).then_some(i)
-        }
-    }
 }
 
 impl<R, W> Transport<RoleServer> for GuardedStdio<R, W>
@@ -579,27 +318,4 @@ fn trim(line: &[u8]) -> &[u8] {
         }
     }
     line
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_found_in_broken_heads() {
-        assert_eq!(
-            scan_id(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"#),
-            Some(json!(7))
-        );
-        assert_eq!(
-            scan_id(br#" { "a" : [1,{"id":2}], "id" : "k\"1" , "#),
-            Some(json!("k\"1"))
-        );
-        assert_eq!(scan_id(br#"{"params":[[[[["#), None);
-        assert_eq!(scan_id(br#"{"id":1.5}"#), None);
-        assert_eq!(scan_id(br#"{"id":null}"#), None);
-        assert_eq!(scan_id(b"[1]"), None);
-        assert_eq!(scan_id(b""), None);
-        assert_eq!(scan_id(b"{\"id\":\xff}"), None);
-    }
 }

@@ -1,0 +1,410 @@
+//! Checks of one incoming JSON-RPC message before rmcp parses it, shared by the stdio
+//! transport and the HTTP endpoint: each malformed message gets the JSON-RPC error the
+//! specification asks for, with the request's id whenever it can be read.
+//!
+//! rmcp answers a POST body it cannot deserialize with HTTP 415 and a plain-text body (no
+//! JSON-RPC error, no id), and over stdio drops such lines or answers -32600 without the id.
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{header, HeaderValue, Method, StatusCode};
+use rmcp::model::{ClientJsonRpcMessage, RequestId};
+use serde_json::{json, Map, Value};
+
+/// How much of an oversized message is kept to find its id.
+pub(crate) const ID_SCAN_BYTES: usize = 4096;
+
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+
+/// The metadata keys that make a request stand alone (protocol 2026-07-28): such a request
+/// starts a session without `initialize`.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// What one message is, once the checks that need no session state are done.
+pub(crate) enum Checked {
+    Request {
+        value: Value,
+        id: RequestId,
+        /// `initialize`, or a request carrying the stateless protocol's metadata: rmcp
+        /// selects a lifecycle on it.
+        starts_session: bool,
+    },
+    Notification {
+        value: Value,
+        /// The request a `notifications/cancelled` names.
+        cancelled: Option<RequestId>,
+    },
+    /// A response from the client (to a server request such as elicitation).
+    Response(Value),
+    /// Malformed: send this error (or batch of errors) back.
+    Answer(Value),
+    /// Nothing to do and nothing to answer.
+    Drop(&'static str),
+}
+
+/// Checks one message (a stdio line without its newline, or an HTTP body). `oversized`: the
+/// message was longer than `max_bytes` and `bytes` holds only its head.
+pub(crate) fn check(bytes: &[u8], max_bytes: usize, oversized: bool) -> Checked {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if oversized {
+        return Checked::Answer(error(
+            scan_id(bytes),
+            INVALID_REQUEST,
+            format!("Invalid Request: the message is longer than {max_bytes} bytes"),
+        ));
+    }
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            return Checked::Answer(error(
+                scan_id(bytes),
+                INVALID_REQUEST,
+                "Invalid Request: JSON nested more than 128 levels deep".into(),
+            ))
+        }
+        Err(e) => {
+            let what = if std::str::from_utf8(bytes).is_err() {
+                "the message is not valid UTF-8".to_string()
+            } else {
+                format!("the message is not valid JSON ({e})")
+            };
+            return Checked::Answer(error(
+                scan_id(bytes),
+                PARSE_ERROR,
+                format!("Parse error: {what}"),
+            ));
+        }
+    };
+    match value {
+        Value::Object(obj) => check_object(obj),
+        Value::Array(items) if !items.is_empty() => {
+            // Batches were removed from MCP in 2025-06-18 and rmcp cannot take them: answer
+            // each request in the batch so that no client waits for an answer.
+            let answers: Vec<Value> = items
+                .iter()
+                .filter_map(|item| {
+                    let id = item.as_object()?.get("id")?;
+                    Some(error(
+                        valid_id(id).then(|| id.clone()),
+                        INVALID_REQUEST,
+                        "Invalid Request: JSON-RPC batches are not supported; send each \
+                         message on its own"
+                            .into(),
+                    ))
+                })
+                .collect();
+            if answers.is_empty() {
+                Checked::Drop("a batch of notifications")
+            } else {
+                Checked::Answer(Value::Array(answers))
+            }
+        }
+        other => Checked::Answer(error(
+            None,
+            INVALID_REQUEST,
+            format!(
+                "Invalid Request: a JSON-RPC message is an object, not {}",
+                crate::catalog::json_kind(&other)
+            ),
+        )),
+    }
+}
+
+fn check_object(obj: Map<String, Value>) -> Checked {
+    let raw_id = obj.get("id");
+    let id = raw_id.filter(|id| valid_id(id)).cloned();
+    let invalid = |message: &str| {
+        Checked::Answer(error(
+            id.clone(),
+            INVALID_REQUEST,
+            format!("Invalid Request: {message}"),
+        ))
+    };
+    if raw_id.is_some() && id.is_none() {
+        return invalid("`id` must be a string or an integer");
+    }
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid("`jsonrpc` must be \"2.0\"");
+    }
+    let method = match obj.get("method") {
+        Some(Value::String(m)) => m.as_str(),
+        Some(_) => return invalid("`method` must be a string"),
+        None => {
+            if id.is_none() || !(obj.contains_key("result") || obj.contains_key("error")) {
+                return invalid(
+                    "a message needs `method` (a request or notification) or `result` or \
+                     `error` (a response)",
+                );
+            }
+            return Checked::Response(Value::Object(obj));
+        }
+    };
+    match obj.get("params") {
+        None | Some(Value::Object(_)) => {}
+        Some(Value::Array(_)) => {
+            return Checked::Answer(error(
+                id,
+                INVALID_PARAMS,
+                format!(
+                    "Invalid params: `{}` takes its params as an object of named values, not \
+                     an array",
+                    clip(method)
+                ),
+            ))
+        }
+        Some(other) => {
+            return invalid(&format!(
+                "`params` must be an object, not {}",
+                crate::catalog::json_kind(other)
+            ))
+        }
+    }
+    let Some(id_value) = id.clone() else {
+        let cancelled = (method == "notifications/cancelled")
+            .then(|| {
+                obj.get("params")
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
+            })
+            .flatten();
+        return Checked::Notification {
+            value: Value::Object(obj),
+            cancelled,
+        };
+    };
+    if method.starts_with("notifications/") {
+        return invalid(&format!(
+            "`{}` is a notification: send it without an `id`",
+            clip(method)
+        ));
+    }
+    let Ok(request_id) = serde_json::from_value::<RequestId>(id_value) else {
+        return invalid("`id` must be a string or an integer");
+    };
+    let starts_session = starts_session(method, &obj);
+    Checked::Request {
+        value: Value::Object(obj),
+        id: request_id,
+        starts_session,
+    }
+}
+
+/// The message as rmcp's type, or what to answer when rmcp has no type for it: `Err(None)`
+/// for a notification (ignored, as rmcp does), `Err(Some(error))` for a request.
+pub(crate) fn typed(value: Value) -> Result<ClientJsonRpcMessage, Option<Value>> {
+    let id = value.get("id").cloned();
+    serde_json::from_value::<ClientJsonRpcMessage>(value).map_err(|e| {
+        id.map(|id| {
+            error(
+                Some(id),
+                INVALID_REQUEST,
+                format!(
+                    "Invalid Request: not a valid MCP message ({})",
+                    clip(&e.to_string())
+                ),
+            )
+        })
+    })
+}
+
+/// JSON-RPC ids are strings or integers (rmcp takes no others).
+fn valid_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => n.is_i64() || n.is_u64(),
+        _ => false,
+    }
+}
+
+fn clip(s: &str) -> String {
+    crate::catalog::clip(s, 128)
+}
+
+pub(crate) fn error(id: Option<Value>, code: i64, message: String) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": {"code": code, "message": message},
+    })
+}
+
+/// rmcp selects a lifecycle on `initialize`, or on a request that carries the stateless
+/// protocol's metadata (other than the `ping` and `server/discover` it answers before).
+fn starts_session(method: &str, obj: &Map<String, Value>) -> bool {
+    if method == "initialize" {
+        return true;
+    }
+    if method == "ping" || method == "server/discover" {
+        return false;
+    }
+    let meta = obj.get("params").and_then(|p| p.get("_meta"));
+    meta.and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .is_some_and(Value::is_string)
+        && meta
+            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .is_some_and(Value::is_object)
+}
+
+/// The top-level `"id"` of a JSON object that could not be parsed whole (too long, too
+/// deep, broken further on), read without recursion and without allocating. `None` when
+/// the head of the message does not show a string or integer id.
+#[doc(hidden)]
+pub fn scan_id(bytes: &[u8]) -> Option<Value> {
+    let mut i = skip_ws(bytes, 0);
+    if bytes.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_ws(bytes, i);
+        if bytes.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(bytes, i)?;
+        let key = &bytes[i + 1..key_end - 1];
+        i = skip_ws(bytes, key_end);
+        if bytes.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(bytes, i + 1);
+        let value_end = value_end(bytes, i)?;
+        if key == b"id" {
+            let id: Value = serde_json::from_slice(&bytes[i..value_end]).ok()?;
+            return valid_id(&id).then_some(id);
+        }
+        i = skip_ws(bytes, value_end);
+        match bytes.get(i) {
+            Some(b',') => i += 1,
+            _ => return None,
+        }
+    }
+}
+
+fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+    while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        i += 1;
+    }
+    i
+}
+
+/// `bytes[start]` is `"`: the index just past the closing quote.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        match bytes.get(i)? {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+}
+
+/// The index just past the JSON value starting at `start` (nesting counted, not recursed).
+fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
+    match bytes.get(start)? {
+        b'"' => string_end(bytes, start),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = start;
+            loop {
+                match bytes.get(i)? {
+                    b'"' => {
+                        i = string_end(bytes, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        _ => {
+            let mut i = start;
+            while let Some(b) = bytes.get(i) {
+                if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                    break;
+                }
+                i += 1;
+            }
+            (i > start).then_some(i)
+        }
+    }
+}
+
+/// The HTTP side: a POST body that is not a valid message gets HTTP 400 with the JSON-RPC
+/// error (rmcp alone answers 415 with plain text); a body over the limit gets 413 with a
+/// JSON-RPC error. Everything else goes on to rmcp unchanged.
+pub(crate) async fn http_guard(max_body_bytes: usize, req: Request, next: Next) -> Response {
+    if req.method() != Method::POST {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let answer = error(
+                None,
+                INVALID_REQUEST,
+                format!("Invalid Request: the request body is longer than {max_body_bytes} bytes"),
+            );
+            return json_response(StatusCode::PAYLOAD_TOO_LARGE, answer);
+        }
+    };
+    let answer = match check(&bytes, max_body_bytes, false) {
+        Checked::Answer(answer) => Some(answer),
+        Checked::Request { value, .. } => typed(value).err().flatten(),
+        // Notifications, responses and empty batches: rmcp answers 202 or its own error.
+        _ => None,
+    };
+    match answer {
+        Some(answer) => json_response(StatusCode::BAD_REQUEST, answer),
+        None => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+    }
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    let mut response = (status, body.to_string()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_found_in_broken_heads() {
+        assert_eq!(
+            scan_id(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"#),
+            Some(json!(7))
+        );
+        assert_eq!(
+            scan_id(br#" { "a" : [1,{"id":2}], "id" : "k\"1" , "#),
+            Some(json!("k\"1"))
+        );
+        assert_eq!(scan_id(br#"{"params":[[[[["#), None);
+        assert_eq!(scan_id(br#"{"id":1.5}"#), None);
+        assert_eq!(scan_id(br#"{"id":null}"#), None);
+        assert_eq!(scan_id(b"[1]"), None);
+        assert_eq!(scan_id(b""), None);
+        assert_eq!(scan_id(b"{\"id\":\xff}"), None);
+        assert_eq!(scan_id(b"{\"a\":]]]]}"), None);
+    }
+}
