@@ -140,8 +140,20 @@ impl ServerHandler for McpHandler {
             .map(CallToolResponse::from)
     }
 
+    /// rmcp's HTTP layer checks `Mcp-Param-*` headers against the schema found here, without
+    /// telling us the caller: answer only for tools an anonymous caller may see, or a caller
+    /// could learn of a tool hidden from it by the header error ("missing Mcp-Param-Key").
+    /// For the others the headers go unchecked; the body is what the call uses.
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.shared.catalog().get(name).map(|t| t.tool.clone())
+        let catalog = self.shared.catalog();
+        let tool = catalog.get(name)?;
+        let found = catalog.resolve(name, &crate::tool::Caller::anonymous());
+        match (found.tool, found.rule) {
+            (Some(seen), Some(crate::catalog::NameRule::Exact)) if seen.name == tool.name => {
+                Some(tool.tool.clone())
+            }
+            _ => None,
+        }
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
