@@ -1,0 +1,296 @@
+//! Micro benchmarks of disco's per-call work, on synthetic catalogs of 100 to 100,000 tools
+//! built from the vocabulary of the real catalogs (`bench/synth`).
+//!
+//! ```text
+//! CARGO_TARGET_DIR=/work/target-bench cargo bench -p disco-runtime --bench micro
+//! python3 bench/criterion_table.py /work/target-bench/criterion   # medians, min, max
+//! ```
+//!
+//! Before the timings it prints, per catalog size, the build time and the memory of the
+//! catalog and of its search index (see BENCHMARKS.md for how to read them), and how the
+//! probes resolved (so a "fuzzy" timing is known to time fuzzy corrections).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use disco_runtime::catalog::JsonCatalogProvider;
+use disco_runtime::resolve::args::{prepare, Repair};
+use disco_runtime::search::{SearchDoc, SearchIndex};
+use disco_runtime::{Caller, Catalog, SearchOptions};
+use serde_json::{json, Map, Value};
+
+const SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];
+const SEED: u64 = 42;
+const PROBES: usize = 256;
+
+fn build(catalog: &Value) -> Catalog {
+    let provider = JsonCatalogProvider::from_value(catalog).expect("a valid synthetic catalog");
+    Catalog::builder()
+        .provider(provider)
+        .search(SearchOptions {
+            enabled: true,
+            ..SearchOptions::default()
+        })
+        .from_specs([])
+        .expect("a valid synthetic catalog")
+}
+
+/// What the search index sees of each tool, as the catalog builds it.
+fn docs(catalog: &Value) -> Vec<SearchDoc> {
+    catalog["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| SearchDoc {
+            name: t["name"].as_str().unwrap_or_default().to_string(),
+            title: None,
+            description: t["description"].as_str().unwrap_or_default().to_string(),
+            keywords: Vec::new(),
+            aliases: Vec::new(),
+            params: t["inputSchema"]["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v["description"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Resident memory of this process in bytes (Linux), for the per-tool figure.
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+struct Sized {
+    n: usize,
+    catalog: Catalog,
+    probes: synth::Probes,
+    json: Value,
+}
+
+fn prepare_sizes(vocab: &synth::Vocab) -> Vec<Sized> {
+    println!("vocabulary: {}", vocab.source);
+    println!("size\tbuild_ms\tindex_build_ms\tcatalog_rss_bytes_per_tool\tindex_heap_bytes_per_tool\tresolved(exact/spelling/typo/unknown of {PROBES})");
+    let caller = Caller::anonymous();
+    let mut out = Vec::new();
+    for n in SIZES {
+        let json = synth::catalog(n, SEED, vocab);
+        let rss0 = rss_bytes();
+        let t0 = Instant::now();
+        let catalog = build(&json);
+        let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let rss1 = rss_bytes();
+        let d = docs(&json);
+        let t1 = Instant::now();
+        let index = SearchIndex::build(&d);
+        let index_ms = t1.elapsed().as_secs_f64() * 1e3;
+        let index_bytes = index.approx_heap_bytes() / n;
+        drop(index);
+        let probes = synth::probes(&json, PROBES, SEED + 1);
+        let count = |names: &[String], fuzzy_ok: bool| {
+            names
+                .iter()
+                .filter(|name| {
+                    let r = catalog.resolve(name, &caller);
+                    r.tool.is_some() && (fuzzy_ok || !r.rule.is_some_and(|r| r.is_fuzzy()))
+                })
+                .count()
+        };
+        println!(
+            "{n}\t{build_ms:.1}\t{index_ms:.1}\t{}\t{index_bytes}\t{}/{}/{}/{}",
+            rss0.zip(rss1)
+                .map(|(a, b)| (b.saturating_sub(a) / n as u64).to_string())
+                .unwrap_or_else(|| "?".into()),
+            count(&probes.exact, false),
+            count(&probes.spelling, false),
+            count(&probes.typo, true),
+            count(&probes.unknown, true),
+        );
+        out.push(Sized {
+            n,
+            catalog,
+            probes,
+            json,
+        });
+    }
+    out
+}
+
+fn resolution(c: &mut Criterion, sizes: &[Sized]) {
+    let caller = Caller::anonymous();
+    let mut g = c.benchmark_group("resolve");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for s in sizes {
+        for (kind, names) in [
+            ("exact", &s.probes.exact),
+            ("spelling", &s.probes.spelling),
+            ("typo", &s.probes.typo),
+            ("unknown", &s.probes.unknown),
+        ] {
+            g.bench_with_input(BenchmarkId::new(kind, s.n), names, |b, names| {
+                let mut i = 0;
+                b.iter(|| {
+                    i = (i + 1) % names.len();
+                    black_box(s.catalog.resolve(black_box(&names[i]), &caller))
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+/// Arguments for one tool: `keys` renames each parameter, `coerce` writes numbers and
+/// booleans as strings (what a model often sends).
+fn arguments(tool: &disco_runtime::CatalogTool, camel: bool, coerce: bool) -> Map<String, Value> {
+    let mut m = Map::new();
+    for p in &tool.params {
+        let ty = p.schema["type"].as_str().unwrap_or("string");
+        let value = match (ty, coerce) {
+            ("integer", false) => json!(5),
+            ("integer", true) => json!("5"),
+            ("number", false) => json!(2.5),
+            ("number", true) => json!("2.5"),
+            ("boolean", false) => json!(true),
+            ("boolean", true) => json!("true"),
+            ("array", _) => json!(["a"]),
+            ("object", _) => json!({}),
+            _ => json!("text"),
+        };
+        let key = if camel {
+            let mut parts = p.name.split('_');
+            let mut k = parts.next().unwrap_or_default().to_string();
+            for w in parts {
+                let mut c = w.chars();
+                if let Some(f) = c.next() {
+                    k.extend(f.to_uppercase());
+                    k.push_str(c.as_str());
+                }
+            }
+            if k == p.name {
+                k.to_uppercase()
+            } else {
+                k
+            }
+        } else {
+            p.name.clone()
+        };
+        m.insert(key, value);
+    }
+    m
+}
+
+fn argument_repair(c: &mut Criterion, sizes: &[Sized]) {
+    let Some(s) = sizes.iter().find(|s| s.n == 1_000) else {
+        return;
+    };
+    // A tool with several parameters, at least one of them numeric or boolean.
+    let Some(tool) = s.catalog.tools().iter().find(|t| {
+        t.params.len() >= 3
+            && t.params.iter().any(|p| {
+                matches!(
+                    p.schema["type"].as_str(),
+                    Some("integer" | "number" | "boolean")
+                )
+            })
+    }) else {
+        return;
+    };
+    let mut g = c.benchmark_group("args");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for (kind, camel, coerce) in [
+        ("exact", false, false),
+        ("renamed_keys", true, false),
+        ("renamed_and_coerced", true, true),
+    ] {
+        let args = arguments(tool, camel, coerce);
+        if prepare(tool, args.clone(), Repair::Safe).is_err() {
+            eprintln!("note: args/{kind} on `{}` does not repair fully", tool.name);
+        }
+        g.bench_function(kind, |b| {
+            b.iter_batched(
+                || args.clone(),
+                |a| black_box(prepare(tool, a, Repair::Safe)),
+                criterion::BatchSize::SmallInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+fn search(c: &mut Criterion, sizes: &[Sized]) {
+    let caller = Caller::anonymous();
+    let mut g = c.benchmark_group("search");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    for s in sizes {
+        g.bench_with_input(BenchmarkId::new("top5", s.n), &s.probes.queries, |b, q| {
+            let mut i = 0;
+            b.iter(|| {
+                i = (i + 1) % q.len();
+                black_box(s.catalog.search(black_box(&q[i]), 5, &caller))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn list(c: &mut Criterion, sizes: &[Sized]) {
+    let caller = Caller::anonymous();
+    let mut g = c.benchmark_group("tools_list");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    for s in sizes.iter().filter(|s| s.n <= 10_000) {
+        g.throughput(Throughput::Elements(s.n as u64));
+        g.bench_function(BenchmarkId::new("serialize_all", s.n), |b| {
+            b.iter(|| {
+                let tools = s.catalog.list(&caller);
+                black_box(serde_json::to_vec(&json!({ "tools": tools })).map(|v| v.len()))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn index_build(c: &mut Criterion, sizes: &[Sized]) {
+    let mut g = c.benchmark_group("build");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(100))
+        .measurement_time(Duration::from_secs(3));
+    for s in sizes.iter().filter(|s| s.n <= 10_000) {
+        let d = docs(&s.json);
+        g.bench_function(BenchmarkId::new("search_index", s.n), |b| {
+            b.iter(|| black_box(SearchIndex::build(&d).len()))
+        });
+        g.bench_function(BenchmarkId::new("catalog", s.n), |b| {
+            b.iter(|| black_box(build(&s.json).tools().len()))
+        });
+    }
+    g.finish();
+}
+
+fn main() {
+    let vocab = synth::vocab();
+    let sizes = prepare_sizes(&vocab);
+    let mut c = Criterion::default().configure_from_args();
+    resolution(&mut c, &sizes);
+    argument_repair(&mut c, &sizes);
+    search(&mut c, &sizes);
+    list(&mut c, &sizes);
+    index_build(&mut c, &sizes);
+    c.final_summary();
+}
