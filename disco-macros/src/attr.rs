@@ -151,15 +151,19 @@ fn path_name(path: &syn::Path) -> String {
         .join("::")
 }
 
+/// `key, key = value, key(...)`, or nothing (after reporting why) when it does not parse.
+fn metas(tokens: TokenStream, errors: &mut Errors) -> Punctuated<Meta, Token![,]> {
+    Punctuated::<Meta, Token![,]>::parse_terminated
+        .parse2(tokens)
+        .unwrap_or_else(|err| {
+            errors.push_err(err);
+            Punctuated::new()
+        })
+}
+
 pub fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
     let mut attr = ToolAttr::default();
-    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-        Ok(metas) => metas,
-        Err(err) => {
-            errors.push_err(err);
-            return attr;
-        }
-    };
+    let metas = metas(tokens, errors);
     for meta in metas {
         let key = path_name(meta.path());
         match key.as_str() {
@@ -193,13 +197,7 @@ pub fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
 /// Parses the tokens inside `#[param(...)]` (or `name(...)` within `params(...)`).
 pub fn parse_param_attr(tokens: TokenStream, errors: &mut Errors) -> ParamAttr {
     let mut attr = ParamAttr::default();
-    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-        Ok(metas) => metas,
-        Err(err) => {
-            errors.push_err(err);
-            return attr;
-        }
-    };
+    let metas = metas(tokens, errors);
     for meta in metas {
         let key = path_name(meta.path());
         match key.as_str() {

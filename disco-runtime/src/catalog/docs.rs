@@ -255,7 +255,7 @@ fn tool_section(out: &mut String, tool: &CatalogTool) {
                 out,
                 "| `{}` | {} | {} | {} | {} | {} |",
                 p.name,
-                cell(&type_label(&p.schema)),
+                cell(&crate::tool::schema::type_label(&p.schema)),
                 if p.required { "yes" } else { "no" },
                 p.default
                     .as_ref()
@@ -318,61 +318,6 @@ fn json_block(out: &mut String, value: &Value) {
 
 fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
-}
-
-/// A short type for the parameters table; the exact schema is in the JSON block below it.
-fn type_label(schema: &Value) -> String {
-    let Some(obj) = schema.as_object() else {
-        return if schema == &Value::Bool(false) {
-            "nothing".into()
-        } else {
-            "any".into()
-        };
-    };
-    if let Some(Value::Array(values)) = obj.get("enum") {
-        let values: Vec<String> = values.iter().map(compact).collect();
-        return format!("one of {}", values.join(", "));
-    }
-    if let Some(c) = obj.get("const") {
-        return format!("exactly {}", compact(c));
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = obj.get(key) {
-            let labels: Vec<String> = branches.iter().map(type_label).collect();
-            return labels.join(" or ");
-        }
-    }
-    if obj.contains_key("$ref") {
-        return "see the input schema".into();
-    }
-    let base = match obj.get("type") {
-        Some(Value::String(t)) if t == "array" => match obj.get("items") {
-            Some(items) => format!("array of {}", type_label(items)),
-            None => "array".into(),
-        },
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(types)) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ => "any".into(),
-    };
-    let mut bounds = Vec::new();
-    if let Some(min) = obj.get("minimum") {
-        bounds.push(format!("≥ {}", compact(min)));
-    }
-    if let Some(max) = obj.get("maximum") {
-        bounds.push(format!("≤ {}", compact(max)));
-    }
-    if let Some(Value::String(format)) = obj.get("format") {
-        bounds.push(format.clone());
-    }
-    if bounds.is_empty() {
-        base
-    } else {
-        format!("{base} ({})", bounds.join(", "))
-    }
 }
 
 /// Text safe inside a Markdown table cell: no pipes, no line breaks.

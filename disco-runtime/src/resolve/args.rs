@@ -431,13 +431,7 @@ fn matches_type(value: &Value, t: &str) -> bool {
 
 /// Keeps hostile keys from filling an error message.
 fn clip(s: &str) -> String {
-    const MAX: usize = 64;
-    if s.chars().count() <= MAX {
-        s.to_string()
-    } else {
-        let head: String = s.chars().take(MAX).collect();
-        format!("{head}…")
-    }
+    crate::catalog::clip(s, 64)
 }
 
 /// "Invalid arguments for `tool`: <problems>. Expected parameters: ..."
@@ -486,37 +480,9 @@ pub fn expected_parameters(tool: &CatalogTool) -> String {
     text
 }
 
-/// A short type name from a parameter's schema: `string`, `integer`, `array of string`,
-/// `one of "a", "b"`.
+/// A short type name from a parameter's schema (see [`crate::tool::schema::type_label`]).
 pub fn type_label(p: &ParamInfo) -> String {
-    schema_label(&p.schema, 0)
-}
-
-fn schema_label(schema: &Value, depth: usize) -> String {
-    let Value::Object(obj) = schema else {
-        return "any".to_string();
-    };
-    if let Some(Value::Array(values)) = obj.get("enum") {
-        let shown: Vec<String> = values.iter().take(8).map(Value::to_string).collect();
-        let more = if values.len() > 8 { ", …" } else { "" };
-        return format!("one of {}{more}", shown.join(", "));
-    }
-    match obj.get("type") {
-        Some(Value::String(t)) if t == "array" && depth < 2 => match obj.get("items") {
-            Some(items) => format!("array of {}", schema_label(items, depth + 1)),
-            None => "array".to_string(),
-        },
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ if obj.contains_key("anyOf") || obj.contains_key("oneOf") => {
-            "one of several shapes".into()
-        }
-        _ => "any".to_string(),
-    }
+    crate::tool::schema::type_label(&p.schema)
 }
 
 #[cfg(test)]

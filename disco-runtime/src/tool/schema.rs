@@ -258,3 +258,68 @@ fn is_null_schema(v: &Value) -> bool {
         _ => false,
     }
 }
+
+/// A short, readable type for a schema: `string`, `integer (≥ 0, ≤ 255)`, `array of string`,
+/// `one of "a", "b"`. Used in documentation tables and in the parameter lists of error
+/// messages; the exact schema is always available beside it.
+pub fn type_label(schema: &Value) -> String {
+    let Some(obj) = schema.as_object() else {
+        return if schema == &Value::Bool(false) {
+            "nothing".into()
+        } else {
+            "any".into()
+        };
+    };
+    if let Some(Value::Array(values)) = obj.get("enum") {
+        const SHOWN: usize = 12;
+        let mut shown: Vec<String> = values.iter().take(SHOWN).map(compact).collect();
+        if values.len() > SHOWN {
+            shown.push(format!("… ({} in all)", values.len()));
+        }
+        return format!("one of {}", shown.join(", "));
+    }
+    if let Some(c) = obj.get("const") {
+        return format!("exactly {}", compact(c));
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = obj.get(key) {
+            let labels: Vec<String> = branches.iter().map(type_label).collect();
+            return labels.join(" or ");
+        }
+    }
+    if obj.contains_key("$ref") {
+        return "see the input schema".into();
+    }
+    let base = match obj.get("type") {
+        Some(Value::String(t)) if t == "array" => match obj.get("items") {
+            Some(items) => format!("array of {}", type_label(items)),
+            None => "array".into(),
+        },
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "any".into(),
+    };
+    let mut bounds = Vec::new();
+    if let Some(min) = obj.get("minimum") {
+        bounds.push(format!("≥ {}", compact(min)));
+    }
+    if let Some(max) = obj.get("maximum") {
+        bounds.push(format!("≤ {}", compact(max)));
+    }
+    if let Some(Value::String(format)) = obj.get("format") {
+        bounds.push(format.clone());
+    }
+    if bounds.is_empty() {
+        base
+    } else {
+        format!("{base} ({})", bounds.join(", "))
+    }
+}
+
+fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
