@@ -1,0 +1,311 @@
+//! Bounded HTTP load on loopback: two stateless server processes behind one client that
+//! spreads its requests over both (what a load balancer does), many concurrent keep-alive
+//! connections, for a fixed time. Zero errors allowed; latency percentiles and the servers'
+//! resident memory before and after are printed.
+//!
+//! `DISCO_LOAD_SECS` (default 3) and `DISCO_LOAD_CONNS` (default 32) set the run; the figures
+//! in SECURITY.md come from `cargo test --release --test load -- --nocapture` with 10 s.
+//! The server processes are this test binary started again in child mode.
+
+mod common;
+
+use std::io::{BufRead, BufReader as StdBufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::http::Conn;
+use disco_runtime::catalog::SearchOptions;
+use disco_runtime::{mcp_tool, HttpOptions, Server};
+use serde_json::{json, Value};
+
+const CHILD_ENV: &str = "DISCO_LOAD_CHILD";
+
+/// Repeat a text back.
+#[mcp_tool(read_only)]
+fn echo(text: String) -> String {
+    text
+}
+
+/// Add two numbers and return the sum.
+#[mcp_tool(read_only)]
+fn add(a: f64, b: f64) -> String {
+    (a + b).to_string()
+}
+
+/// Child mode: serve stateless HTTP on 127.0.0.1:0, print the port, stop when stdin closes.
+#[test]
+fn load_server_child() {
+    if std::env::var_os(CHILD_ENV).is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        println!("PORT {}", listener.local_addr().expect("addr").port());
+        let shutdown = async {
+            // stdin closes when the parent ends or drops the pipe.
+            let _ = tokio::task::spawn_blocking(|| {
+                let mut sink = String::new();
+                while std::io::stdin()
+                    .read_line(&mut sink)
+                    .map(|n| n > 0)
+                    .unwrap_or(false)
+                {}
+            })
+            .await;
+        };
+        Server::from_inventory()
+            .search(SearchOptions {
+                enabled: true,
+                ..SearchOptions::default()
+            })
+            .http_options(HttpOptions::default().stateless(true))
+            .serve_http_on(listener, shutdown)
+            .await
+            .expect("server runs");
+    });
+}
+
+struct ServerProcess {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl ServerProcess {
+    fn spawn() -> ServerProcess {
+        let mut child = Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "load_server_child",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env(CHILD_ENV, "1")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn server process");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut port = None;
+        for line in StdBufReader::new(stdout).lines().map_while(Result::ok) {
+            // The harness prints `test load_server_child ... ` on the same line.
+            if let Some(p) = line.split("PORT ").nth(1) {
+                port = p.trim().parse::<u16>().ok();
+                break;
+            }
+        }
+        let port = port.expect("the server process prints its port");
+        ServerProcess {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+        }
+    }
+
+    fn resident_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[derive(Default)]
+struct Tally {
+    latencies_us: Vec<u64>,
+    errors: Vec<String>,
+    per_server: [u64; 2],
+}
+
+/// One request, checked: the right HTTP status, the right id, the right answer.
+async fn one(conn: &mut Conn, id: i64, kind: u64) -> Result<(), String> {
+    let (body, expect): (Value, Box<dyn Fn(&Value) -> bool + Send>) = match kind % 10 {
+        0 => (
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
+            Box::new(|v: &Value| {
+                v["result"]["tools"]
+                    .as_array()
+                    .is_some_and(|t| t.len() == 4)
+            }),
+        ),
+        1 => (
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "tool_search", "arguments": {"query": "sum of two numbers"}}}),
+            Box::new(|v: &Value| v["result"]["structuredContent"]["tools"][0]["name"] == "add"),
+        ),
+        2 => (
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "Add", "arguments": {"a": "2", "B": 3}}}),
+            Box::new(|v: &Value| v["result"]["content"][0]["text"] == "5"),
+        ),
+        _ => {
+            let text = format!("hello {id}");
+            (
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                    "name": "echo", "arguments": {"text": text}}}),
+                Box::new(move |v: &Value| v["result"]["content"][0]["text"] == text.as_str()),
+            )
+        }
+    };
+    let reply = conn
+        .request(
+            "POST",
+            "/mcp",
+            &[common::http::ACCEPT, common::http::JSON],
+            body.to_string().as_bytes(),
+        )
+        .await
+        .map_err(|e| format!("transport: {e}"))?;
+    if reply.status != 200 {
+        return Err(format!("HTTP {}: {}", reply.status, reply.text()));
+    }
+    let v: Value = serde_json::from_slice(&reply.body).map_err(|e| format!("body: {e}"))?;
+    if v["id"] != id || !expect(&v) {
+        return Err(format!("wrong answer: {v}"));
+    }
+    Ok(())
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_stateless_processes_serve_one_client_under_load_without_errors() {
+    let secs = env_num("DISCO_LOAD_SECS", 3);
+    let conns = env_num("DISCO_LOAD_CONNS", 32) as usize;
+    let servers = [ServerProcess::spawn(), ServerProcess::spawn()];
+    let addrs = [servers[0].addr, servers[1].addr];
+
+    // Warm up both processes, then take the baseline.
+    for addr in addrs {
+        let mut c = Conn::open(addr).await;
+        for i in 0..200 {
+            one(&mut c, i, i as u64).await.expect("warm-up succeeds");
+        }
+    }
+    let rss_before = [servers[0].resident_kb(), servers[1].resident_kb()];
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for w in 0..conns {
+        let stop = stop.clone();
+        workers.push(tokio::spawn(async move {
+            let mut tally = Tally::default();
+            // Each worker holds one keep-alive connection to each server and alternates,
+            // so consecutive requests of one client land on different processes.
+            let mut conns = [Conn::open(addrs[0]).await, Conn::open(addrs[1]).await];
+            let mut n: u64 = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let s = ((n + w as u64) % 2) as usize;
+                let id = (w as i64) * 10_000_000 + n as i64;
+                let t = Instant::now();
+                match one(&mut conns[s], id, n + w as u64).await {
+                    Ok(()) => {
+                        tally.latencies_us.push(t.elapsed().as_micros() as u64);
+                        tally.per_server[s] += 1;
+                    }
+                    Err(e) => {
+                        tally.errors.push(e);
+                        conns[s] = Conn::open(addrs[s]).await;
+                    }
+                }
+                n += 1;
+            }
+            tally
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut all = Tally::default();
+    for w in workers {
+        let t = w.await.expect("worker finishes");
+        all.latencies_us.extend(t.latencies_us);
+        all.errors.extend(t.errors);
+        all.per_server[0] += t.per_server[0];
+        all.per_server[1] += t.per_server[1];
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let rss_after = [servers[0].resident_kb(), servers[1].resident_kb()];
+    all.latencies_us.sort_unstable();
+    let l = &all.latencies_us;
+    let total = l.len() + all.errors.len();
+    eprintln!(
+        "load: {total} requests in {elapsed:.1} s over {conns} connections x 2 processes \
+         ({:.0}/s; {} + {} per process), {} errors; latency p50 {} us, p90 {} us, p99 {} us, \
+         max {} us; RSS before {} kB + {} kB, after {} kB + {} kB",
+        total as f64 / elapsed,
+        all.per_server[0],
+        all.per_server[1],
+        all.errors.len(),
+        percentile(l, 0.50),
+        percentile(l, 0.90),
+        percentile(l, 0.99),
+        l.last().copied().unwrap_or(0),
+        rss_before[0],
+        rss_before[1],
+        rss_after[0],
+        rss_after[1],
+    );
+    assert!(
+        all.errors.is_empty(),
+        "errors: {:?}",
+        &all.errors[..all.errors.len().min(5)]
+    );
+    assert!(total > 100, "the load ran ({total} requests)");
+    assert!(
+        all.per_server[0] > 0 && all.per_server[1] > 0,
+        "both processes answered"
+    );
+    for i in 0..2 {
+        // Memory settles after warm-up: a leak per request would show over thousands.
+        assert!(
+            rss_after[i] < rss_before[i] + 64 * 1024,
+            "server {i}: RSS {} kB -> {} kB",
+            rss_before[i],
+            rss_after[i]
+        );
+    }
+}
