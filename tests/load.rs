@@ -154,9 +154,12 @@ struct Tally {
     per_server: [u64; 2],
 }
 
+/// What a correct answer looks like.
+type Check = Box<dyn Fn(&Value) -> bool + Send>;
+
 /// One request, checked: the right HTTP status, the right id, the right answer.
 async fn one(conn: &mut Conn, id: i64, kind: u64) -> Result<(), String> {
-    let (body, expect): (Value, Box<dyn Fn(&Value) -> bool + Send>) = match kind % 10 {
+    let (body, expect): (Value, Check) = match kind % 10 {
         0 => (
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
             Box::new(|v: &Value| {
