@@ -98,11 +98,14 @@ impl CatalogTool {
             .take(10)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                if path.is_empty() {
+                let line = if path.is_empty() {
                     e.to_string()
                 } else {
                     format!("`{path}`: {e}")
-                }
+                };
+                // The validator quotes the offending value whole: a 4 MB string must not come
+                // back in the error.
+                super::clip(&line, 300)
             })
             .collect()
     }
