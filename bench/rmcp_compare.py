@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""disco versus plain rmcp on the same ten tools: calls/s, latency and server CPU per call over
+stdio and loopback HTTP at concurrency 1, 16 and 64, as same-run ratios disco/rmcp.
+
+    CARGO_TARGET_DIR=/work/target-bench cargo build --release -p loadgen -p disco-tools -p rmcp-tools
+    python3 bench/rmcp_compare.py [--rounds 5] [--out bench/results/rmcp.json]
+
+Three servers: disco (bench/disco-tools), rmcp with its router built once and stored (the
+baseline the 5% target is measured against) and rmcp as its README writes it
+(`#[tool_router(server_handler)]`, which rebuilds the router on every call).
+
+Each round runs the servers back to back (alternating which goes first) on the same
+transport and concurrency, so a ratio compares two runs seconds apart on the same noisy
+machine. Reported: the median over rounds, with min and max. Every run is bounded
+(fixed request count, loadgen's time limit) and uses 127.0.0.1 only.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(os.path.dirname(__file__), "..", "target"))
+BIN = os.path.join(TARGET, "release")
+TRANSPORTS = [("stdio", []), ("http", []), ("http-stateless", ["--stateless"])]
+CONCURRENCY = [1, 16, 64]
+
+
+SERVERS = {
+    "disco": ("disco-tools", []),
+    "rmcp": ("rmcp-tools", []),
+    "rmcp-readme": ("rmcp-tools", ["--server-arg", "--router-per-call"]),
+}
+
+
+def run(series, transport, extra, conc, requests):
+    binary, server_args = SERVERS[series]
+    cmd = [os.path.join(BIN, "loadgen"), "--server", os.path.join(BIN, binary), *server_args,
+           "--transport", transport.split("-")[0], *extra, "--concurrency", str(conc),
+           "--requests", str(requests), "--warmup", str(max(500, requests // 10)),
+           "--max-seconds", "60"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        sys.exit(f"loadgen failed: {' '.join(cmd)}\n{out.stderr}")
+    return json.loads(out.stdout)
+
+
+def mmm(values, fmt="{:.0f}"):
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--stdio-requests", type=int, default=20000)
+    ap.add_argument("--http-requests", type=int, default=8000)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--transports", default="stdio,http,http-stateless")
+    a = ap.parse_args()
+    results = []
+    for transport, extra in [t for t in TRANSPORTS if t[0] in a.transports.split(",")]:
+        for conc in CONCURRENCY:
+            n = a.stdio_requests if transport == "stdio" else a.http_requests
+            rows = {s: [] for s in SERVERS}
+            for r in range(a.rounds):
+                order = list(SERVERS) if r % 2 == 0 else list(reversed(SERVERS))
+                for s in order:
+                    rows[s].append(run(s, transport, extra, conc, n))
+            results.append({"transport": transport, "concurrency": conc, "runs": rows})
+            d, m = rows["disco"], rows["rmcp"]
+            ratio = [x["calls_per_s"] / y["calls_per_s"] for x, y in zip(d, m)]
+            print(f"{transport:15} c={conc:<3} disco {mmm([x['calls_per_s'] for x in d])}/s "
+                  f"rmcp {mmm([x['calls_per_s'] for x in m])}/s ratio {mmm(ratio, '{:.3f}')}",
+                  file=sys.stderr, flush=True)
+    if a.out:
+        os.makedirs(os.path.dirname(a.out), exist_ok=True)
+        with open(a.out, "w") as f:
+            json.dump(results, f, indent=1)
+    print(table(results))
+
+
+def table(results):
+    lines = [
+        "| transport | in flight | disco calls/s | rmcp calls/s | **disco/rmcp** | rmcp README form calls/s | disco/rmcp README | p50 us disco / rmcp | p99 us disco / rmcp | server CPU us/call disco / rmcp | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        d, m, rd = r["runs"]["disco"], r["runs"]["rmcp"], r["runs"]["rmcp-readme"]
+        ratio = [x["calls_per_s"] / y["calls_per_s"] for x, y in zip(d, m)]
+        ratio_rd = [x["calls_per_s"] / y["calls_per_s"] for x, y in zip(d, rd)]
+        med = lambda rows, k: statistics.median(x[k] for x in rows)
+        cpu = lambda rows: statistics.median(x["server_cpu_us_per_call"] or 0 for x in rows)
+        errors = sum(x["errors"] for x in d + m + rd)
+        lines.append(
+            f"| {r['transport']} | {r['concurrency']} | {mmm([x['calls_per_s'] for x in d])} | "
+            f"{mmm([x['calls_per_s'] for x in m])} | **{mmm(ratio, '{:.3f}')}** | "
+            f"{mmm([x['calls_per_s'] for x in rd])} | {mmm(ratio_rd, '{:.3f}')} | "
+            f"{med(d, 'p50_us'):.0f} / {med(m, 'p50_us'):.0f} | {med(d, 'p99_us'):.0f} / {med(m, 'p99_us'):.0f} | "
+            f"{cpu(d):.1f} / {cpu(m):.1f} | {errors} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
