@@ -14,9 +14,11 @@ pub mod lint;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::{json, Map, Value};
 
@@ -791,27 +793,58 @@ impl Catalog {
         let stats = &self.config.stats;
         let ctx = ctx.with_tool(&tool.name);
         let cancel = ctx.cancellation_token();
-        let task = match &tool.handler {
-            ToolHandler::Static(crate::tool::Handler::Async(f)) => tokio::spawn(f(Invocation {
-                arguments,
-                context: ctx,
-                state: self.config.state.clone(),
-            })),
+        // Async tools run inline in the request's own task (rmcp gives every request one):
+        // dropping the future is the abort, and `catch_unwind` contains a panic, without the
+        // cost of a second task per call. Sync tools go to the blocking pool, off the async
+        // workers.
+        type Run = std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<CallToolResult, Panic>> + Send>,
+        >;
+        let invocation = |arguments, context| Invocation {
+            arguments,
+            context,
+            state: self.config.state.clone(),
+        };
+        let run: Run = match &tool.handler {
+            ToolHandler::Static(crate::tool::Handler::Async(f)) => {
+                let f = *f;
+                let inv = invocation(arguments, ctx);
+                match std::panic::catch_unwind(AssertUnwindSafe(move || f(inv))) {
+                    Ok(fut) => Box::pin(AssertUnwindSafe(fut).catch_unwind()),
+                    Err(panic) => Box::pin(std::future::ready(Err(panic))),
+                }
+            }
+            ToolHandler::Static(crate::tool::Handler::Sync(f))
+                if tool.timeout.is_none() && multi_thread_runtime() =>
+            {
+                // Without a timeout to honour, the worker hands its other tasks to its peers
+                // and runs the tool itself: no thread hop there and back.
+                let f = *f;
+                let inv = invocation(arguments, ctx);
+                let done = tokio::task::block_in_place(move || {
+                    std::panic::catch_unwind(AssertUnwindSafe(move || f(inv)))
+                });
+                Box::pin(std::future::ready(done))
+            }
             ToolHandler::Static(crate::tool::Handler::Sync(f)) => {
                 let f = *f;
-                let inv = Invocation {
-                    arguments,
-                    context: ctx,
-                    state: self.config.state.clone(),
-                };
-                tokio::task::spawn_blocking(move || f(inv))
+                let inv = invocation(arguments, ctx);
+                let task = tokio::task::spawn_blocking(move || f(inv));
+                Box::pin(async move {
+                    task.await.map_err(|e| match e.try_into_panic() {
+                        Ok(panic) => panic,
+                        Err(_) => Box::new("the blocking task was cancelled") as Panic,
+                    })
+                })
             }
-            ToolHandler::Provider(p) => tokio::spawn(p.call(&tool.name, arguments, ctx)),
+            ToolHandler::Provider(p) => {
+                let fut = p.call(&tool.name, arguments, ctx);
+                Box::pin(AssertUnwindSafe(fut).catch_unwind())
+            }
             ToolHandler::Meta(_) => {
                 return error_result("internal error: meta-tool in execute".into())
             }
         };
-        let abort = task.abort_handle();
         let timeout = async {
             match tool.timeout {
                 Some(t) => tokio::time::sleep(t).await,
@@ -819,14 +852,13 @@ impl Catalog {
             }
         };
         let outcome = tokio::select! {
-            joined = task => joined,
+            done = run => done,
             _ = cancel.cancelled() => {
-                abort.abort();
                 stats.count(Event::Cancelled);
                 return error_result(format!("Tool `{}` was cancelled.", tool.name));
             }
             _ = timeout => {
-                abort.abort();
+                // The tool's context is cancelled too, for work it started elsewhere.
                 cancel.cancel();
                 stats.count(Event::Timeout);
                 let ms = tool.timeout.map(|t| t.as_millis()).unwrap_or_default();
@@ -839,9 +871,8 @@ impl Catalog {
         };
         let mut result = match outcome {
             Ok(result) => result,
-            Err(err) if err.is_panic() => {
+            Err(panic) => {
                 stats.count(Event::Panic);
-                let panic = err.into_panic();
                 let message = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
@@ -852,10 +883,6 @@ impl Catalog {
                     "Tool `{}` failed with an internal error.",
                     tool.name
                 ));
-            }
-            Err(_) => {
-                stats.count(Event::Cancelled);
-                return error_result(format!("Tool `{}` was cancelled.", tool.name));
             }
         };
         check_output(tool, &mut result);
@@ -933,6 +960,14 @@ fn check_output(tool: &CatalogTool, result: &mut CallToolResult) {
         ));
     }
 }
+
+fn multi_thread_runtime() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+}
+
+/// What a panicking tool left behind.
+type Panic = Box<dyn std::any::Any + Send + 'static>;
 
 /// Keeps hostile input from filling messages and logs.
 pub(crate) fn clip(s: &str, max: usize) -> String {
