@@ -164,11 +164,9 @@ impl CatalogTool {
         let input_schema = Arc::new(input.schema);
         let output_schema = output.map(|o| Arc::new(o.schema));
 
-        let mut tool = Tool::new(
-            spec.name.to_string(),
-            spec.description.to_string(),
-            input_schema.clone(),
-        );
+        // Borrowed from the static spec: cloning the entry (every tools/list page, every
+        // header check of a stateless request) then copies no text.
+        let mut tool = Tool::new(spec.name, spec.description, input_schema.clone());
         tool.title = spec.title.map(str::to_string);
         tool.output_schema = output_schema.clone();
         let a = spec.annotations;

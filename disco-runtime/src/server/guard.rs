@@ -361,6 +361,13 @@ pub(crate) async fn http_guard(max_body_bytes: usize, req: Request, next: Next) 
             return json_response(StatusCode::PAYLOAD_TOO_LARGE, answer);
         }
     };
+    // The common case, a message rmcp's own type accepts, goes straight on: the full checks
+    // below run only for what rmcp would refuse or misread.
+    if well_formed(&bytes) {
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    }
     let answer = match check(&bytes, max_body_bytes, false) {
         Checked::Answer(answer) => Some(answer),
         Checked::Request { value, .. } => typed(value).err().flatten(),
@@ -373,6 +380,19 @@ pub(crate) async fn http_guard(max_body_bytes: usize, req: Request, next: Next) 
             next.run(Request::from_parts(parts, Body::from(bytes)))
                 .await
         }
+    }
+}
+
+/// A single message rmcp's type accepts, and not a notification method sent with an id
+/// (rmcp would run that as a request).
+fn well_formed(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(rmcp::model::JsonRpcMessage::Request(request)) => {
+            !request.request.method().starts_with("notifications/")
+        }
+        Ok(_) => true,
+        Err(_) => false,
     }
 }
 

@@ -139,6 +139,11 @@ where
     /// What to do with one complete line: the stateless checks, then what depends on the
     /// session (before `initialize`, ids in flight).
     fn classify(&mut self, line: &[u8], oversized: bool) -> Verdict {
+        if !oversized {
+            if let Some(verdict) = self.fast_path(line) {
+                return verdict;
+            }
+        }
         match check(line, self.max_line, oversized) {
             Checked::Answer(answer) => Verdict::Answer(answer),
             Checked::Drop(what) => Verdict::Drop(what),
@@ -174,6 +179,43 @@ where
                 self.forward(value, Some(Track::Request(id)))
             }
         }
+    }
+
+    /// The common case, a well-formed message in a running session, in one parse: rmcp's own
+    /// type. Anything unusual (the session not started yet, a cancellation, a reused id, a
+    /// notification method sent with an id, anything rmcp's type refuses) returns `None` and
+    /// takes the full checks above.
+    fn fast_path(&mut self, line: &[u8]) -> Option<Verdict> {
+        if !self.started {
+            return None;
+        }
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        let message: ClientJsonRpcMessage = serde_json::from_slice(line).ok()?;
+        match &message {
+            JsonRpcMessage::Request(request) => {
+                if request.request.method().starts_with("notifications/") {
+                    return None;
+                }
+                let mut set = lock(&self.in_flight);
+                if set.contains(&request.id) {
+                    return None;
+                }
+                if set.len() >= MAX_TRACKED_IDS {
+                    set.clear();
+                }
+                set.insert(request.id.clone());
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if matches!(
+                    notification.notification,
+                    rmcp::model::ClientNotification::CancelledNotification(_)
+                ) {
+                    return None;
+                }
+            }
+            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
+        }
+        Some(Verdict::Forward(Box::new(message)))
     }
 
     /// Hands a checked message to rmcp, if rmcp's types accept it.
