@@ -346,6 +346,16 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
 /// error (rmcp alone answers 415 with plain text); a body over the limit gets 413 with a
 /// JSON-RPC error. Everything else goes on to rmcp unchanged.
 pub(crate) async fn http_guard(max_body_bytes: usize, req: Request, next: Next) -> Response {
+    if req.method() == Method::DELETE {
+        // rmcp closes the session and answers 202 Accepted with an empty body; the official
+        // Python SDK accepts only 200 or 204 and logs a failed termination at every
+        // disconnect, although the session is gone: say what happened, 204 No Content.
+        let mut response = next.run(req).await;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        return response;
+    }
     if req.method() != Method::POST {
         return next.run(req).await;
     }
@@ -361,26 +371,45 @@ pub(crate) async fn http_guard(max_body_bytes: usize, req: Request, next: Next) 
             return json_response(StatusCode::PAYLOAD_TOO_LARGE, answer);
         }
     };
-    // The common case, a message rmcp's own type accepts, goes straight on: the full checks
-    // below run only for what rmcp would refuse or misread.
-    if well_formed(&bytes) {
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+    // rmcp would run a `notifications/*` method sent with an id as a request: the only
+    // well-formed message it misreads, and the only one checked before it (a byte search
+    // finds the rare candidates without parsing every body).
+    let suspicious = memfind(&bytes, b"notifications/");
+    if suspicious && !well_formed(&bytes) {
+        if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
+            return json_response(StatusCode::BAD_REQUEST, answer);
+        }
     }
-    let answer = match check(&bytes, max_body_bytes, false) {
+    let json_body = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("application/json"));
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes.clone())))
+        .await;
+    // rmcp answers a JSON body it cannot parse with a plain-text 415: say what is wrong, as
+    // JSON-RPC, with the request's id. Everything else (Host, Origin, sessions) is rmcp's.
+    if json_body && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
+            return json_response(StatusCode::BAD_REQUEST, answer);
+        }
+    }
+    response
+}
+
+/// The JSON-RPC error for a body the checks refuse, if they do.
+fn malformed_answer(bytes: &[u8], max_body_bytes: usize) -> Option<Value> {
+    match check(bytes, max_body_bytes, false) {
         Checked::Answer(answer) => Some(answer),
         Checked::Request { value, .. } => typed(value).err().flatten(),
         // Notifications, responses and empty batches: rmcp answers 202 or its own error.
         _ => None,
-    };
-    match answer {
-        Some(answer) => json_response(StatusCode::BAD_REQUEST, answer),
-        None => {
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
-        }
     }
+}
+
+fn memfind(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// A single message rmcp's type accepts, and not a notification method sent with an id

@@ -149,29 +149,17 @@ pub(crate) fn router(shared: Arc<Shared>, options: &HttpOptions) -> axum::Router
     let max_body = options.max_body_bytes;
     let mut router = axum::Router::new()
         .route_service(&options.path, service)
-        // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415.
+        // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415;
+        // a session DELETE gets 204.
         .layer(axum::middleware::from_fn(move |req, next| {
             super::guard::http_guard(max_body, req, next)
-        }))
-        .layer(axum::middleware::from_fn(session_delete_status));
+        }));
     if let Some(auth) = options.auth.clone() {
         router = router.layer(axum::middleware::from_fn(move |req, next| {
             authenticate(auth.clone(), req, next)
         }));
     }
     router
-}
-
-/// rmcp closes a session on DELETE and then answers 202 Accepted with an empty body. The
-/// official Python SDK accepts only 200 or 204 and logs "Session termination failed: 202" at
-/// every disconnect, although the session is gone: say what happened, 204 No Content.
-async fn session_delete_status(req: Request, next: Next) -> Response {
-    let is_delete = req.method() == http::Method::DELETE;
-    let mut response = next.run(req).await;
-    if is_delete && response.status() == StatusCode::ACCEPTED {
-        *response.status_mut() = StatusCode::NO_CONTENT;
-    }
-    response
 }
 
 async fn authenticate(auth: Arc<dyn TokenCheck>, mut req: Request, next: Next) -> Response {
