@@ -300,11 +300,13 @@ async fn shutdown_signal() {
     }
 }
 
-/// Logs to stderr, filtered by `RUST_LOG` (default `info`). Does nothing when the
-/// application installed its own subscriber.
+/// Logs to stderr, filtered by `RUST_LOG` (default: disco's own events from `info`, the SDK's
+/// from `warn`: rmcp logs every stateless request and session start at `info`, which buries
+/// the corrections an operator looks for and costs a formatted line per call). Does nothing
+/// when the application installed its own subscriber.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
