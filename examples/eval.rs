@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --example eval -- resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]
 //! cargo run --release --example eval -- search --catalog CATALOG --queries QUERIES [--k N]
-//!        [--threshold X] [--category A,B] [--quiet]
+//!        [--threshold X] [--category A,B] [--parity even|odd] [--quiet]
 //! cargo run --release --example eval -- args --catalog CATALOG --cases CASES [--quiet]
 //! ```
 //!
@@ -33,7 +33,7 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NameRule};
 use serde_json::{json, Value};
 
-const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--quiet]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -60,6 +60,9 @@ struct Opts {
     threshold: Option<f32>,
     categories: Option<Vec<String>>,
     server_name: Option<String>,
+    /// Keep one of two halves of the rows (split by a fixed hash of the id): tune on one,
+    /// report on the other.
+    parity: Option<u64>,
     quiet: bool,
 }
 
@@ -87,6 +90,13 @@ impl Opts {
                     o.categories = Some(value()?.split(',').map(str::to_string).collect())
                 }
                 "--server-name" => o.server_name = Some(value()?),
+                "--parity" => {
+                    o.parity = Some(match value()?.as_str() {
+                        "even" => 0,
+                        "odd" => 1,
+                        p => return Err(format!("--parity {p}: want even or odd")),
+                    })
+                }
                 "--quiet" => o.quiet = true,
                 _ => return Err(format!("unknown argument {a}\n{USAGE}")),
             }
