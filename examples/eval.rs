@@ -120,7 +120,7 @@ impl Opts {
         builder.from_specs([]).map_err(|e| e.to_string())
     }
 
-    /// The input's JSON lines, filtered by `--category`.
+    /// The input's JSON lines, filtered by `--category` and `--parity`.
     fn rows(&self) -> Result<Vec<Value>, String> {
         let file = std::fs::File::open(&self.input).map_err(|e| format!("{}: {e}", self.input))?;
         let mut rows = Vec::new();
@@ -137,6 +137,18 @@ impl Opts {
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 if !cats.iter().any(|x| x == c) {
+                    continue;
+                }
+            }
+            if let Some(parity) = self.parity {
+                // FNV-1a of the id's JSON text, so both halves mix every category and tool.
+                let hash = row["id"]
+                    .to_string()
+                    .bytes()
+                    .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+                    });
+                if (hash >> 32) % 2 != parity {
                     continue;
                 }
             }
