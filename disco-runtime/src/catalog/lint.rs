@@ -235,35 +235,19 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Singular of one lower-case word, by the rule in the module docs.
+/// Singular of one lower-case word: the resolver's own rule, so the lint sees names as the
+/// spelling-equivalent tier does.
 fn singular(word: &str) -> String {
-    if word.len() <= 3 || word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
-        return word.to_string();
-    }
-    if let Some(stem) = word.strip_suffix("ies") {
-        return format!("{stem}y");
-    }
-    for suffix in ["ses", "xes", "ches", "shes"] {
-        if word.ends_with(suffix) {
-            return word[..word.len() - 2].to_string();
-        }
-    }
-    word.strip_suffix('s').unwrap_or(word).to_string()
+    crate::resolve::name::singular(word)
 }
 
 /// The words of a tool name or alias: split at separators and at lower-to-upper case changes
 /// (`getUser` = `get_user`), singular.
 fn name_words(name: &str) -> Vec<String> {
-    let mut split = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c.is_uppercase() && prev_lower {
-            split.push(' ');
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        split.push(c);
-    }
-    words(&split).iter().map(|w| singular(w)).collect()
+    crate::resolve::name::split_words(name)
+        .iter()
+        .map(|w| singular(w))
+        .collect()
 }
 
 /// A name as the spelling-equivalent tier sees it: its singular words in any order, whatever

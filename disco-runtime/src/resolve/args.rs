@@ -295,27 +295,10 @@ fn near_miss(key: &str, targets: &[&ParamInfo]) -> Option<usize> {
 /// A key's words (snake, kebab, camel), each in the singular, joined: `initialVelocities`
 /// and `initial_velocity` meet at `initialvelocity`.
 fn singular_key(key: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in key.chars() {
-        if matches!(c, '_' | '-' | '.' | ' ') {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words.iter().map(|w| super::name::singular(w)).collect()
+    super::name::split_words(key)
+        .iter()
+        .map(|w| super::name::singular(w))
+        .collect()
 }
 
 /// 1.0 for the same word, high for a typo, low otherwise.

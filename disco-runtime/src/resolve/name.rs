@@ -1073,7 +1073,7 @@ fn is_filler(word: &str) -> bool {
 /// Splits a name into lowercase words at separators (anything not a letter or digit) and at
 /// camelCase / PascalCase boundaries (`getHTTPServer` -> get, http, server; `listURLs` -> list,
 /// urls).
-fn split_words(name: &str) -> Vec<String> {
+pub(crate) fn split_words(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut words = Vec::new();
     let mut current = String::new();
