@@ -791,11 +791,10 @@ impl NameIndex {
             if suggestions.contains(&form.tool) || !visible(form.tool) {
                 continue;
             }
-            if opposed_forms(query, form) {
-                continue;
-            }
+            // The cheap string measure first: the opposites check is only worth running on
+            // the few names that look alike.
             let similarity = strsim::jaro_winkler(&query.compact, &form.compact);
-            if similarity >= 0.8 {
+            if similarity >= 0.8 && !opposed_forms(query, form) {
                 scored.push(((1000.0 * (1.0 - similarity)) as u32, form.tool));
             }
         }
@@ -1184,20 +1183,29 @@ fn deletions(word: &str, k: usize) -> Vec<String> {
     out
 }
 
-/// Calls `f` with `word` and every string obtained by deleting up to `k` characters from it
-/// (duplicates included), without collecting them: this runs on every mistaken name.
+/// Calls `f` with `word` and every string obtained by deleting up to `k` characters from it,
+/// without collecting them: this runs on every mistaken name. Deletions are made left to right
+/// (the second after the first), so each set of deleted positions is visited once rather than
+/// once per order: half the lookups at `k = 2`. A string can still come twice when it arises
+/// from different positions (`ab` from `aab`); callers keep their own seen-sets.
 fn each_deletion(word: &str, k: usize, f: &mut impl FnMut(&str)) {
     f(word);
+    deletions_from(word, 0, k, f);
+}
+
+fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnMut(&str)) {
     if k == 0 {
         return;
     }
     let mut buf = String::with_capacity(word.len());
-    for (at, c) in word.char_indices() {
+    for (at, c) in word.char_indices().filter(|(at, _)| *at >= from) {
         buf.clear();
         buf.push_str(&word[..at]);
         buf.push_str(&word[at + c.len_utf8()..]);
         if !buf.is_empty() {
-            each_deletion(&buf, k - 1, f);
+            f(&buf);
+            // The next deletion starts where this one was: the character now at `at`.
+            deletions_from(&buf, at, k - 1, f);
         }
     }
 }
