@@ -344,6 +344,16 @@ impl Catalog {
             add_provider_tools(provider, &config, &mut tools, &mut problems);
         }
         tools.extend(extra);
+        Catalog::index(config, tools, problems)
+    }
+
+    /// Checks names and aliases across `tools` (built already) and indexes them: what a
+    /// scoped caller's catalog needs on top of the tools every caller shares.
+    fn index(
+        config: Arc<Config>,
+        mut tools: Vec<Arc<CatalogTool>>,
+        mut problems: Vec<String>,
+    ) -> Result<Catalog, CatalogError> {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
 
         let meta = if config.search.enabled {
@@ -438,6 +448,8 @@ impl Catalog {
             if !always && tool.keywords.is_empty() {
                 continue;
             }
+            // Shared tools (a scoped caller's catalog reuses the base one's) carry their
+            // hints already; only tools built for this catalog are unique here.
             let Some(t) = Arc::get_mut(tool) else {
                 continue;
             };
@@ -501,7 +513,10 @@ impl Catalog {
         let merged = if extra.is_empty() && problems.is_empty() {
             None
         } else {
-            match Catalog::assemble(self.config.clone(), extra) {
+            // The shared tools are reused as built (schemas, validators, list hints): only
+            // the indexes are made again, over them and the caller's own tools.
+            let tools = self.tools.iter().cloned().chain(extra).collect();
+            match Catalog::index(self.config.clone(), tools, Vec::new()) {
                 Ok(c) => Some(Arc::new(c)),
                 Err(e) => {
                     problems.extend(e.problems);
