@@ -544,28 +544,41 @@ impl Catalog {
 
     /// The tools/list entries `caller` sees, in catalog order.
     pub fn list(&self, caller: &Caller) -> Vec<Tool> {
-        if let Some(view) = self.view(caller) {
-            return view.list_here(caller);
-        }
-        self.list_here(caller)
+        self.list_page(caller, 0, usize::MAX).0
     }
 
-    fn list_here(&self, caller: &Caller) -> Vec<Tool> {
-        let mut out: Vec<Tool> = self.meta.iter().map(|m| m.tool.clone()).collect();
+    /// One page of [`Catalog::list`]: the entries from `offset`, at most `limit` of them, and
+    /// how many there are in all. Only the page's entries are cloned.
+    pub fn list_page(&self, caller: &Caller, offset: usize, limit: usize) -> (Vec<Tool>, usize) {
+        if let Some(view) = self.view(caller) {
+            return view.list_page_here(caller, offset, limit);
+        }
+        self.list_page_here(caller, offset, limit)
+    }
+
+    fn list_page_here(&self, caller: &Caller, offset: usize, limit: usize) -> (Vec<Tool>, usize) {
         let pinned: Option<&[String]> = match &self.config.search.exposure {
             Exposure::SearchFirst { pinned } if self.config.search.enabled => Some(pinned),
             _ => None,
         };
-        for t in &self.tools {
-            let shown = match pinned {
+        let listed = self
+            .tools
+            .iter()
+            .filter(|t| match pinned {
                 Some(pinned) => pinned.contains(&t.name),
                 None => !t.hidden,
-            };
-            if shown && self.can_see(caller, t) {
-                out.push(t.tool.clone());
+            })
+            .filter(|t| self.can_see(caller, t));
+        let all = self.meta.iter().chain(listed);
+        let mut total = 0;
+        let mut page = Vec::new();
+        for t in all {
+            if total >= offset && page.len() < limit {
+                page.push(t.tool.clone());
             }
+            total += 1;
         }
-        out
+        (page, total)
     }
 
     /// Ranked tools for a query, among those `caller` may see (hidden ones included: search is

@@ -83,6 +83,14 @@ fn call_error(err: CallError) -> ErrorData {
     ErrorData::invalid_params(err.to_string(), data)
 }
 
+fn invalid_cursor(cursor: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        "Invalid cursor: pass the `nextCursor` of the previous tools/list page, or no cursor \
+         for the first page",
+        Some(json!({ "cursor": cursor })),
+    )
+}
+
 const CURSOR_PREFIX: &str = "disco:v1:";
 
 fn encode_cursor(offset: usize) -> String {
@@ -107,23 +115,22 @@ impl ServerHandler for McpHandler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let listed = self.shared.catalog().list(&caller_of(&context.extensions));
-        let offset =
-            match request.and_then(|r| r.cursor) {
-                None => 0,
-                Some(cursor) => match decode_cursor(&cursor) {
-                    Some(offset) if offset <= listed.len() => offset,
-                    _ => return Err(ErrorData::invalid_params(
-                        "Invalid cursor: pass the `nextCursor` of the previous tools/list page, \
-                         or no cursor for the first page",
-                        Some(json!({ "cursor": cursor })),
-                    )),
-                },
-            };
-        let end = (offset + self.shared.page_size).min(listed.len());
-        let tools: Vec<Tool> = listed[offset..end].to_vec();
+        let cursor = request.and_then(|r| r.cursor);
+        let offset = match &cursor {
+            None => 0,
+            Some(sent) => decode_cursor(sent).ok_or_else(|| invalid_cursor(sent))?,
+        };
+        let caller = caller_of(&context.extensions);
+        let (tools, total) =
+            self.shared
+                .catalog()
+                .list_page(&caller, offset, self.shared.page_size);
+        if let (Some(sent), true) = (&cursor, offset > total) {
+            return Err(invalid_cursor(sent));
+        }
+        let end = offset + tools.len();
         let mut result = ListToolsResult::with_all_items(tools);
-        if end < listed.len() {
+        if end < total {
             result.next_cursor = Some(encode_cursor(end));
         }
         Ok(result)
