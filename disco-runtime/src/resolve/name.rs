@@ -182,6 +182,14 @@ const SUGGESTION_SCAN: usize = 48;
 /// Catalogs up to this size get a last-resort similarity scan for suggestions.
 const SMALL_CATALOG: usize = 512;
 
+/// A catalog spelling within typo reach of another.
+struct Neighbour {
+    text: Box<str>,
+    /// The stem `text` stands for.
+    target: Box<str>,
+    distance: u8,
+}
+
 /// One spelling of a tool: its name or one of its declared aliases.
 struct Form {
     tool: usize,
@@ -191,6 +199,8 @@ struct Form {
     stems: Vec<Box<str>>,
     /// Lowercase letters and digits only.
     compact: Box<str>,
+    /// `fused_ids(compact)`.
+    fused: Vec<u16>,
 }
 
 /// The name index of one catalog. Build once, resolve many times.
@@ -218,6 +228,10 @@ pub struct NameIndex {
     /// Both spellings are indexed because a plural may be irregular (`children` -> `child`)
     /// while the typo is made in the word as written (`chidlren`).
     word_deletes: FastMap<Box<str>, Vec<Box<str>>>,
+    /// Every spelling -> the other spellings within its typo allowance, in the order a lookup
+    /// through `word_deletes` finds them: a request word the catalog knows (the common case)
+    /// costs one lookup instead of one per deletion.
+    typo_neighbours: FastMap<Box<str>, Vec<Neighbour>>,
     /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
     /// boundaries and contain a typo (`raedfile`).
     compact_deletes: FastMap<Box<str>, Vec<u32>>,
@@ -240,6 +254,7 @@ impl NameIndex {
             class_members: FastMap::default(),
             spellings: FastMap::default(),
             word_deletes: FastMap::default(),
+            typo_neighbours: FastMap::default(),
             compact_deletes: FastMap::default(),
         };
         for (tool, entry) in entries.into_iter().enumerate() {
@@ -286,10 +301,57 @@ impl NameIndex {
                 }
             }
         }
+        let mut typo_neighbours = FastMap::default();
+        for text in index.spellings.keys() {
+            let mut found = Vec::new();
+            index.typo_lookup(text, &mut |near, target, distance| {
+                found.push(Neighbour {
+                    text: near.into(),
+                    target: target.into(),
+                    distance,
+                })
+            });
+            typo_neighbours.insert(text.clone(), found);
+        }
+        index.typo_neighbours = typo_neighbours;
         for members in index.class_members.values_mut() {
             members.sort();
         }
         index
+    }
+
+    /// Calls `f(spelling, its stem, distance)` for every catalog spelling other than `written`
+    /// that is within the typo allowance of the longer of the two and not its opposite, in the
+    /// order in which `written`'s deletions first reach them.
+    fn typo_lookup<'s>(&'s self, written: &str, f: &mut impl FnMut(&'s str, &'s str, u8)) {
+        let len = char_len(written);
+        // A spelling shares many deletions with a word close to it: measure it once.
+        let mut seen: Vec<&str> = Vec::new();
+        each_deletion(written, typo_allowance(len), &mut |del| {
+            let Some(texts) = self.word_deletes.get(del) else {
+                return;
+            };
+            for text in texts {
+                if **text == *written || seen.contains(&&**text) {
+                    continue;
+                }
+                seen.push(text);
+                let Some(target) = self.spellings.get(text) else {
+                    continue;
+                };
+                let text_len = char_len(text);
+                let limit = typo_allowance(len.max(text_len));
+                // The lengths alone may rule it out, without measuring.
+                if len.abs_diff(text_len) > limit {
+                    continue;
+                }
+                let d = strsim::osa_distance(written, text);
+                // `unecosystem` is two letters from `ecosystem`, but its negation.
+                if d > 0 && d <= limit && !opposed(written, text) {
+                    f(text, target, d as u8);
+                }
+            }
+        });
     }
 
     fn add_form(&mut self, tool: usize, name: &str) {
@@ -325,6 +387,7 @@ impl NameIndex {
             tool,
             raw,
             stems,
+            fused: fused_ids(&compact),
             compact,
         });
     }
@@ -510,7 +573,7 @@ impl NameIndex {
 
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
     /// with the request, cheapest first, one entry per tool.
-    fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
+    fn fuzzy<'a>(&'a self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
         if query.stems.is_empty() || query.stems.len() > 16 {
             return Ranking {
                 candidates: Vec::new(),
@@ -544,26 +607,19 @@ impl NameIndex {
                 .into_iter()
                 .take(if raw == stem { 1 } else { 2 })
             {
-                let len = char_len(written);
-                each_deletion(written, typo_allowance(len), &mut |del| {
-                    let Some(texts) = self.word_deletes.get(del) else {
-                        return;
-                    };
-                    for text in texts {
-                        let Some(target) = self.spellings.get(text) else {
-                            continue;
-                        };
-                        if **target == **stem || !seen.insert(text) {
-                            continue;
-                        }
-                        let limit = typo_allowance(len.max(char_len(text)));
-                        let d = strsim::osa_distance(written, text);
-                        // `unecosystem` is two letters from `ecosystem`, but its negation.
-                        if d > 0 && d <= limit && !opposed(written, text) {
-                            list.push((target, UNIT * d as u32, Kind::Typo));
+                let mut add = |text: &'a str, target: &'a str, d: u8| {
+                    if target != stem.as_str() && seen.insert(text) {
+                        list.push((target, UNIT * u32::from(d), Kind::Typo));
+                    }
+                };
+                match self.typo_neighbours.get(written) {
+                    Some(known) => {
+                        for n in known {
+                            add(&n.text, &n.target, n.distance);
                         }
                     }
-                });
+                    None => self.typo_lookup(written, &mut add),
+                }
             }
             expansions.push(list);
         }
@@ -849,9 +905,15 @@ struct Query {
     compact: String,
     stem_compact: String,
     bag: String,
+    /// `fused_ids(compact)`, computed on first use: most requests never need it.
+    fused: std::cell::OnceCell<Vec<u16>>,
 }
 
 impl Query {
+    fn fused(&self) -> &[u16] {
+        self.fused.get_or_init(|| fused_ids(&self.compact))
+    }
+
     fn new(requested: &str) -> Query {
         let raw = if requested.len() > MAX_NAME_LEN {
             Vec::new()
@@ -867,6 +929,7 @@ impl Query {
             raw,
             stems,
             canon,
+            fused: std::cell::OnceCell::new(),
         }
     }
 }
@@ -1571,6 +1634,47 @@ fn opposed_words<S: AsRef<str>, T: AsRef<str>>(
         .any(|r| only_tool().any(|t| opposed(r, t)))
 }
 
+/// The words of the opposites table, numbered, with the numbers of their opposites: the
+/// letter-level guard looks for them inside compact forms.
+struct FusedTable {
+    /// Finds every table word inside a string, overlapping ones included; pattern `i` is
+    /// word `i` of the sorted word list.
+    finder: aho_corasick::AhoCorasick,
+    opposite: Vec<Vec<u16>>,
+}
+
+fn fused_table() -> &'static FusedTable {
+    static TABLE: OnceLock<FusedTable> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut words: Vec<&'static str> = opposites().keys().copied().collect();
+        words.sort_unstable();
+        let id = |w: &str| words.binary_search(&w).map(|i| i as u16).ok();
+        let opposite = words
+            .iter()
+            .map(|w| {
+                let mut ids: Vec<u16> = opposites()[w].iter().filter_map(|y| id(y)).collect();
+                ids.sort_unstable();
+                ids
+            })
+            .collect();
+        let finder = aho_corasick::AhoCorasick::new(&words)
+            .expect("the opposites table is a small set of short words");
+        FusedTable { finder, opposite }
+    })
+}
+
+/// The numbers (ascending) of the opposites-table words that occur inside `compact`.
+fn fused_ids(compact: &str) -> Vec<u16> {
+    let mut ids: Vec<u16> = fused_table()
+        .finder
+        .find_overlapping_iter(compact)
+        .map(|m| m.pattern().as_usize() as u16)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 /// The full guard for a chosen tool: word-level, and letter-level for requests whose word
 /// boundaries differ from the tool's (`unlockdoor` against `lock_door`).
 fn opposed_forms(query: &Query, form: &Form) -> bool {
@@ -1583,29 +1687,38 @@ fn opposed_forms(query: &Query, form: &Form) -> bool {
         return false;
     }
     // Strip what both share at the start and the end; what remains is what differs.
-    let a_chars: Vec<char> = a.chars().collect();
-    let b_chars: Vec<char> = b.chars().collect();
-    let mut start = 0;
-    while start < a_chars.len() && start < b_chars.len() && a_chars[start] == b_chars[start] {
-        start += 1;
-    }
-    let mut end = 0;
-    while end < a_chars.len() - start
-        && end < b_chars.len() - start
-        && a_chars[a_chars.len() - 1 - end] == b_chars[b_chars.len() - 1 - end]
-    {
-        end += 1;
-    }
-    let da: String = a_chars[start..a_chars.len() - end].iter().collect();
-    let db: String = b_chars[start..b_chars.len() - end].iter().collect();
+    let prefix: usize = a
+        .chars()
+        .zip(b.chars())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    let (a_rest, b_rest) = (&a[prefix..], &b[prefix..]);
+    let suffix: usize = a_rest
+        .chars()
+        .rev()
+        .zip(b_rest.chars().rev())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    let da = &a_rest[..a_rest.len() - suffix];
+    let db = &b_rest[..b_rest.len() - suffix];
     let negation_inserted =
         |x: &str, y: &str| y.is_empty() && (NEGATION_PREFIXES.contains(&x) || is_negation(x));
-    if negation_inserted(&da, &db) || negation_inserted(&db, &da) {
+    if negation_inserted(da, db) || negation_inserted(db, da) {
         return true;
     }
     // Opposite words fused into the compact form on one side only.
-    for (&x, ys) in opposites() {
-        if a.contains(x) && !b.contains(x) && ys.iter().any(|y| b.contains(y) && !a.contains(y)) {
+    let table = fused_table();
+    let (qa, fb) = (query.fused(), &form.fused);
+    for &x in qa {
+        if fb.binary_search(&x).is_ok() {
+            continue;
+        }
+        if table.opposite[usize::from(x)]
+            .iter()
+            .any(|y| fb.binary_search(y).is_ok() && qa.binary_search(y).is_err())
+        {
             return true;
         }
     }
