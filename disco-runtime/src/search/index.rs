@@ -81,6 +81,9 @@ const FIELD_B: [f32; NF] = [0.3, 0.3, 0.3, 0.3, 0.75, 0.5, 0.75];
 const K1: f32 = 1.2;
 /// Weight of the name-coverage bonus, in units of one distinctive word.
 const NAME_COVERAGE_WEIGHT: f32 = 1.0;
+/// Queries matching up to this many words get the whole name-coverage bonus; longer ones get
+/// it scaled down by this over their count.
+const NAME_COVERAGE_WORDS: f32 = 4.0;
 
 /// A synonym (from the built-in map) matches at this fraction of an exact match, so that the
 /// author's own word still wins.
@@ -434,6 +437,10 @@ pub struct Ranking {
     pub generic: f32,
     /// Bonus for the share of a name's words the query matched, in distinctive words.
     pub name_coverage: f32,
+    /// Matched query words up to which the name-coverage bonus is whole: a long query shares
+    /// two words with some name by chance in a large catalog, so there the bonus is scaled by
+    /// this over the number of matched words.
+    pub name_coverage_words: f32,
     /// Abstention threshold on the normalised score; 0 returns every matching tool.
     pub threshold: f32,
 }
@@ -448,6 +455,7 @@ impl Default for Ranking {
             typo: TYPO_WEIGHT,
             generic: GENERIC_WEIGHT,
             name_coverage: NAME_COVERAGE_WEIGHT,
+            name_coverage_words: NAME_COVERAGE_WORDS,
             threshold: DEFAULT_THRESHOLD,
         }
     }
@@ -489,6 +497,9 @@ struct Posting {
 struct QueryWord {
     weight: f32,
     variants: Vec<(u32, f32)>,
+    /// Per variant: whether this word is the one that claims the term for name coverage (a
+    /// name word covered by two query words, as itself and as a synonym, counts once).
+    claims: Vec<bool>,
 }
 
 impl SearchIndex {
@@ -668,6 +679,7 @@ impl SearchIndex {
         r.typo = clean(r.typo, d.typo);
         r.generic = clean(r.generic, d.generic);
         r.name_coverage = clean(r.name_coverage, d.name_coverage);
+        r.name_coverage_words = clean(r.name_coverage_words, d.name_coverage_words);
         r.threshold = clean(r.threshold, d.threshold);
         self.ranking = r;
         self
@@ -746,11 +758,12 @@ impl SearchIndex {
         let mut best = vec![0f32; self.names.len()];
         let mut name_best = vec![0f32; self.names.len()];
         let mut name_cover = vec![0f32; self.names.len()];
+        let mut name_strong = vec![0f32; self.names.len()];
         let mut touched: Vec<u32> = Vec::new();
         let mut matched: Vec<u32> = Vec::new();
         let mut df_cache: HashMap<u32, f32> = HashMap::new();
         for w in &words {
-            for &(term, vweight) in &w.variants {
+            for (&(term, vweight), &claims) in w.variants.iter().zip(&w.claims) {
                 let postings = &self.postings[term as usize];
                 let idf = *df_cache.entry(term).or_insert_with(|| {
                     let df = postings.iter().filter(|p| visible[p.doc as usize]).count() as f32;
@@ -783,7 +796,7 @@ impl SearchIndex {
                     if s > best[d] {
                         best[d] = s;
                     }
-                    if p.tf[F_NAME] != 0 && vweight > name_best[d] {
+                    if claims && p.tf[F_NAME] != 0 && vweight > name_best[d] {
                         name_best[d] = vweight;
                     }
                 }
@@ -795,6 +808,9 @@ impl SearchIndex {
                 }
                 scores[d] += w.weight * best[d];
                 name_cover[d] += name_best[d];
+                if w.weight >= 1.0 {
+                    name_strong[d] += name_best[d];
+                }
                 best[d] = 0.0;
                 name_best[d] = 0.0;
             }
@@ -804,12 +820,15 @@ impl SearchIndex {
         // A tool whose name the query spells out nearly word for word is very likely the one
         // meant, even when its words are common in the catalog ("list servers" among many
         // server tools): add a bonus for the share of the name's words the query matched. One
-        // word is not enough: a one-word name ("search", "news") would win every query using it.
+        // word is not enough: a one-word name ("search", "news") would win every query using it,
+        // nor are generic words alone ("help", "find"). The more words a query has, the likelier
+        // two of them meet some name by chance, so a long query's bonus is scaled down.
+        let damping = (r.name_coverage_words / words.len().max(1) as f32).min(1.0);
         for &d in &matched {
             let d = d as usize;
             let len = f32::from(self.name_len[d].max(1));
-            if name_cover[d] >= 2.0 {
-                scores[d] += r.name_coverage * idf_one * (name_cover[d] / len).min(1.0);
+            if name_cover[d] >= 2.0 && name_strong[d] >= 1.0 {
+                scores[d] += r.name_coverage * idf_one * (name_cover[d] / len).min(1.0) * damping;
             }
         }
         // Abstain on the best score alone: when the best tool is a clear enough match, weaker
@@ -907,7 +926,27 @@ impl SearchIndex {
             variants.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
             variants.dedup_by_key(|v| v.0);
             if !variants.is_empty() {
-                out.push(QueryWord { weight, variants });
+                let claims = vec![true; variants.len()];
+                out.push(QueryWord {
+                    weight,
+                    variants,
+                    claims,
+                });
+            }
+        }
+        // Each term is claimed by the word that matches it most strongly (the first on ties).
+        let mut claimant: HashMap<u32, (usize, f32)> = HashMap::new();
+        for (i, w) in out.iter().enumerate() {
+            for &(t, x) in &w.variants {
+                let e = claimant.entry(t).or_insert((i, x));
+                if x > e.1 {
+                    *e = (i, x);
+                }
+            }
+        }
+        for (i, w) in out.iter_mut().enumerate() {
+            for (k, &(t, _)) in w.variants.iter().enumerate() {
+                w.claims[k] = claimant.get(&t).is_some_and(|c| c.0 == i);
             }
         }
         out
@@ -1300,6 +1339,67 @@ mod tests {
             Some("getWeatherForecast")
         );
         assert_eq!(top(&idx, &docs, "read file").as_deref(), Some("files.read"));
+    }
+
+    #[test]
+    fn name_bonus_needs_distinctive_words_each_counted_once() {
+        let docs = vec![
+            doc(
+                "help_finding",
+                "Help finding. Locate the closest sushi restaurant.",
+            ),
+            doc("ResearchFinder", "Tool for searching academic papers."),
+            doc(
+                "calc_paper",
+                "Calc paper. Retrieve the moves a Pokemon can learn.",
+            ),
+            doc("get_weather", "Current weather for a city."),
+            doc("send_email", "Send an email to a recipient."),
+        ];
+        let idx = SearchIndex::build(&docs);
+        // "help" and "find" are generic: together they name `help_finding` but say nothing.
+        assert_eq!(
+            top(&idx, &docs, "Can you help me find academic papers?").as_deref(),
+            Some("ResearchFinder")
+        );
+        // "academic" (a synonym of paper) and "papers" cover the one word `paper` once.
+        assert_eq!(
+            top(&idx, &docs, "Search academic papers").as_deref(),
+            Some("ResearchFinder")
+        );
+    }
+
+    #[test]
+    fn long_queries_get_a_smaller_name_bonus() {
+        let docs = vec![
+            doc("list_servers", "Servers of the account."),
+            doc("reboot_server", "Restart one server."),
+            doc(
+                "weather",
+                "Weather forecast for a city, tomorrow and today.",
+            ),
+            doc("email", "Send email messages to recipients."),
+            doc("calendar", "Meetings in the calendar this week."),
+        ];
+        let with = SearchIndex::build(&docs);
+        let without = SearchIndex::build(&docs).with_ranking(Ranking {
+            name_coverage: 0.0,
+            ..Ranking::default()
+        });
+        let bonus = |q: &str| {
+            let score = |idx: &SearchIndex| {
+                idx.search(q, 5, &|_| true)
+                    .into_iter()
+                    .find(|h| h.index == 0)
+                    .map(|h| h.score)
+                    .unwrap_or(0.0)
+            };
+            score(&with) - score(&without)
+        };
+        let short = bonus("list servers");
+        let long = bonus("list servers weather forecast email recipients calendar meetings");
+        assert!(short > 0.0, "{short}");
+        assert!(long > 0.0 && long < short, "{long} vs {short}");
     }
 
     #[test]
