@@ -5,10 +5,15 @@
 //! rmcp answers a POST body it cannot deserialize with HTTP 415 and a plain-text body (no
 //! JSON-RPC error, no id), and over stdio drops such lines or answers -32600 without the id.
 
+use std::convert::Infallible;
+
 use axum::body::Body;
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+
+use super::McpHandler;
 use http::{header, HeaderValue, Method, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, RequestId};
 use serde_json::{json, Map, Value};
@@ -342,60 +347,92 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
     }
 }
 
-/// The HTTP side: a POST body that is not a valid message gets HTTP 400 with the JSON-RPC
-/// error (rmcp alone answers 415 with plain text); a body over the limit gets 413 with a
-/// JSON-RPC error. Everything else goes on to rmcp unchanged.
-pub(crate) async fn http_guard(max_body_bytes: usize, req: Request, next: Next) -> Response {
-    if req.method() == Method::DELETE {
-        // rmcp closes the session and answers 202 Accepted with an empty body; the official
-        // Python SDK accepts only 200 or 204 and logs a failed termination at every
-        // disconnect, although the session is gone: say what happened, 204 No Content.
-        let mut response = next.run(req).await;
-        if response.status() == StatusCode::ACCEPTED {
-            *response.status_mut() = StatusCode::NO_CONTENT;
-        }
-        return response;
+/// rmcp's Streamable HTTP service behind the checks of one HTTP request: a POST body that is
+/// not a valid message gets HTTP 400 with the JSON-RPC error (rmcp alone answers 415 with
+/// plain text); a body over the limit gets 413 with a JSON-RPC error; a session DELETE gets
+/// 204. Everything else goes on to rmcp unchanged. A service of its own rather than an axum
+/// middleware: it calls rmcp directly, without a boxed `Next` and a second boxed future per
+/// request.
+#[derive(Clone)]
+pub(crate) struct Guarded {
+    pub(crate) inner: StreamableHttpService<McpHandler, LocalSessionManager>,
+    pub(crate) max_body_bytes: usize,
+}
+
+impl tower_service::Service<Request> for Guarded {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = futures_util::future::BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
     }
-    if req.method() != Method::POST {
-        return next.run(req).await;
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.guard(req).await) })
     }
-    let (parts, body) = req.into_parts();
-    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            let answer = error(
-                None,
-                INVALID_REQUEST,
-                format!("Invalid Request: the request body is longer than {max_body_bytes} bytes"),
-            );
-            return json_response(StatusCode::PAYLOAD_TOO_LARGE, answer);
+}
+
+impl Guarded {
+    async fn guard(self, req: Request) -> Response {
+        let max_body_bytes = self.max_body_bytes;
+        let forward = |req: Request| async move { self.inner.handle(req).await.map(Body::new) };
+        if req.method() == Method::DELETE {
+            // rmcp closes the session and answers 202 Accepted with an empty body; the
+            // official Python SDK accepts only 200 or 204 and logs a failed termination at
+            // every disconnect, although the session is gone: say what happened, 204.
+            let mut response = forward(req).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+            }
+            return response;
         }
-    };
-    // rmcp would run a `notifications/*` method sent with an id as a request: the only
-    // well-formed message it misreads, and the only one checked before it (a byte search
-    // finds the rare candidates without parsing every body).
-    let suspicious = memfind(&bytes, b"notifications/");
-    if suspicious && !well_formed(&bytes) {
-        if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
-            return json_response(StatusCode::BAD_REQUEST, answer);
+        if req.method() != Method::POST {
+            return forward(req).await;
         }
+        let (parts, body) = req.into_parts();
+        let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                let answer = error(
+                    None,
+                    INVALID_REQUEST,
+                    format!(
+                        "Invalid Request: the request body is longer than {max_body_bytes} bytes"
+                    ),
+                );
+                return json_response(StatusCode::PAYLOAD_TOO_LARGE, answer);
+            }
+        };
+        // rmcp would run a `notifications/*` method sent with an id as a request: the only
+        // well-formed message it misreads, and the only one checked before it (a byte search
+        // finds the rare candidates without parsing every body).
+        let suspicious = memfind(&bytes, b"notifications/");
+        if suspicious && !well_formed(&bytes) {
+            if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
+                return json_response(StatusCode::BAD_REQUEST, answer);
+            }
+        }
+        let json_body = parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("application/json"));
+        let response = forward(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+        // rmcp answers a JSON body it cannot parse with a plain-text 415: say what is wrong,
+        // as JSON-RPC, with the request's id. Everything else (Host, Origin, sessions) is
+        // rmcp's.
+        if json_body && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
+                return json_response(StatusCode::BAD_REQUEST, answer);
+            }
+        }
+        response
     }
-    let json_body = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("application/json"));
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes.clone())))
-        .await;
-    // rmcp answers a JSON body it cannot parse with a plain-text 415: say what is wrong, as
-    // JSON-RPC, with the request's id. Everything else (Host, Origin, sessions) is rmcp's.
-    if json_body && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
-            return json_response(StatusCode::BAD_REQUEST, answer);
-        }
-    }
-    response
 }
 
 /// The JSON-RPC error for a body the checks refuse, if they do.

@@ -146,14 +146,13 @@ pub(crate) fn router(shared: Arc<Shared>, options: &HttpOptions) -> axum::Router
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let max_body = options.max_body_bytes;
-    let mut router = axum::Router::new()
-        .route_service(&options.path, service)
-        // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415;
-        // a session DELETE gets 204.
-        .layer(axum::middleware::from_fn(move |req, next| {
-            super::guard::http_guard(max_body, req, next)
-        }));
+    // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415; a
+    // session DELETE gets 204.
+    let guarded = super::guard::Guarded {
+        inner: service,
+        max_body_bytes: options.max_body_bytes,
+    };
+    let mut router = axum::Router::new().route_service(&options.path, guarded);
     if let Some(auth) = options.auth.clone() {
         router = router.layer(axum::middleware::from_fn(move |req, next| {
             authenticate(auth.clone(), req, next)
