@@ -182,12 +182,13 @@ const SUGGESTION_SCAN: usize = 48;
 /// Catalogs up to this size get a last-resort similarity scan for suggestions.
 const SMALL_CATALOG: usize = 512;
 
-/// A catalog spelling within typo reach of another.
+/// A catalog spelling that shares a deletion with another (see `NameIndex::typo_lookup`).
+#[derive(Clone, Copy)]
 struct Neighbour {
-    text: Box<str>,
-    /// The stem `text` stands for.
-    target: Box<str>,
-    distance: u8,
+    /// Position in `NameIndex::spelling_list`.
+    spelling: u32,
+    /// The edit distance when the spelling is a typo of the other one.
+    distance: Option<u8>,
 }
 
 /// One spelling of a tool: its name or one of its declared aliases.
@@ -228,10 +229,11 @@ pub struct NameIndex {
     /// Both spellings are indexed because a plural may be irregular (`children` -> `child`)
     /// while the typo is made in the word as written (`chidlren`).
     word_deletes: FastMap<Box<str>, Vec<Box<str>>>,
-    /// Every spelling -> the other spellings within its typo allowance, in the order a lookup
-    /// through `word_deletes` finds them: a request word the catalog knows (the common case)
-    /// costs one lookup instead of one per deletion.
+    /// Every spelling -> what a lookup of it through `word_deletes` finds, in order: a request
+    /// word the catalog knows (the common case) costs one lookup instead of one per deletion.
     typo_neighbours: FastMap<Box<str>, Vec<Neighbour>>,
+    /// Every spelling and its stem, numbered for `typo_neighbours`.
+    spelling_list: Vec<(Box<str>, Box<str>)>,
     /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
     /// boundaries and contain a typo (`raedfile`).
     compact_deletes: FastMap<Box<str>, Vec<u32>>,
@@ -255,6 +257,7 @@ impl NameIndex {
             spellings: FastMap::default(),
             word_deletes: FastMap::default(),
             typo_neighbours: FastMap::default(),
+            spelling_list: Vec::new(),
             compact_deletes: FastMap::default(),
         };
         for (tool, entry) in entries.into_iter().enumerate() {
@@ -301,18 +304,29 @@ impl NameIndex {
                 }
             }
         }
+        let spelling_list: Vec<(Box<str>, Box<str>)> = index
+            .spellings
+            .iter()
+            .map(|(text, stem)| (text.clone(), stem.clone()))
+            .collect();
         let mut typo_neighbours = FastMap::default();
-        for text in index.spellings.keys() {
-            let mut found = Vec::new();
-            index.typo_lookup(text, &mut |near, target, distance| {
-                found.push(Neighbour {
-                    text: near.into(),
-                    target: target.into(),
-                    distance,
-                })
-            });
-            typo_neighbours.insert(text.clone(), found);
+        {
+            let ids: FastMap<&str, u32> = spelling_list
+                .iter()
+                .enumerate()
+                .map(|(i, (text, _))| (&**text, i as u32))
+                .collect();
+            for text in index.spellings.keys() {
+                let mut found = Vec::new();
+                index.typo_lookup(text, &mut |near, _, distance| {
+                    if let Some(&spelling) = ids.get(near) {
+                        found.push(Neighbour { spelling, distance });
+                    }
+                });
+                typo_neighbours.insert(text.clone(), found);
+            }
         }
+        index.spelling_list = spelling_list;
         index.typo_neighbours = typo_neighbours;
         for members in index.class_members.values_mut() {
             members.sort();
@@ -320,10 +334,13 @@ impl NameIndex {
         index
     }
 
-    /// Calls `f(spelling, its stem, distance)` for every catalog spelling other than `written`
-    /// that is within the typo allowance of the longer of the two and not its opposite, in the
-    /// order in which `written`'s deletions first reach them.
-    fn typo_lookup<'s>(&'s self, written: &str, f: &mut impl FnMut(&'s str, &'s str, u8)) {
+    /// Calls `f(spelling, its stem, distance)` for every catalog spelling that shares a
+    /// deletion with `written`, once each, in the order in which `written`'s deletions first
+    /// reach them. `distance` is `None` when the spelling is not a typo of `written`: farther
+    /// than the typo allowance of the longer of the two, the same word, or its opposite. The
+    /// caller still sees those, so that a spelling ruled out for one form of a request word is
+    /// not taken for another form of it.
+    fn typo_lookup<'s>(&'s self, written: &str, f: &mut impl FnMut(&'s str, &'s str, Option<u8>)) {
         let len = char_len(written);
         // A spelling shares many deletions with a word close to it: measure it once.
         let mut seen: Vec<&str> = Vec::new();
@@ -332,7 +349,7 @@ impl NameIndex {
                 return;
             };
             for text in texts {
-                if **text == *written || seen.contains(&&**text) {
+                if seen.contains(&&**text) {
                     continue;
                 }
                 seen.push(text);
@@ -342,14 +359,14 @@ impl NameIndex {
                 let text_len = char_len(text);
                 let limit = typo_allowance(len.max(text_len));
                 // The lengths alone may rule it out, without measuring.
-                if len.abs_diff(text_len) > limit {
-                    continue;
-                }
-                let d = strsim::osa_distance(written, text);
+                let d = if len.abs_diff(text_len) > limit {
+                    usize::MAX
+                } else {
+                    strsim::osa_distance(written, text)
+                };
                 // `unecosystem` is two letters from `ecosystem`, but its negation.
-                if d > 0 && d <= limit && !opposed(written, text) {
-                    f(text, target, d as u8);
-                }
+                let typo = d > 0 && d <= limit && !opposed(written, text);
+                f(text, target, typo.then_some(d as u8));
             }
         });
     }
@@ -607,15 +624,19 @@ impl NameIndex {
                 .into_iter()
                 .take(if raw == stem { 1 } else { 2 })
             {
-                let mut add = |text: &'a str, target: &'a str, d: u8| {
+                // A spelling reached once for this request word is settled, typo or not.
+                let mut add = |text: &'a str, target: &'a str, d: Option<u8>| {
                     if target != stem.as_str() && seen.insert(text) {
-                        list.push((target, UNIT * u32::from(d), Kind::Typo));
+                        if let Some(d) = d {
+                            list.push((target, UNIT * u32::from(d), Kind::Typo));
+                        }
                     }
                 };
                 match self.typo_neighbours.get(written) {
                     Some(known) => {
                         for n in known {
-                            add(&n.text, &n.target, n.distance);
+                            let (text, target) = &self.spelling_list[n.spelling as usize];
+                            add(text, target, n.distance);
                         }
                     }
                     None => self.typo_lookup(written, &mut add),
@@ -1769,6 +1790,56 @@ mod tests {
             ("get_file_info", false),
             ("list_allowed_directories", false),
         ])
+    }
+
+    #[test]
+    fn precomputed_typo_neighbours_change_nothing() {
+        // The neighbours computed at build time are a cache of the lookup made per request:
+        // an index without them must resolve and suggest exactly the same.
+        let names = [
+            ("read_file", false),
+            ("read_files", false),
+            ("list_children", false),
+            ("list_child_nodes", false),
+            ("get_child", false),
+            ("lock_door", true),
+            ("unlock_door", true),
+            ("search_papers", false),
+            ("search_paper_notes", false),
+            ("delete_directory", true),
+            ("create_directory", false),
+            ("get_weather_forecast", false),
+            ("get_ecosystem_report", false),
+        ];
+        let cached = index(&names);
+        let mut uncached = index(&names);
+        uncached.typo_neighbours.clear();
+        for request in [
+            "list_childrens",
+            "list_chidlren",
+            "list_child",
+            "get_childs",
+            "read_fiel",
+            "raed_files",
+            "lock_dor",
+            "unlok_door",
+            "serch_papers",
+            "search_paper_note",
+            "creat_directory",
+            "delete_directry",
+            "get_wether_forecast",
+            "get_unecosystem_report",
+            "weather_forecast_get",
+            "frobnicate_files",
+        ] {
+            for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+                assert_eq!(
+                    cached.resolve(request, &all, policy, None),
+                    uncached.resolve(request, &all, policy, None),
+                    "{request} under {policy:?}"
+                );
+            }
+        }
     }
 
     #[test]
