@@ -762,6 +762,7 @@ impl SearchIndex {
         let mut name_strong = vec![0f32; self.names.len()];
         let mut touched: Vec<u32> = Vec::new();
         let mut matched: Vec<u32> = Vec::new();
+        let mut reaching = 0usize;
         let mut df_cache: HashMap<u32, f32> = HashMap::new();
         for w in &words {
             for (&(term, vweight), &claims) in w.variants.iter().zip(&w.claims) {
@@ -815,6 +816,11 @@ impl SearchIndex {
                 best[d] = 0.0;
                 name_best[d] = 0.0;
             }
+            // Only words that reached a tool the caller may see count towards the query's
+            // length: what hidden tools contain must not change a visible score.
+            if !touched.is_empty() {
+                reaching += 1;
+            }
             touched.clear();
         }
 
@@ -824,7 +830,7 @@ impl SearchIndex {
         // word is not enough: a one-word name ("search", "news") would win every query using it,
         // nor are generic words alone ("help", "find"). The more words a query has, the likelier
         // two of them meet some name by chance, so a long query's bonus is scaled down.
-        let damping = (r.name_coverage_words / words.len().max(1) as f32).min(1.0);
+        let damping = (r.name_coverage_words / reaching.max(1) as f32).min(1.0);
         for &d in &matched {
             let d = d as usize;
             let len = f32::from(self.name_len[d].max(1));
@@ -935,13 +941,15 @@ impl SearchIndex {
                 });
             }
         }
-        // Each term is claimed by the word that matches it most strongly (the first on ties).
-        let mut claimant: HashMap<u32, (usize, f32)> = HashMap::new();
+        // Each term is claimed by the word that matches it most strongly; on a tie, by the
+        // word that weighs more (a distinctive word over a generic one), then the first, so
+        // that the order of the query's words does not matter.
+        let mut claimant: HashMap<u32, (usize, f32, f32)> = HashMap::new();
         for (i, w) in out.iter().enumerate() {
             for &(t, x) in &w.variants {
-                let e = claimant.entry(t).or_insert((i, x));
-                if x > e.1 {
-                    *e = (i, x);
+                let e = claimant.entry(t).or_insert((i, x, w.weight));
+                if (x, w.weight) > (e.1, e.2) {
+                    *e = (i, x, w.weight);
                 }
             }
         }
@@ -1371,6 +1379,32 @@ mod tests {
     }
 
     #[test]
+    fn a_distinctive_word_claims_a_shared_synonym() {
+        let docs = vec![
+            doc("search_records", "Search the records of the archive."),
+            doc("delete_records", "Delete records from the archive."),
+        ];
+        let idx = SearchIndex::build(&docs);
+        let search = idx.terms[&stem_word(&idx.stemmer, "search")];
+        // "find" (generic) and "locate" both stand for "search" at the synonym weight:
+        // "locate" claims it for the name bonus, whichever comes first.
+        for q in ["find locate", "locate find"] {
+            let words = idx.query_words(q);
+            let claimants: Vec<f32> = words
+                .iter()
+                .filter(|w| {
+                    w.variants
+                        .iter()
+                        .zip(&w.claims)
+                        .any(|(v, &c)| v.0 == search && c)
+                })
+                .map(|w| w.weight)
+                .collect();
+            assert_eq!(claimants, [1.0], "{q}");
+        }
+    }
+
+    #[test]
     fn long_queries_get_a_smaller_name_bonus() {
         let docs = vec![
             doc("list_servers", "Servers of the account."),
@@ -1560,6 +1594,8 @@ mod tests {
             "repository",
             "send a message",
             "search notes",
+            // Long: the words only hidden tools contain must not shrink the name bonus.
+            "delete issue open new newest list first",
             "",
         ] {
             let a = idx.search(q, 10, &|i| !hidden.contains(&i));
