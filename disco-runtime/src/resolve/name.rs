@@ -183,9 +183,8 @@ const SUGGESTION_SCAN: usize = 48;
 const SMALL_CATALOG: usize = 512;
 
 /// A catalog spelling that shares a deletion with another (see `NameIndex::typo_lookup`).
-#[derive(Clone, Copy)]
 struct Neighbour {
-    /// Position in `NameIndex::spelling_list`.
+    /// Position in `NameIndex::spellings`.
     spelling: u32,
     /// The edit distance when the spelling is a typo of the other one.
     distance: Option<u8>,
@@ -223,17 +222,17 @@ pub struct NameIndex {
     postings: FastMap<Box<str>, Vec<u32>>,
     /// Synonym-class head -> stems of that class present in the catalog.
     class_members: FastMap<&'static str, Vec<Box<str>>>,
-    /// Every word as written and as stem -> its stem.
-    spellings: FastMap<Box<str>, Box<str>>,
+    /// Every word as written and as stem, with its stem; the other tables number them.
+    spellings: Vec<(Box<str>, Box<str>)>,
+    /// Spelling -> its number.
+    spelling_ids: FastMap<Box<str>, u32>,
     /// Deletion neighbourhood of every spelling -> spellings (symmetric-delete typo lookup).
     /// Both spellings are indexed because a plural may be irregular (`children` -> `child`)
     /// while the typo is made in the word as written (`chidlren`).
-    word_deletes: FastMap<Box<str>, Vec<Box<str>>>,
-    /// Every spelling -> what a lookup of it through `word_deletes` finds, in order: a request
+    word_deletes: FastMap<Box<str>, Vec<u32>>,
+    /// Per spelling: what a lookup of it through `word_deletes` finds, in order. A request
     /// word the catalog knows (the common case) costs one lookup instead of one per deletion.
-    typo_neighbours: FastMap<Box<str>, Vec<Neighbour>>,
-    /// Every spelling and its stem, numbered for `typo_neighbours`.
-    spelling_list: Vec<(Box<str>, Box<str>)>,
+    typo_neighbours: Vec<Vec<Neighbour>>,
     /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
     /// boundaries and contain a typo (`raedfile`).
     compact_deletes: FastMap<Box<str>, Vec<u32>>,
@@ -254,10 +253,10 @@ impl NameIndex {
             by_bag: FastMap::default(),
             postings: FastMap::default(),
             class_members: FastMap::default(),
-            spellings: FastMap::default(),
+            spellings: Vec::new(),
+            spelling_ids: FastMap::default(),
             word_deletes: FastMap::default(),
-            typo_neighbours: FastMap::default(),
-            spelling_list: Vec::new(),
+            typo_neighbours: Vec::new(),
             compact_deletes: FastMap::default(),
         };
         for (tool, entry) in entries.into_iter().enumerate() {
@@ -286,47 +285,35 @@ impl NameIndex {
                     .push(stem.clone());
             }
         }
+        let mut stem_of: FastMap<Box<str>, Box<str>> = FastMap::default();
         for form in &index.forms {
             for (raw, stem) in form.raw.iter().zip(&form.stems) {
-                index.spellings.insert(raw.clone(), stem.clone());
-                index.spellings.insert(stem.clone(), stem.clone());
+                stem_of.insert(raw.clone(), stem.clone());
+                stem_of.insert(stem.clone(), stem.clone());
             }
         }
-        for text in index.spellings.keys() {
+        for (id, (text, stem)) in stem_of.into_iter().enumerate() {
+            let id = id as u32;
             let mut seen = FastSet::default();
-            for del in deletions(text, typo_allowance(char_len(text))) {
+            for del in deletions(&text, typo_allowance(char_len(&text))) {
                 if seen.insert(del.clone()) {
-                    index
-                        .word_deletes
-                        .entry(del.into())
-                        .or_default()
-                        .push(text.clone());
+                    index.word_deletes.entry(del.into()).or_default().push(id);
                 }
             }
+            index.spelling_ids.insert(text.clone(), id);
+            index.spellings.push((text, stem));
         }
-        let spelling_list: Vec<(Box<str>, Box<str>)> = index
+        let typo_neighbours = index
             .spellings
             .iter()
-            .map(|(text, stem)| (text.clone(), stem.clone()))
-            .collect();
-        let mut typo_neighbours = FastMap::default();
-        {
-            let ids: FastMap<&str, u32> = spelling_list
-                .iter()
-                .enumerate()
-                .map(|(i, (text, _))| (&**text, i as u32))
-                .collect();
-            for text in index.spellings.keys() {
+            .map(|(text, _)| {
                 let mut found = Vec::new();
-                index.typo_lookup(text, &mut |near, _, distance| {
-                    if let Some(&spelling) = ids.get(near) {
-                        found.push(Neighbour { spelling, distance });
-                    }
+                index.typo_lookup(text, &mut |spelling, distance| {
+                    found.push(Neighbour { spelling, distance })
                 });
-                typo_neighbours.insert(text.clone(), found);
-            }
-        }
-        index.spelling_list = spelling_list;
+                found
+            })
+            .collect();
         index.typo_neighbours = typo_neighbours;
         for members in index.class_members.values_mut() {
             members.sort();
@@ -334,28 +321,26 @@ impl NameIndex {
         index
     }
 
-    /// Calls `f(spelling, its stem, distance)` for every catalog spelling that shares a
+    /// Calls `f(spelling, distance)` for every catalog spelling (its number) that shares a
     /// deletion with `written`, once each, in the order in which `written`'s deletions first
     /// reach them. `distance` is `None` when the spelling is not a typo of `written`: farther
     /// than the typo allowance of the longer of the two, the same word, or its opposite. The
     /// caller still sees those, so that a spelling ruled out for one form of a request word is
     /// not taken for another form of it.
-    fn typo_lookup<'s>(&'s self, written: &str, f: &mut impl FnMut(&'s str, &'s str, Option<u8>)) {
+    fn typo_lookup(&self, written: &str, f: &mut impl FnMut(u32, Option<u8>)) {
         let len = char_len(written);
         // A spelling shares many deletions with a word close to it: measure it once.
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: Vec<u32> = Vec::new();
         each_deletion(written, typo_allowance(len), &mut |del| {
-            let Some(texts) = self.word_deletes.get(del) else {
+            let Some(ids) = self.word_deletes.get(del) else {
                 return;
             };
-            for text in texts {
-                if seen.contains(&&**text) {
+            for &id in ids {
+                if seen.contains(&id) {
                     continue;
                 }
-                seen.push(text);
-                let Some(target) = self.spellings.get(text) else {
-                    continue;
-                };
+                seen.push(id);
+                let text = &*self.spellings[id as usize].0;
                 let text_len = char_len(text);
                 let limit = typo_allowance(len.max(text_len));
                 // The lengths alone may rule it out, without measuring.
@@ -366,7 +351,7 @@ impl NameIndex {
                 };
                 // `unecosystem` is two letters from `ecosystem`, but its negation.
                 let typo = d > 0 && d <= limit && !opposed(written, text);
-                f(text, target, typo.then_some(d as u8));
+                f(id, typo.then_some(d as u8));
             }
         });
     }
@@ -590,7 +575,7 @@ impl NameIndex {
 
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
     /// with the request, cheapest first, one entry per tool.
-    fn fuzzy<'a>(&'a self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
+    fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
         if query.stems.is_empty() || query.stems.len() > 16 {
             return Ranking {
                 candidates: Vec::new(),
@@ -618,27 +603,27 @@ impl NameIndex {
             // Symmetric deletes: a catalog word within reach shares a deletion with the
             // request word (or is one). The allowance follows the longer of the two words, so
             // a letter dropped from a short word (`dor` for `door`) is still found.
-            let mut seen: FastSet<&str> = FastSet::default();
+            let mut seen: FastSet<u32> = FastSet::default();
             let raw = query.raw[i].as_str();
             for written in [stem.as_str(), raw]
                 .into_iter()
                 .take(if raw == stem { 1 } else { 2 })
             {
                 // A spelling reached once for this request word is settled, typo or not.
-                let mut add = |text: &'a str, target: &'a str, d: Option<u8>| {
-                    if target != stem.as_str() && seen.insert(text) {
+                let mut add = |id: u32, d: Option<u8>| {
+                    let target = &*self.spellings[id as usize].1;
+                    if target != stem.as_str() && seen.insert(id) {
                         if let Some(d) = d {
                             list.push((target, UNIT * u32::from(d), Kind::Typo));
                         }
                     }
                 };
-                match self.typo_neighbours.get(written) {
-                    Some(known) => {
-                        for n in known {
-                            let (text, target) = &self.spelling_list[n.spelling as usize];
-                            add(text, target, n.distance);
-                        }
-                    }
+                let cached = self
+                    .spelling_ids
+                    .get(written)
+                    .and_then(|&id| self.typo_neighbours.get(id as usize));
+                match cached {
+                    Some(known) => known.iter().for_each(|n| add(n.spelling, n.distance)),
                     None => self.typo_lookup(written, &mut add),
                 }
             }
