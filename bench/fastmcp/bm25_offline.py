@@ -18,6 +18,8 @@ import sys
 import unicodedata
 from collections import Counter, defaultdict
 
+from scoring import load_queries, quality
+
 
 def tokens(text):
     return re.findall(r"[^\W_]{2,}", unicodedata.normalize("NFKC", text).casefold())
@@ -68,23 +70,15 @@ def main():
         catalog = json.load(f)
     tools = catalog["tools"] if isinstance(catalog, dict) else catalog
     index = Bm25([tokens(searchable(t)) for t in tools])
-    with open(a.queries) as f:
-        rows = [r for r in map(json.loads, f) if r.get("gold")][:: a.stride]
-    out = open(a.out, "w") if a.out else None
-    hit1 = hit5 = mrr = 0.0
-    for row in rows:
-        names = [tools[i]["name"] for i in index.rank(row["query"], 5)]
-        gold = set(row["gold"])
-        rank = next((i for i, n in enumerate(names) if n in gold), None)
-        if rank is not None:
-            hit5 += 1
-            mrr += 1 / (rank + 1)
-            hit1 += rank == 0
-        if out:
-            out.write(json.dumps({"id": row["id"], "results": names}) + "\n")
-    n = max(1, len(rows))
-    summary = {"queries": len(rows), "hit@1": round(hit1 / n, 3), "hit@5": round(hit5 / n, 3),
-               "mrr": round(mrr / n, 3)}
+    rows = load_queries(a.queries, a.stride)
+    ranked = [[tools[i]["name"] for i in index.rank(row["query"], 5)] for row in rows]
+    if a.out:
+        with open(a.out, "w") as out:
+            for row, names in zip(rows, ranked):
+                out.write(json.dumps({"id": row["id"], "results": names}) + "\n")
+    q = quality(rows, ranked) if rows else {"hit1": 0.0, "hit5": 0.0, "mrr": 0.0}
+    summary = {"queries": len(rows), "hit@1": round(q["hit1"], 3), "hit@5": round(q["hit5"], 3),
+               "mrr": round(q["mrr"], 3)}
     print(json.dumps({"summary": summary}), file=sys.stderr)
 
 

@@ -23,18 +23,10 @@ import time
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from scoring import load_queries, quality
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(HERE, "..", "..", "target"))
-
-
-def load_queries(path, stride):
-    rows = []
-    with open(path) as f:
-        for i, line in enumerate(f):
-            r = json.loads(line)
-            if r.get("gold"):
-                rows.append(r)
-    return rows[::stride]
 
 
 def names_of(result):
@@ -67,19 +59,6 @@ async def drive(command, args, search_tool, make_args, queries):
                 latencies.append((time.perf_counter() - t0) * 1e6)
                 ranked.append(names_of(res)[:5])
     return ranked, latencies
-
-
-def quality(queries, ranked):
-    h1 = h5 = rr = 0.0
-    for q, names in zip(queries, ranked):
-        gold = set(q["gold"])
-        rank = next((i for i, n in enumerate(names) if n in gold), None)
-        if rank is not None:
-            h1 += rank == 0
-            h5 += rank < 5
-            rr += 1.0 / (rank + 1)
-    n = len(queries)
-    return {"hit1": h1 / n, "hit5": h5 / n, "mrr": rr / n}
 
 
 def summary(values):
