@@ -933,11 +933,10 @@ impl SearchIndex {
             variants.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
             variants.dedup_by_key(|v| v.0);
             if !variants.is_empty() {
-                let claims = vec![true; variants.len()];
                 out.push(QueryWord {
                     weight,
                     variants,
-                    claims,
+                    claims: Vec::new(),
                 });
             }
         }
@@ -954,9 +953,11 @@ impl SearchIndex {
             }
         }
         for (i, w) in out.iter_mut().enumerate() {
-            for (k, &(t, _)) in w.variants.iter().enumerate() {
-                w.claims[k] = claimant.get(&t).is_some_and(|c| c.0 == i);
-            }
+            w.claims = w
+                .variants
+                .iter()
+                .map(|(t, _)| claimant.get(t).is_some_and(|c| c.0 == i))
+                .collect();
         }
         out
     }
