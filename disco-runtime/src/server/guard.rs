@@ -6,6 +6,7 @@
 //! JSON-RPC error, no id), and over stdio drops such lines or answers -32600 without the id.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -353,9 +354,12 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
 /// 204. Everything else goes on to rmcp unchanged. A service of its own rather than an axum
 /// middleware: it calls rmcp directly, without a boxed `Next` and a second boxed future per
 /// request.
+///
+/// rmcp's service is shared behind an `Arc`: axum clones the routed service for every
+/// request, and a clone of rmcp's service copies its configuration (host and origin lists).
 #[derive(Clone)]
 pub(crate) struct Guarded {
-    pub(crate) inner: StreamableHttpService<McpHandler, LocalSessionManager>,
+    pub(crate) inner: Arc<StreamableHttpService<McpHandler, LocalSessionManager>>,
     pub(crate) max_body_bytes: usize,
 }
 
@@ -411,7 +415,7 @@ impl Guarded {
         // rmcp would run a `notifications/*` method sent with an id as a request: the only
         // well-formed message it misreads, and the only one checked before it (a byte search
         // finds the rare candidates without parsing every body).
-        let suspicious = memfind(&bytes, b"notifications/");
+        let suspicious = memchr::memmem::find(&bytes, b"notifications/").is_some();
         if suspicious && !well_formed(&bytes) {
             if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
                 return json_response(StatusCode::BAD_REQUEST, answer);
@@ -443,10 +447,6 @@ fn malformed_answer(bytes: &[u8], max_body_bytes: usize) -> Option<Value> {
         // Notifications, responses and empty batches: rmcp answers 202 or its own error.
         _ => None,
     }
-}
-
-fn memfind(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// A single message rmcp's type accepts, and not a notification method sent with an id

@@ -149,7 +149,7 @@ pub(crate) fn router(shared: Arc<Shared>, options: &HttpOptions) -> axum::Router
     // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415; a
     // session DELETE gets 204.
     let guarded = super::guard::Guarded {
-        inner: service,
+        inner: Arc::new(service),
         max_body_bytes: options.max_body_bytes,
     };
     let mut router = axum::Router::new().route_service(&options.path, guarded);
