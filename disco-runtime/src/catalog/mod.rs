@@ -819,7 +819,7 @@ impl Catalog {
         ctx: &Context,
     ) -> CallToolResult {
         let stats = &self.config.stats;
-        let ctx = ctx.with_tool(&tool.name);
+        let ctx = ctx.with_tool(&tool.shared_name);
         let cancel = ctx.cancellation_token();
         // Async tools run inline in the request's own task (rmcp gives every request one):
         // dropping the future is the abort, and `catch_unwind` contains a panic, without the

@@ -66,6 +66,8 @@ pub struct CatalogTool {
     input_validator: Option<Arc<jsonschema::Validator>>,
     pub(crate) output_validator: Option<Arc<jsonschema::Validator>>,
     pub(crate) handler: ToolHandler,
+    /// `name`, shared with every call's [`crate::tool::Context`].
+    pub(crate) shared_name: Arc<str>,
 }
 
 impl fmt::Debug for CatalogTool {
@@ -199,6 +201,7 @@ impl CatalogTool {
             input_validator,
             output_validator,
             handler: ToolHandler::Static(spec.handler),
+            shared_name: Arc::from(spec.name),
         })
     }
 }
@@ -256,6 +259,7 @@ impl CatalogTool {
             .unwrap_or_default();
         let recursive_schema = input.contains_key("$defs") || input.contains_key("definitions");
         Ok(CatalogTool {
+            shared_name: Arc::from(&*tool.name),
             name: tool.name.to_string(),
             title: tool
                 .title

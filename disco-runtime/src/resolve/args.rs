@@ -95,6 +95,35 @@ pub fn prepare(
     args: Map<String, Value>,
     repair: Repair,
 ) -> Result<Prepared, String> {
+    // The usual call: every key a declared parameter, no `null`, every value already of its
+    // type, nothing required missing. Nothing below would change it, so it goes to the
+    // validator as it came.
+    let as_sent = args.keys().all(|k| tool.param(k).is_some())
+        && tool.params.iter().all(|p| match args.get(&p.name) {
+            None => !p.required,
+            Some(Value::Null) => false,
+            Some(value) => has_declared_type(value, &p.schema),
+        });
+    if as_sent {
+        let instance = Value::Object(args);
+        let errors = tool.validate_input(&instance);
+        return match instance {
+            Value::Object(arguments) if errors.is_empty() => Ok(Prepared {
+                arguments,
+                fixes: Vec::new(),
+            }),
+            _ => Err(explain(tool, &errors)),
+        };
+    }
+    repair_and_check(tool, args, repair)
+}
+
+/// The arguments as the repair rules below leave them, checked against the schema.
+fn repair_and_check(
+    tool: &CatalogTool,
+    args: Map<String, Value>,
+    repair: Repair,
+) -> Result<Prepared, String> {
     let mut fixes = Vec::new();
     let mut problems = Vec::new();
     let mut out = Map::new();
@@ -399,6 +428,19 @@ fn coerce(value: &Value, schema: &Value) -> Option<(Value, &'static str)> {
     }
 }
 
+/// Whether `value` has one of the types `schema` declares (or the schema declares none):
+/// then [`coerce`] leaves it alone.
+fn has_declared_type(value: &Value, schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => matches_type(value, t),
+        Some(Value::Array(ts)) => {
+            let mut declared = ts.iter().filter_map(Value::as_str).peekable();
+            declared.peek().is_none() || declared.any(|t| matches_type(value, t))
+        }
+        _ => true,
+    }
+}
+
 fn matches_type(value: &Value, t: &str) -> bool {
     match t {
         "string" => value.is_string(),
@@ -472,6 +514,77 @@ pub fn type_label(p: &ParamInfo) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn tool(schema: Value) -> CatalogTool {
+        let Value::Object(schema) = schema else {
+            panic!("a schema is an object")
+        };
+        let def = crate::catalog::DynamicTool::new(rmcp::model::Tool::new(
+            "t",
+            "a test tool",
+            std::sync::Arc::new(schema),
+        ));
+        CatalogTool::from_dynamic(
+            def,
+            crate::catalog::tool::ToolHandler::Meta(crate::catalog::tool::MetaKind::Search),
+        )
+        .expect("a valid tool")
+    }
+
+    fn outcome(result: Result<Prepared, String>) -> Result<(Value, usize), String> {
+        result.map(|p| (Value::Object(p.arguments), p.fixes.len()))
+    }
+
+    /// Arguments sent exactly as declared skip the repair rules: the outcome must be the one
+    /// the rules give, for valid arguments and for ones only the schema's limits refuse.
+    #[test]
+    fn arguments_sent_as_declared_come_out_as_the_repair_rules_leave_them() {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "minimum": 1},
+                "x": {"type": "number"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "mode": {"type": ["string", "null"], "enum": ["a", "b", null]},
+                "free": {}
+            },
+            "required": ["n"]
+        }));
+        let cases = [
+            json!({"n": 3}),
+            json!({"n": 3, "x": 2.5, "tags": ["a"], "mode": "a", "free": [1]}),
+            json!({"n": 0}),
+            json!({"n": 3, "mode": "c"}),
+            json!({"n": 3.0}),
+            json!({"n": "3"}),
+            json!({"n": 3, "tags": "a"}),
+            json!({"n": 3, "x": null}),
+            json!({"n": 3, "mode": null}),
+            json!({"x": 1}),
+            json!({"n": 3, "nn": 1}),
+            json!({"N": 3}),
+        ];
+        for case in cases {
+            let Value::Object(args) = case.clone() else {
+                unreachable!()
+            };
+            for repair in [Repair::Safe, Repair::Strict] {
+                assert_eq!(
+                    outcome(prepare(&t, args.clone(), repair)),
+                    outcome(repair_and_check(&t, args.clone(), repair)),
+                    "{case} ({repair:?})"
+                );
+            }
+        }
+        // The short way is taken only when nothing is to be repaired.
+        let Value::Object(float) = json!({"n": 3.0}) else {
+            unreachable!()
+        };
+        assert_eq!(
+            outcome(prepare(&t, float, Repair::Safe)),
+            Ok((json!({"n": 3}), 1))
+        );
+    }
 
     #[test]
     fn keys_normalise_across_styles() {

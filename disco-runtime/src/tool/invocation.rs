@@ -110,6 +110,9 @@ impl LogLevelFilter {
 #[derive(Clone, Default)]
 pub struct Context {
     inner: Arc<ContextInner>,
+    /// Set by the catalog when it runs a tool: shared with the catalog's entry, so a call
+    /// allocates nothing for it.
+    tool: Option<Arc<str>>,
 }
 
 #[derive(Default)]
@@ -119,7 +122,6 @@ struct ContextInner {
     peer: Option<Peer<RoleServer>>,
     progress_token: Option<ProgressToken>,
     log_filter: Option<Arc<LogLevelFilter>>,
-    tool: String,
 }
 
 /// Builds a [`Context`]; the server fills in the transport parts.
@@ -152,6 +154,7 @@ impl ContextBuilder {
     pub fn build(self) -> Context {
         Context {
             inner: Arc::new(self.inner),
+            tool: None,
         }
     }
 }
@@ -169,18 +172,12 @@ impl Context {
     }
     /// The name of the tool being called (after any name correction).
     pub fn tool_name(&self) -> &str {
-        &self.inner.tool
+        self.tool.as_deref().unwrap_or_default()
     }
-    pub(crate) fn with_tool(&self, tool: &str) -> Context {
+    pub(crate) fn with_tool(&self, tool: &Arc<str>) -> Context {
         Context {
-            inner: Arc::new(ContextInner {
-                caller: self.inner.caller.clone(),
-                cancel: self.inner.cancel.clone(),
-                peer: self.inner.peer.clone(),
-                progress_token: self.inner.progress_token.clone(),
-                log_filter: self.inner.log_filter.clone(),
-                tool: tool.to_string(),
-            }),
+            inner: self.inner.clone(),
+            tool: Some(tool.clone()),
         }
     }
     pub fn is_cancelled(&self) -> bool {
@@ -234,8 +231,8 @@ impl Context {
             }
         }
         let mut param = LoggingMessageNotificationParam::new(level, data.into());
-        if !self.inner.tool.is_empty() {
-            param.logger = Some(self.inner.tool.clone());
+        if let Some(tool) = self.tool.as_deref().filter(|t| !t.is_empty()) {
+            param.logger = Some(tool.to_string());
         }
         peer.notify_logging_message(param).await
     }
