@@ -8,7 +8,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -399,9 +399,9 @@ impl Guarded {
             return forward(req).await;
         }
         let (parts, body) = req.into_parts();
-        let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+        let bytes = match read_body(body, max_body_bytes).await {
             Ok(bytes) => bytes,
-            Err(_) => {
+            Err(BodyError::TooLong) => {
                 let answer = error(
                     None,
                     INVALID_REQUEST,
@@ -410,6 +410,14 @@ impl Guarded {
                     ),
                 );
                 return json_response(StatusCode::PAYLOAD_TOO_LARGE, answer);
+            }
+            Err(BodyError::Broken(e)) => {
+                let answer = error(
+                    None,
+                    PARSE_ERROR,
+                    format!("Parse error: the request body could not be read ({e})"),
+                );
+                return json_response(StatusCode::BAD_REQUEST, answer);
             }
         };
         // rmcp would run a `notifications/*` method sent with an id as a request: the only
@@ -424,8 +432,8 @@ impl Guarded {
         let json_body = parts
             .headers
             .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.to_ascii_lowercase().starts_with("application/json"));
+            .and_then(|v| v.as_bytes().get(..16))
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"application/json"));
         let response = forward(Request::from_parts(parts, Body::from(bytes.clone()))).await;
         // rmcp answers a JSON body it cannot parse with a plain-text 415: say what is wrong,
         // as JSON-RPC, with the request's id. Everything else (Host, Origin, sessions) is
@@ -437,6 +445,35 @@ impl Guarded {
         }
         response
     }
+}
+
+enum BodyError {
+    TooLong,
+    Broken(axum::Error),
+}
+
+/// The whole request body, up to `limit` bytes. A body that arrives in one piece (as an
+/// HTTP/1 client's JSON-RPC message does) is kept as it came, without a copy.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, BodyError> {
+    use futures_util::StreamExt as _;
+    let mut chunks = body.into_data_stream();
+    let mut first = Bytes::new();
+    let mut joined: Option<Vec<u8>> = None;
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(BodyError::Broken)?;
+        let so_far = joined.as_ref().map_or(first.len(), Vec::len);
+        if so_far + chunk.len() > limit {
+            return Err(BodyError::TooLong);
+        }
+        if first.is_empty() && joined.is_none() {
+            first = chunk;
+        } else {
+            joined
+                .get_or_insert_with(|| first.to_vec())
+                .extend_from_slice(&chunk);
+        }
+    }
+    Ok(joined.map_or(first, Bytes::from))
 }
 
 /// The JSON-RPC error for a body the checks refuse, if they do.
@@ -474,6 +511,44 @@ fn json_response(status: StatusCode, body: Value) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chunked(chunks: &[&'static [u8]]) -> Body {
+        let items: Vec<Result<Bytes, std::io::Error>> =
+            chunks.iter().map(|c| Ok(Bytes::from_static(c))).collect();
+        Body::from_stream(futures_util::stream::iter(items))
+    }
+
+    #[tokio::test]
+    async fn bodies_are_read_whole_up_to_the_limit() {
+        let one = read_body(Body::from("{\"a\":1}"), 16).await;
+        assert_eq!(one.ok().as_deref(), Some(&b"{\"a\":1}"[..]));
+        let three = read_body(chunked(&[b"{\"a\"", b"", b":1}"]), 16).await;
+        assert_eq!(three.ok().as_deref(), Some(&b"{\"a\":1}"[..]));
+        let late = read_body(chunked(&[b"", b"{}"]), 16).await;
+        assert_eq!(late.ok().as_deref(), Some(&b"{}"[..]));
+        let empty = read_body(Body::empty(), 16).await;
+        assert_eq!(empty.ok().as_deref(), Some(&b""[..]));
+        assert!(matches!(
+            read_body(Body::from("x".repeat(17)), 16).await,
+            Err(BodyError::TooLong)
+        ));
+        assert!(matches!(
+            read_body(chunked(&[b"0123456789", b"0123456"]), 16).await,
+            Err(BodyError::TooLong)
+        ));
+        assert!(read_body(chunked(&[b"0123456789", b"012345"]), 16)
+            .await
+            .is_ok_and(|b| b.len() == 16));
+        let broken: Vec<Result<Bytes, std::io::Error>> = vec![
+            Ok(Bytes::from_static(b"{")),
+            Err(std::io::Error::other("connection reset")),
+        ];
+        let broken = Body::from_stream(futures_util::stream::iter(broken));
+        assert!(matches!(
+            read_body(broken, 16).await,
+            Err(BodyError::Broken(_))
+        ));
+    }
 
     #[test]
     fn ids_are_found_in_broken_heads() {
