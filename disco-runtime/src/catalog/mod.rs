@@ -972,11 +972,15 @@ fn check_output(tool: &CatalogTool, result: &mut CallToolResult) {
     } else {
         value
     };
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .take(5)
-        .map(|e| format!("{} at `{}`", e, e.instance_path()))
-        .collect();
+    let errors: Vec<String> = if validator.is_valid(&value) {
+        Vec::new()
+    } else {
+        validator
+            .iter_errors(&value)
+            .take(5)
+            .map(|e| format!("{} at `{}`", e, e.instance_path()))
+            .collect()
+    };
     if errors.is_empty() {
         result.structured_content = Some(value);
     } else {

@@ -95,6 +95,11 @@ impl CatalogTool {
         let Some(validator) = &self.input_validator else {
             return Vec::new();
         };
+        // Valid arguments are the common case, and the yes/no check is the validator's fast
+        // path: the errors are collected only for arguments it refuses.
+        if validator.is_valid(arguments) {
+            return Vec::new();
+        }
         validator
             .iter_errors(arguments)
             .take(10)
