@@ -414,8 +414,8 @@ impl Guarded {
             Err(BodyError::Broken(e)) => {
                 let answer = error(
                     None,
-                    PARSE_ERROR,
-                    format!("Parse error: the request body could not be read ({e})"),
+                    INVALID_REQUEST,
+                    format!("Invalid Request: the request body could not be read ({e})"),
                 );
                 return json_response(StatusCode::BAD_REQUEST, answer);
             }
@@ -432,8 +432,9 @@ impl Guarded {
         let json_body = parts
             .headers
             .get(header::CONTENT_TYPE)
-            .and_then(|v| v.as_bytes().get(..16))
-            .is_some_and(|v| v.eq_ignore_ascii_case(b"application/json"));
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.get(..16))
+            .is_some_and(|v| v.eq_ignore_ascii_case("application/json"));
         let response = forward(Request::from_parts(parts, Body::from(bytes.clone()))).await;
         // rmcp answers a JSON body it cannot parse with a plain-text 415: say what is wrong,
         // as JSON-RPC, with the request's id. Everything else (Host, Origin, sessions) is
@@ -469,7 +470,7 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, BodyError> {
             first = chunk;
         } else {
             joined
-                .get_or_insert_with(|| first.to_vec())
+                .get_or_insert_with(|| std::mem::take(&mut first).to_vec())
                 .extend_from_slice(&chunk);
         }
     }
