@@ -3,5 +3,9 @@
 
 pub mod index;
 pub(crate) mod meta;
+#[cfg(feature = "semantic")]
+pub mod semantic;
 
 pub use index::{Hit, SearchDoc, SearchIndex};
+#[cfg(feature = "semantic")]
+pub use semantic::{SemanticError, SemanticModel};

@@ -1,0 +1,403 @@
+//! Semantic ranking for `tool_search` (feature `semantic`): a static embedding model, one
+//! vector per token of its tokenizer, averaged over the tokens of a text and scaled to unit
+//! length. A query and a tool are then as close as the cosine of their vectors, which finds
+//! a tool described as "astrology services" for "my horoscope for today", where no word is
+//! shared.
+//!
+//! The model is not part of disco: [`SemanticModel::load`] reads it from a directory holding
+//! one `*.safetensors` file (a single 2-D tensor, vocabulary x dimensions, in f32, f16 or
+//! bf16) and one Hugging Face tokenizer file (`*.json` with "tokenizer" in its name). The
+//! model the evaluation uses, WordLlama's `l2_supercat_256` (MIT), ships inside the `wordllama`
+//! wheel on PyPI; tests/corpus/search/README.md says how to unpack it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Texts longer than this many characters are cut before tokenizing (a description is about
+/// what comes first; the tokenizer's merge step grows faster than the text).
+const MAX_TEXT_CHARS: usize = 2000;
+
+/// Why a model could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SemanticError(String);
+
+impl fmt::Display for SemanticError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SemanticError {}
+
+fn fail(message: impl Into<String>) -> SemanticError {
+    SemanticError(message.into())
+}
+
+/// A static embedding model: a tokenizer and one vector per token.
+pub struct SemanticModel {
+    tokenizer: tokenizers::Tokenizer,
+    /// `vocab * dim` values, row by row.
+    table: Vec<f32>,
+    dim: usize,
+    vocab: usize,
+}
+
+impl fmt::Debug for SemanticModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SemanticModel")
+            .field("vocab", &self.vocab)
+            .field("dim", &self.dim)
+            .finish()
+    }
+}
+
+impl SemanticModel {
+    /// Loads the model in `dir`: its one `*.safetensors` file and its one tokenizer file
+    /// (`*.json` with "tokenizer" in its name).
+    pub fn load(dir: impl AsRef<Path>) -> Result<SemanticModel, SemanticError> {
+        let dir = dir.as_ref();
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            fail(format!(
+                "cannot read the model directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let mut weights: Vec<PathBuf> = Vec::new();
+        let mut tokenizers: Vec<PathBuf> = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_lowercase();
+            if name.ends_with(".safetensors") {
+                weights.push(path);
+            } else if name.ends_with(".json") && name.contains("tokenizer") {
+                tokenizers.push(path);
+            }
+        }
+        let one = |found: Vec<PathBuf>, what: &str| match found.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(fail(format!("{} holds no {what}", dir.display()))),
+            _ => Err(fail(format!(
+                "{} holds {} {what}s; keep one",
+                dir.display(),
+                found.len()
+            ))),
+        };
+        let weights = one(weights, "`*.safetensors` file")?;
+        let tokenizer = one(tokenizers, "tokenizer file (`*tokenizer*.json`)")?;
+        SemanticModel::from_files(&weights, &tokenizer)
+    }
+
+    /// Loads a model from its weights (safetensors) and tokenizer (Hugging Face JSON) files.
+    pub fn from_files(weights: &Path, tokenizer: &Path) -> Result<SemanticModel, SemanticError> {
+        let bytes = std::fs::read(weights)
+            .map_err(|e| fail(format!("cannot read {}: {e}", weights.display())))?;
+        let json = std::fs::read(tokenizer)
+            .map_err(|e| fail(format!("cannot read {}: {e}", tokenizer.display())))?;
+        SemanticModel::from_bytes(&bytes, &json).map_err(|e| {
+            fail(format!(
+                "{} with {}: {e}",
+                weights.display(),
+                tokenizer.display()
+            ))
+        })
+    }
+
+    /// A model from the bytes of its weights (safetensors) and of its tokenizer (Hugging Face
+    /// JSON).
+    pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<SemanticModel, SemanticError> {
+        let tokenizer = tokenizers::Tokenizer::from_bytes(tokenizer)
+            .map_err(|e| fail(format!("cannot load the tokenizer: {e}")))?;
+        let (table, vocab, dim) = read_table(weights).map_err(fail)?;
+        let tokenizer_vocab = tokenizer.get_vocab_size(true);
+        if tokenizer_vocab > vocab {
+            return Err(fail(format!(
+                "the tokenizer knows {tokenizer_vocab} tokens but there are vectors for {vocab}"
+            )));
+        }
+        Ok(SemanticModel {
+            tokenizer,
+            table,
+            dim,
+            vocab,
+        })
+    }
+
+    /// The length of every vector.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The vector of `text`, of unit length; `None` when the text has no token.
+    pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        let text = match text.char_indices().nth(MAX_TEXT_CHARS) {
+            Some((cut, _)) => &text[..cut],
+            None => text,
+        };
+        let encoding = self.tokenizer.encode(text, false).ok()?;
+        let mut sum = vec![0f32; self.dim];
+        let mut count = 0usize;
+        for &id in encoding.get_ids() {
+            let row = (id as usize).min(self.vocab - 1) * self.dim;
+            for (s, v) in sum.iter_mut().zip(&self.table[row..row + self.dim]) {
+                *s += v;
+            }
+            count += 1;
+        }
+        if count == 0 {
+            return None;
+        }
+        let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if !norm.is_finite() || norm == 0.0 {
+            return None;
+        }
+        for s in &mut sum {
+            *s /= norm;
+        }
+        Some(sum)
+    }
+
+    /// Approximate bytes held (the vector table dominates).
+    pub fn approx_heap_bytes(&self) -> usize {
+        self.table.len() * std::mem::size_of::<f32>()
+    }
+}
+
+/// The one 2-D tensor of a safetensors file, as f32, with its shape.
+fn read_table(bytes: &[u8]) -> Result<(Vec<f32>, usize, usize), String> {
+    use safetensors::{Dtype, SafeTensors};
+    let file =
+        SafeTensors::deserialize(bytes).map_err(|e| format!("not a safetensors file: {e}"))?;
+    let names = file.names();
+    let name = match names.as_slice() {
+        [one] => one.to_string(),
+        _ => {
+            return Err(format!(
+                "want exactly one tensor (the token vectors), found {}",
+                names.len()
+            ))
+        }
+    };
+    let tensor = file.tensor(&name).map_err(|e| e.to_string())?;
+    let [vocab, dim] = tensor.shape() else {
+        return Err(format!(
+            "tensor `{name}` has shape {:?}; want vocabulary x dimensions",
+            tensor.shape()
+        ));
+    };
+    let (vocab, dim) = (*vocab, *dim);
+    if vocab == 0 || dim == 0 {
+        return Err(format!("tensor `{name}` is empty"));
+    }
+    let data = tensor.data();
+    let table: Vec<f32> = match tensor.dtype() {
+        Dtype::F32 => data
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+        Dtype::F16 => data
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        Dtype::BF16 => data
+            .chunks_exact(2)
+            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect(),
+        other => {
+            return Err(format!(
+                "tensor `{name}` holds {other:?}; want f32, f16 or bf16"
+            ))
+        }
+    };
+    if table.len() != vocab * dim {
+        return Err(format!(
+            "tensor `{name}` holds {} values, not {vocab} x {dim}",
+            table.len()
+        ));
+    }
+    if table.iter().any(|v| !v.is_finite()) {
+        return Err(format!("tensor `{name}` holds values that are not finite"));
+    }
+    Ok((table, vocab, dim))
+}
+
+/// A safetensors file holding one tensor `t` (tests).
+#[cfg(test)]
+pub(crate) fn tensor_file(dtype: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let header = format!(
+        r#"{{"t":{{"dtype":"{dtype}","shape":{shape:?},"data_offsets":[0,{}]}}}}"#,
+        data.len()
+    );
+    let mut out = (header.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// A model over whole lowercase words (tests): `words[i]` has the vector `vectors[i]`.
+#[cfg(test)]
+pub(crate) fn word_model(words: &[&str], vectors: &[&[f32]]) -> SemanticModel {
+    let vocab: serde_json::Map<String, serde_json::Value> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w.to_string(), serde_json::json!(i)))
+        .collect();
+    let tokenizer = serde_json::json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": [],
+        "normalizer": {"type": "Lowercase"},
+        "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": null,
+        "decoder": null,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": words[0]}
+    });
+    let dim = vectors[0].len();
+    let data: Vec<u8> = vectors
+        .iter()
+        .flat_map(|v| v.iter())
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let weights = tensor_file("F32", &[words.len(), dim], &data);
+    SemanticModel::from_bytes(&weights, tokenizer.to_string().as_bytes()).expect("a test model")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_models_average_and_normalise() {
+        let m = word_model(
+            &["<unk>", "sun", "moon"],
+            &[&[0.0, 0.0], &[3.0, 0.0], &[0.0, 1.0]],
+        );
+        assert_eq!(m.embed("SUN"), Some(vec![1.0, 0.0]));
+        // The mean of (3, 0) and (0, 1), at unit length: (3, 1) / sqrt(10).
+        let both = m.embed("sun moon").unwrap();
+        let r = 10f32.sqrt();
+        assert!((both[0] - 3.0 / r).abs() < 1e-6 && (both[1] - 1.0 / r).abs() < 1e-6);
+        assert_eq!(m.embed("   "), None);
+        // Unknown words map to the unknown token, whose vector is zero: no direction.
+        assert_eq!(m.embed("stars"), None);
+    }
+
+    #[test]
+    fn tokenizers_larger_than_the_table_are_refused() {
+        let data: Vec<u8> = [1.0f32, 0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let weights = tensor_file("F32", &[1, 2], &data);
+        let tokenizer = r#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
+            "normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,
+            "decoder":null,"model":{"type":"WordLevel","vocab":{"a":0,"b":1},"unk_token":"a"}}"#;
+        let err = SemanticModel::from_bytes(&weights, tokenizer.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("knows 2 tokens"), "{err}");
+        let err = SemanticModel::from_bytes(&weights, b"{").unwrap_err();
+        assert!(
+            err.to_string().contains("cannot load the tokenizer"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn tables_are_read_in_each_float_type_and_refused_with_reasons() {
+        let f32s: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let (table, vocab, dim) = read_table(&tensor_file("F32", &[3, 2], &f32s)).unwrap();
+        assert_eq!((vocab, dim), (3, 2));
+        assert_eq!(table, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let f16s: Vec<u8> = [1.0f32, -0.5]
+            .iter()
+            .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+            .collect();
+        let (table, _, _) = read_table(&tensor_file("F16", &[1, 2], &f16s)).unwrap();
+        assert_eq!(table, vec![1.0, -0.5]);
+        let bf16s: Vec<u8> = [2.0f32, 0.25]
+            .iter()
+            .flat_map(|v| half::bf16::from_f32(*v).to_le_bytes())
+            .collect();
+        let (table, _, _) = read_table(&tensor_file("BF16", &[2, 1], &bf16s)).unwrap();
+        assert_eq!(table, vec![2.0, 0.25]);
+
+        let flat = read_table(&tensor_file("F32", &[6], &f32s)).unwrap_err();
+        assert!(flat.contains("vocabulary x dimensions"), "{flat}");
+        let ints = read_table(&tensor_file("I32", &[3, 2], &f32s[..24])).unwrap_err();
+        assert!(ints.contains("want f32"), "{ints}");
+        let nan: Vec<u8> = [f32::NAN, 1.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let bad = read_table(&tensor_file("F32", &[1, 2], &nan)).unwrap_err();
+        assert!(bad.contains("not finite"), "{bad}");
+        assert!(read_table(b"not a tensor file").is_err());
+    }
+
+    /// With the model the evaluation uses (`DISCO_SEMANTIC_MODEL`: its directory; `.ci/test`
+    /// unpacks it), vectors agree with WordLlama's own implementation (`wl.embed(text,
+    /// norm=True)`, wordllama 0.4.0.post1) to 1e-5.
+    #[test]
+    fn the_evaluation_model_embeds_as_its_reference_does() {
+        let Some(dir) = std::env::var_os("DISCO_SEMANTIC_MODEL") else {
+            eprintln!("DISCO_SEMANTIC_MODEL is not set: the reference comparison is skipped");
+            return;
+        };
+        let model = SemanticModel::load(&dir).expect("the evaluation model loads");
+        assert_eq!(model.dim(), 256);
+        let cases: [(&str, [f32; 4]); 3] = [
+            (
+                "horoscope for today",
+                [0.060648, -0.164028, 0.042621, 0.032687],
+            ),
+            (
+                "Povides strology services for you.",
+                [0.0438, 0.042803, 0.154818, -0.057175],
+            ),
+            (
+                "What are the current crypto metrics?",
+                [0.048912, 0.078978, -0.037489, -0.020831],
+            ),
+        ];
+        let mut vectors = Vec::new();
+        for (text, head) in cases {
+            let v = model.embed(text).expect("words have tokens");
+            for (got, want) in v.iter().zip(head) {
+                assert!(
+                    (got - want).abs() < 1e-5,
+                    "{text}: {:?} vs {head:?}",
+                    &v[..4]
+                );
+            }
+            vectors.push(v);
+        }
+        let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+        assert!((cos(&vectors[0], &vectors[1]) - 0.159_718_5).abs() < 1e-5);
+        assert_eq!(model.embed(""), None);
+    }
+
+    #[test]
+    fn directories_must_hold_one_model() {
+        let dir = std::env::temp_dir().join(format!("disco-semantic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = SemanticModel::load(&dir).unwrap_err().to_string();
+        assert!(err.contains("no `*.safetensors` file"), "{err}");
+        std::fs::write(dir.join("a.safetensors"), b"x").unwrap();
+        let err = SemanticModel::load(&dir).unwrap_err().to_string();
+        assert!(err.contains("no tokenizer file"), "{err}");
+        std::fs::write(dir.join("b.safetensors"), b"x").unwrap();
+        std::fs::write(dir.join("tokenizer.json"), b"{}").unwrap();
+        let err = SemanticModel::load(&dir).unwrap_err().to_string();
+        assert!(err.contains("2 `*.safetensors` files"), "{err}");
+        std::fs::remove_file(dir.join("b.safetensors")).unwrap();
+        let err = SemanticModel::load(&dir).unwrap_err().to_string();
+        assert!(err.contains("tokenizer"), "{err}");
+        let missing = SemanticModel::load(dir.join("nope"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            missing.contains("cannot read the model directory"),
+            "{missing}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
