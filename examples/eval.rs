@@ -5,6 +5,7 @@
 //! cargo run --release --example eval -- resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]
 //! cargo run --release --example eval -- search --catalog CATALOG --queries QUERIES [--k N]
 //!        [--threshold X] [--category A,B] [--parity even|odd] [--quiet]
+//!        [--semantic MODEL_DIR [--semantic-weight W] [--semantic-k K] [--semantic-threshold T]]
 //! cargo run --release --example eval -- args --catalog CATALOG --cases CASES [--quiet]
 //! ```
 //!
@@ -33,7 +34,7 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NameRule};
 use serde_json::{json, Value};
 
-const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-k K] [--semantic-threshold T]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -64,6 +65,11 @@ struct Opts {
     /// report on the other.
     parity: Option<u64>,
     quiet: bool,
+    /// A semantic model's directory (feature `semantic`).
+    semantic: Option<String>,
+    semantic_weight: Option<f32>,
+    semantic_k: Option<f32>,
+    semantic_threshold: Option<f32>,
 }
 
 impl Opts {
@@ -98,6 +104,16 @@ impl Opts {
                     })
                 }
                 "--quiet" => o.quiet = true,
+                "--semantic" => o.semantic = Some(value()?),
+                "--semantic-weight" => {
+                    o.semantic_weight = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
+                }
+                "--semantic-k" => {
+                    o.semantic_k = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
+                }
+                "--semantic-threshold" => {
+                    o.semantic_threshold = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
+                }
                 _ => return Err(format!("unknown argument {a}\n{USAGE}")),
             }
         }
@@ -112,6 +128,31 @@ impl Opts {
         let mut search = SearchOptions::default();
         if let Some(t) = self.threshold {
             search.threshold = t;
+        }
+        let mut ranking = disco_runtime::search::index::Ranking::default();
+        if let Some(w) = self.semantic_weight {
+            ranking.semantic_weight = w;
+        }
+        if let Some(k) = self.semantic_k {
+            ranking.semantic_k = k;
+        }
+        if let Some(t) = self.semantic_threshold {
+            ranking.semantic_threshold = t;
+        }
+        if ranking != disco_runtime::search::index::Ranking::default() {
+            search.ranking = Some(ranking);
+        }
+        if let Some(dir) = &self.semantic {
+            #[cfg(feature = "semantic")]
+            {
+                let model = disco_runtime::search::SemanticModel::load(dir)
+                    .map_err(|e| format!("--semantic: {e}"))?;
+                search.semantic = Some(std::sync::Arc::new(model));
+            }
+            #[cfg(not(feature = "semantic"))]
+            return Err(format!(
+                "--semantic {dir}: build the example with `--features semantic`"
+            ));
         }
         let mut builder = Catalog::builder().provider(provider).search(search);
         if let Some(name) = &self.server_name {

@@ -129,6 +129,13 @@ pub struct SearchOptions {
     pub max_results: usize,
     /// Below this score a query finds nothing (abstention); 0 never abstains.
     pub threshold: f32,
+    /// The ranking's weights, when not the defaults (evaluation and tuning); `threshold`
+    /// above still decides abstention.
+    pub ranking: Option<crate::search::index::Ranking>,
+    /// A semantic model ranked together with the keywords (feature `semantic`; see
+    /// [`crate::search::SemanticModel`]).
+    #[cfg(feature = "semantic")]
+    pub semantic: Option<Arc<crate::search::SemanticModel>>,
 }
 
 impl Default for SearchOptions {
@@ -141,6 +148,9 @@ impl Default for SearchOptions {
             default_results: 5,
             max_results: 20,
             threshold: crate::search::index::DEFAULT_THRESHOLD,
+            ranking: None,
+            #[cfg(feature = "semantic")]
+            semantic: None,
         }
     }
 }
@@ -422,7 +432,16 @@ impl Catalog {
             destructive: t.is_destructive(),
         }));
         let docs: Vec<_> = tools.iter().map(|t| t.search_doc()).collect();
-        let search = SearchIndex::build(&docs).with_threshold(config.search.threshold);
+        let mut search = SearchIndex::build(&docs);
+        if let Some(ranking) = &config.search.ranking {
+            search = search.with_ranking(ranking.clone());
+        }
+        let search = search.with_threshold(config.search.threshold);
+        #[cfg(feature = "semantic")]
+        let search = match &config.search.semantic {
+            Some(model) => search.with_semantic(model.clone(), &docs),
+            None => search,
+        };
         let mut catalog = Catalog {
             config,
             tools,

@@ -61,6 +61,17 @@ pub const MAX_QUERY_TERMS: usize = 48;
 /// too (see tests/corpus/search/README.md).
 pub const DEFAULT_THRESHOLD: f32 = 0.22;
 
+/// Reciprocal-rank fusion of the keyword and semantic rankings (see [`Ranking`]), chosen on
+/// the `even` half of the evaluation queries (tests/corpus/search/README.md).
+const SEMANTIC_WEIGHT: f32 = 1.0;
+const SEMANTIC_K: f32 = 5.0;
+const SEMANTIC_THRESHOLD: f32 = 0.25;
+
+/// With a semantic model (feature `semantic`): how many of the tools nearest the query in the
+/// model's space take part in the fused ranking.
+#[cfg(feature = "semantic")]
+const SEMANTIC_CANDIDATES: usize = 50;
+
 /// Words longer than this are not indexed (encoded blobs, hashes) and not searched.
 const MAX_WORD_CHARS: usize = 40;
 
@@ -444,6 +455,15 @@ pub struct Ranking {
     pub name_coverage_words: f32,
     /// Abstention threshold on the normalised score; 0 returns every matching tool.
     pub threshold: f32,
+    /// With a semantic model (feature `semantic`), the ranking fuses the keyword ranking and
+    /// the model's by reciprocal rank: a tool at keyword rank `i` and model rank `j` (from 1)
+    /// scores `1 / (semantic_k + i) + semantic_weight / (semantic_k + j)`.
+    pub semantic_weight: f32,
+    /// See `semantic_weight`: how quickly a rank's contribution falls.
+    pub semantic_k: f32,
+    /// With a semantic model, a query abstains only when the keyword ranking abstains and no
+    /// tool's cosine with the query reaches this.
+    pub semantic_threshold: f32,
 }
 
 impl Default for Ranking {
@@ -458,6 +478,9 @@ impl Default for Ranking {
             name_coverage: NAME_COVERAGE_WEIGHT,
             name_coverage_words: NAME_COVERAGE_WORDS,
             threshold: DEFAULT_THRESHOLD,
+            semantic_weight: SEMANTIC_WEIGHT,
+            semantic_k: SEMANTIC_K,
+            semantic_threshold: SEMANTIC_THRESHOLD,
         }
     }
 }
@@ -486,6 +509,16 @@ pub struct SearchIndex {
     total_len: [u64; NF],
     ranking: Ranking,
     stemmer: Stemmer,
+    #[cfg(feature = "semantic")]
+    semantic: Option<Semantic>,
+}
+
+/// The tools' vectors in a semantic model's space.
+#[cfg(feature = "semantic")]
+struct Semantic {
+    model: std::sync::Arc<super::semantic::SemanticModel>,
+    /// One unit vector per tool, row by row; all zero for a tool whose text has no token.
+    vectors: Vec<f32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -658,7 +691,29 @@ impl SearchIndex {
             total_len,
             ranking: Ranking::default(),
             stemmer,
+            #[cfg(feature = "semantic")]
+            semantic: None,
         }
+    }
+
+    /// Adds semantic ranking: every tool of `docs` (the slice the index was built from) is
+    /// placed in `model`'s space by its name's words, title and description, and queries are
+    /// ranked by fusing the keyword ranking with the model's (see [`Ranking`]).
+    #[cfg(feature = "semantic")]
+    pub fn with_semantic(
+        mut self,
+        model: std::sync::Arc<super::semantic::SemanticModel>,
+        docs: &[SearchDoc],
+    ) -> SearchIndex {
+        let dim = model.dim();
+        let mut vectors = vec![0f32; self.names.len() * dim];
+        for (row, doc) in vectors.chunks_exact_mut(dim).zip(docs) {
+            if let Some(v) = model.embed(&semantic_text(doc)) {
+                row.copy_from_slice(&v);
+            }
+        }
+        self.semantic = Some(Semantic { model, vectors });
+        self
     }
 
     /// Sets the abstention threshold on the normalised score; 0 returns every matching tool.
@@ -682,6 +737,9 @@ impl SearchIndex {
         r.name_coverage = clean(r.name_coverage, d.name_coverage);
         r.name_coverage_words = clean(r.name_coverage_words, d.name_coverage_words);
         r.threshold = clean(r.threshold, d.threshold);
+        r.semantic_weight = clean(r.semantic_weight, d.semantic_weight);
+        r.semantic_k = clean(r.semantic_k, d.semantic_k);
+        r.semantic_threshold = clean(r.semantic_threshold, d.semantic_threshold);
         self.ranking = r;
         self
     }
@@ -846,7 +904,20 @@ impl SearchIndex {
             .iter()
             .map(|&d| scores[d as usize])
             .fold(0f32, f32::max);
-        if best <= 0.0 || best < r.threshold * idf_one {
+        let abstains = best <= 0.0 || best < r.threshold * idf_one;
+        #[cfg(feature = "semantic")]
+        if let Some(semantic) = &self.semantic {
+            return self.fused(
+                semantic,
+                query,
+                &visible,
+                &matched,
+                &scores,
+                abstains,
+                max_results,
+            );
+        }
+        if abstains {
             return Vec::new();
         }
         let mut hits: Vec<Hit> = matched
@@ -869,6 +940,71 @@ impl SearchIndex {
         }
         hits.sort_unstable_by(order);
         hits
+    }
+
+    /// The keyword ranking (`matched` with `scores`) fused with the semantic model's.
+    #[cfg(feature = "semantic")]
+    #[allow(clippy::too_many_arguments)]
+    fn fused(
+        &self,
+        semantic: &Semantic,
+        query: &str,
+        visible: &[bool],
+        matched: &[u32],
+        scores: &[f32],
+        keywords_abstain: bool,
+        max_results: usize,
+    ) -> Vec<Hit> {
+        let r = &self.ranking;
+        let by_score_then_name = |a: &(usize, f32), b: &(usize, f32)| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.names[a.0].cmp(&self.names[b.0]))
+                .then(a.0.cmp(&b.0))
+        };
+        let mut nearest: Vec<(usize, f32)> = Vec::new();
+        if let Some(q) = semantic.model.embed(query) {
+            let dim = q.len();
+            nearest = semantic
+                .vectors
+                .chunks_exact(dim)
+                .enumerate()
+                .filter(|(d, _)| visible[*d])
+                .map(|(d, v)| (d, v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>()))
+                .collect();
+            if nearest.len() > SEMANTIC_CANDIDATES {
+                nearest.select_nth_unstable_by(SEMANTIC_CANDIDATES - 1, by_score_then_name);
+                nearest.truncate(SEMANTIC_CANDIDATES);
+            }
+            nearest.sort_unstable_by(by_score_then_name);
+        }
+        let closest = nearest.first().map_or(f32::NEG_INFINITY, |n| n.1);
+        if keywords_abstain && closest < r.semantic_threshold {
+            return Vec::new();
+        }
+        let mut keyword: Vec<(usize, f32)> = matched
+            .iter()
+            .map(|&d| (d as usize, scores[d as usize]))
+            .filter(|&(_, s)| s > 0.0)
+            .collect();
+        keyword.sort_unstable_by(by_score_then_name);
+        let mut fused: HashMap<usize, f32> = HashMap::new();
+        for (rank, &(d, _)) in keyword.iter().enumerate() {
+            *fused.entry(d).or_default() += 1.0 / (r.semantic_k + rank as f32 + 1.0);
+        }
+        for (rank, &(d, _)) in nearest.iter().enumerate() {
+            *fused.entry(d).or_default() += r.semantic_weight / (r.semantic_k + rank as f32 + 1.0);
+        }
+        // Scaled so that a tool first in both rankings scores 1.
+        let top = (1.0 + r.semantic_weight) / (r.semantic_k + 1.0);
+        let mut hits: Vec<(usize, f32)> = fused.into_iter().map(|(d, s)| (d, s / top)).collect();
+        if hits.len() > max_results {
+            hits.select_nth_unstable_by(max_results - 1, by_score_then_name);
+            hits.truncate(max_results);
+        }
+        hits.sort_unstable_by(by_score_then_name);
+        hits.into_iter()
+            .map(|(index, score)| Hit { index, score })
+            .collect()
     }
 
     fn avg_len(&self, visible: &[bool], n_visible: usize) -> [f32; NF] {
@@ -1237,6 +1373,33 @@ fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
     }
     let (long, short) = if la > lb { (a, b) } else { (b, a) };
     long[p + 1..] == short[p..]
+}
+
+/// What a tool is in a semantic model's space: its name's words, its title and its description
+/// ("searchPapers" -> "search Papers").
+#[cfg(feature = "semantic")]
+fn semantic_text(doc: &SearchDoc) -> String {
+    let mut name = String::with_capacity(doc.name.len() + 4);
+    let mut prev: Option<char> = None;
+    for c in doc.name.chars() {
+        if matches!(c, '_' | '-' | '.' | '/' | ':') {
+            if !name.ends_with(' ') {
+                name.push(' ');
+            }
+        } else {
+            if c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
+                name.push(' ');
+            }
+            name.push(c);
+        }
+        prev = Some(c);
+    }
+    format!(
+        "{}. {}. {}",
+        name.trim(),
+        doc.title.as_deref().unwrap_or_default(),
+        doc.description
+    )
 }
 
 #[cfg(test)]
@@ -1704,5 +1867,95 @@ mod tests {
         }
         assert!(a.approx_heap_bytes() > 0);
         assert_eq!(a.len(), docs.len());
+    }
+
+    #[cfg(feature = "semantic")]
+    mod semantic {
+        use super::*;
+        use std::sync::Arc;
+
+        /// Three directions: the zodiac, money, the weather.
+        fn model() -> Arc<crate::search::semantic::SemanticModel> {
+            Arc::new(crate::search::semantic::word_model(
+                &[
+                    "<unk>",
+                    "horoscope",
+                    "astrology",
+                    "currency",
+                    "money",
+                    "convert",
+                    "weather",
+                    "rain",
+                    "forecast",
+                ],
+                &[
+                    &[0.0, 0.0, 0.0],
+                    &[1.0, 0.1, 0.0],
+                    &[1.0, 0.0, 0.0],
+                    &[0.0, 1.0, 0.0],
+                    &[0.1, 1.0, 0.0],
+                    &[0.0, 0.8, 0.2],
+                    &[0.0, 0.0, 1.0],
+                    &[0.1, 0.0, 1.0],
+                    &[0.0, 0.1, 1.0],
+                ],
+            ))
+        }
+
+        fn docs() -> Vec<SearchDoc> {
+            vec![
+                doc("StrologyTool", "Provides astrology services"),
+                doc("ExchangeTool", "Convert currency"),
+                doc("get_weather", "Weather forecast for a city"),
+            ]
+        }
+
+        #[test]
+        fn a_query_that_shares_no_word_finds_its_tool_by_meaning() {
+            let docs = docs();
+            let plain = SearchIndex::build(&docs);
+            assert!(plain.search("horoscope", 5, &|_| true).is_empty());
+            let idx = SearchIndex::build(&docs).with_semantic(model(), &docs);
+            let hits = idx.search("horoscope", 5, &|_| true);
+            assert_eq!(hits.first().map(|h| h.index), Some(0), "{hits:?}");
+            assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+            // First in both rankings scores 1.
+            let both = idx.search("weather forecast", 5, &|_| true);
+            assert_eq!(both[0].index, 2);
+            assert!((both[0].score - 1.0).abs() < 1e-6, "{both:?}");
+        }
+
+        #[test]
+        fn a_query_abstains_only_when_keywords_and_meaning_both_do() {
+            let docs = docs();
+            let idx = SearchIndex::build(&docs).with_semantic(model(), &docs);
+            // No keyword, but close to the weather tool in the model's space.
+            let rain = idx.search("rain", 5, &|_| true);
+            assert_eq!(rain.first().map(|h| h.index), Some(2), "{rain:?}");
+            // Neither: no keyword, and no token the model knows.
+            assert!(idx.search("zzyzx", 5, &|_| true).is_empty());
+            let strict = SearchIndex::build(&docs)
+                .with_ranking(Ranking {
+                    semantic_threshold: 2.0,
+                    ..Ranking::default()
+                })
+                .with_semantic(model(), &docs);
+            assert!(strict.search("rain", 5, &|_| true).is_empty());
+            // An empty query still lists the tools by name.
+            assert_eq!(idx.search(" ", 5, &|_| true).len(), 3);
+        }
+
+        #[test]
+        fn hidden_tools_change_no_visible_semantic_result() {
+            let mut docs = docs();
+            docs.push(doc("zodiac_secret", "Astrology horoscope readings"));
+            let idx = SearchIndex::build(&docs).with_semantic(model(), &docs);
+            let visible = |i: usize| i != 3;
+            let seen = idx.search("horoscope money", 5, &visible);
+            assert!(seen.iter().all(|h| h.index != 3));
+            let alone = SearchIndex::build(&docs[..3]).with_semantic(model(), &docs[..3]);
+            let expected = alone.search("horoscope money", 5, &|_| true);
+            assert_eq!(seen, expected);
+        }
     }
 }
