@@ -156,6 +156,32 @@ impl SemanticModel {
         Some(sum)
     }
 
+    /// [`SemanticModel::embed`] of every text, in order, spread over the machine's cores.
+    pub fn embed_all(&self, texts: &[String]) -> Vec<Option<Vec<f32>>> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(texts.len().div_ceil(64).max(1));
+        if threads <= 1 {
+            return texts.iter().map(|t| self.embed(t)).collect();
+        }
+        let chunk = texts.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = texts
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || part.iter().map(|t| self.embed(t)).collect::<Vec<_>>())
+                })
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|p| {
+                    // A panic in a worker is a panic here, as it would be without threads.
+                    p.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+                })
+                .collect::<Vec<Option<Vec<f32>>>>()
+        })
+    }
+
     /// Approximate bytes held (the vector table dominates).
     pub fn approx_heap_bytes(&self) -> usize {
         self.table.len() * std::mem::size_of::<f32>()
@@ -280,6 +306,14 @@ mod tests {
         assert_eq!(m.embed("   "), None);
         // Unknown words map to the unknown token, whose vector is zero: no direction.
         assert_eq!(m.embed("stars"), None);
+        let texts: Vec<String> = (0..300)
+            .map(|i| ["sun", "moon", "sun moon", "stars"][i % 4].to_string())
+            .collect();
+        let all = m.embed_all(&texts);
+        assert_eq!(all.len(), texts.len());
+        for (t, v) in texts.iter().zip(&all) {
+            assert_eq!(v, &m.embed(t), "{t}");
+        }
     }
 
     #[test]
