@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! CARGO_TARGET_DIR=/work/target-bench cargo bench -p disco-runtime --bench micro
+//! DISCO_SEMANTIC_MODEL=DIR cargo bench -p disco-runtime --bench micro --features semantic -- "^semantic/"
 //! python3 bench/criterion_table.py /work/target-bench/criterion   # medians, min, max
 //! ```
 //!
@@ -283,6 +284,58 @@ fn index_build(c: &mut Criterion, sizes: &[Sized]) {
     g.finish();
 }
 
+/// Search with a semantic model (feature `semantic`, model directory in
+/// `DISCO_SEMANTIC_MODEL`): the index alone, keywords only and fused, on the same probes, and
+/// the build with the model.
+#[cfg(feature = "semantic")]
+fn semantic(c: &mut Criterion, sizes: &[Sized]) {
+    use disco_runtime::search::SemanticModel;
+    use std::sync::Arc;
+    let Some(dir) = std::env::var_os("DISCO_SEMANTIC_MODEL") else {
+        eprintln!("semantic: DISCO_SEMANTIC_MODEL is not set; skipped");
+        return;
+    };
+    let model = Arc::new(SemanticModel::load(dir).expect("the semantic model loads"));
+    eprintln!("semantic model: {} bytes", model.approx_heap_bytes());
+    let mut g = c.benchmark_group("semantic");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    for s in sizes {
+        let d = docs(&s.json);
+        let keywords = SearchIndex::build(&d);
+        let start = Instant::now();
+        let fused = SearchIndex::build(&d).with_semantic(model.clone(), &d);
+        eprintln!(
+            "semantic index at {} tools: built in {:.0} ms, {} bytes of vectors per tool",
+            s.n,
+            start.elapsed().as_secs_f64() * 1000.0,
+            model.dim() * std::mem::size_of::<f32>()
+        );
+        for (name, index) in [("keywords_top5", &keywords), ("fused_top5", &fused)] {
+            g.bench_with_input(BenchmarkId::new(name, s.n), &s.probes.queries, |b, q| {
+                let mut i = 0;
+                b.iter(|| {
+                    i = (i + 1) % q.len();
+                    black_box(index.search(black_box(&q[i]), 5, &|_| true))
+                })
+            });
+        }
+        if s.n <= 10_000 {
+            g.bench_function(BenchmarkId::new("build", s.n), |b| {
+                b.iter(|| {
+                    black_box(
+                        SearchIndex::build(&d)
+                            .with_semantic(model.clone(), &d)
+                            .len(),
+                    )
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
 fn main() {
     let vocab = synth::vocab();
     let sizes = prepare_sizes(&vocab);
@@ -292,5 +345,7 @@ fn main() {
     search(&mut c, &sizes);
     list(&mut c, &sizes);
     index_build(&mut c, &sizes);
+    #[cfg(feature = "semantic")]
+    semantic(&mut c, &sizes);
     c.final_summary();
 }
