@@ -5,7 +5,7 @@
 //! cargo run --release --example eval -- resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]
 //! cargo run --release --example eval -- search --catalog CATALOG --queries QUERIES [--k N]
 //!        [--threshold X] [--category A,B] [--parity even|odd] [--quiet]
-//!        [--semantic MODEL_DIR [--semantic-weight W] [--semantic-k K] [--semantic-threshold T]]
+//!        [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]]
 //! cargo run --release --example eval -- args --catalog CATALOG --cases CASES [--quiet]
 //! ```
 //!
@@ -34,7 +34,7 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NameRule};
 use serde_json::{json, Value};
 
-const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-k K] [--semantic-threshold T]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -68,7 +68,6 @@ struct Opts {
     /// A semantic model's directory (feature `semantic`).
     semantic: Option<String>,
     semantic_weight: Option<f32>,
-    semantic_k: Option<f32>,
     semantic_threshold: Option<f32>,
 }
 
@@ -108,9 +107,6 @@ impl Opts {
                 "--semantic-weight" => {
                     o.semantic_weight = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
                 }
-                "--semantic-k" => {
-                    o.semantic_k = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
-                }
                 "--semantic-threshold" => {
                     o.semantic_threshold = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
                 }
@@ -132,9 +128,6 @@ impl Opts {
         let mut ranking = disco_runtime::search::index::Ranking::default();
         if let Some(w) = self.semantic_weight {
             ranking.semantic_weight = w;
-        }
-        if let Some(k) = self.semantic_k {
-            ranking.semantic_k = k;
         }
         if let Some(t) = self.semantic_threshold {
             ranking.semantic_threshold = t;

@@ -61,10 +61,9 @@ pub const MAX_QUERY_TERMS: usize = 48;
 /// too (see tests/corpus/search/README.md).
 pub const DEFAULT_THRESHOLD: f32 = 0.22;
 
-/// Reciprocal-rank fusion of the keyword and semantic rankings (see [`Ranking`]), chosen on
-/// the `even` half of the evaluation queries (tests/corpus/search/README.md).
+/// The fusion of the keyword and semantic scores (see [`Ranking`]), chosen on the `even` half
+/// of the evaluation queries (tests/corpus/search/README.md).
 const SEMANTIC_WEIGHT: f32 = 1.0;
-const SEMANTIC_K: f32 = 5.0;
 const SEMANTIC_THRESHOLD: f32 = 0.25;
 
 /// With a semantic model (feature `semantic`): how many of the tools nearest the query in the
@@ -455,12 +454,11 @@ pub struct Ranking {
     pub name_coverage_words: f32,
     /// Abstention threshold on the normalised score; 0 returns every matching tool.
     pub threshold: f32,
-    /// With a semantic model (feature `semantic`), the ranking fuses the keyword ranking and
-    /// the model's by reciprocal rank: a tool at keyword rank `i` and model rank `j` (from 1)
-    /// scores `1 / (semantic_k + i) + semantic_weight / (semantic_k + j)`.
+    /// With a semantic model (feature `semantic`), the ranking fuses the keyword scores and
+    /// the model's cosines, each scaled to [0, 1] over its own list (keyword score over the
+    /// best one; cosine from the last to the first of the model's nearest tools): a tool scores
+    /// `(keywords + semantic_weight * model) / (1 + semantic_weight)`.
     pub semantic_weight: f32,
-    /// See `semantic_weight`: how quickly a rank's contribution falls.
-    pub semantic_k: f32,
     /// With a semantic model, a query abstains only when the keyword ranking abstains and no
     /// tool's cosine with the query reaches this.
     pub semantic_threshold: f32,
@@ -479,7 +477,6 @@ impl Default for Ranking {
             name_coverage_words: NAME_COVERAGE_WORDS,
             threshold: DEFAULT_THRESHOLD,
             semantic_weight: SEMANTIC_WEIGHT,
-            semantic_k: SEMANTIC_K,
             semantic_threshold: SEMANTIC_THRESHOLD,
         }
     }
@@ -743,7 +740,6 @@ impl SearchIndex {
         r.name_coverage_words = clean(r.name_coverage_words, d.name_coverage_words);
         r.threshold = clean(r.threshold, d.threshold);
         r.semantic_weight = clean(r.semantic_weight, d.semantic_weight);
-        r.semantic_k = clean(r.semantic_k, d.semantic_k);
         r.semantic_threshold = clean(r.semantic_threshold, d.semantic_threshold);
         self.ranking = r;
         self
@@ -992,20 +988,36 @@ impl SearchIndex {
             .filter(|&(_, s)| s > 0.0)
             .collect();
         keyword.sort_unstable_by(by_score_then_name);
+        // Each ranking's scores scaled to [0, 1] over its own list (keywords: by the best
+        // score; the model: from the last of its nearest tools to the first), then summed.
+        let keyword_best = keyword.first().map_or(1.0, |k| k.1);
+        let (near_hi, near_lo) = match (nearest.first(), nearest.last()) {
+            (Some(hi), Some(lo)) => (hi.1, lo.1),
+            _ => (1.0, 0.0),
+        };
+        let span = near_hi - near_lo;
         let mut fused = vec![0f32; self.names.len()];
+        let mut seen = vec![false; self.names.len()];
         let mut found: Vec<usize> = Vec::with_capacity(keyword.len() + nearest.len());
-        for (rank, &(d, _)) in keyword.iter().enumerate() {
+        for &(d, score) in &keyword {
+            seen[d] = true;
             found.push(d);
-            fused[d] += 1.0 / (r.semantic_k + rank as f32 + 1.0);
+            fused[d] += score / keyword_best;
         }
-        for (rank, &(d, _)) in nearest.iter().enumerate() {
-            if fused[d] == 0.0 {
+        for &(d, cos) in &nearest {
+            if !seen[d] {
+                seen[d] = true;
                 found.push(d);
             }
-            fused[d] += r.semantic_weight / (r.semantic_k + rank as f32 + 1.0);
+            let closeness = if span > 1e-6 {
+                (cos - near_lo) / span
+            } else {
+                1.0
+            };
+            fused[d] += r.semantic_weight * closeness;
         }
-        // Scaled so that a tool first in both rankings scores 1.
-        let top = (1.0 + r.semantic_weight) / (r.semantic_k + 1.0);
+        // First in both rankings scores 1.
+        let top = 1.0 + r.semantic_weight;
         let mut hits: Vec<(usize, f32)> = found.into_iter().map(|d| (d, fused[d] / top)).collect();
         if hits.len() > max_results {
             hits.select_nth_unstable_by(max_results - 1, by_score_then_name);
