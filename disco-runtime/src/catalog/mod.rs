@@ -354,15 +354,17 @@ impl Catalog {
             add_provider_tools(provider, &config, &mut tools, &mut problems);
         }
         tools.extend(extra);
-        Catalog::index(config, tools, problems)
+        Catalog::index(config, tools, problems, None)
     }
 
     /// Checks names and aliases across `tools` (built already) and indexes them: what a
     /// scoped caller's catalog needs on top of the tools every caller shares.
+    /// `base`: the catalog whose tools these extend, whose semantic vectors are reused.
     fn index(
         config: Arc<Config>,
         mut tools: Vec<Arc<CatalogTool>>,
         mut problems: Vec<String>,
+        base: Option<&SearchIndex>,
     ) -> Result<Catalog, CatalogError> {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
 
@@ -439,9 +441,11 @@ impl Catalog {
         let search = search.with_threshold(config.search.threshold);
         #[cfg(feature = "semantic")]
         let search = match &config.search.semantic {
-            Some(model) => search.with_semantic(model.clone(), &docs),
+            Some(model) => search.with_semantic_reusing(model.clone(), &docs, base),
             None => search,
         };
+        #[cfg(not(feature = "semantic"))]
+        let _ = base;
         let mut catalog = Catalog {
             config,
             tools,
@@ -535,7 +539,7 @@ impl Catalog {
             // The shared tools are reused as built (schemas, validators, list hints): only
             // the indexes are made again, over them and the caller's own tools.
             let tools = self.tools.iter().cloned().chain(extra).collect();
-            match Catalog::index(self.config.clone(), tools, Vec::new()) {
+            match Catalog::index(self.config.clone(), tools, Vec::new(), Some(&self.search)) {
                 Ok(c) => Some(Arc::new(c)),
                 Err(e) => {
                     problems.extend(e.problems);

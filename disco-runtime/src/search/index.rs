@@ -66,6 +66,12 @@ pub const DEFAULT_THRESHOLD: f32 = 0.22;
 const SEMANTIC_WEIGHT: f32 = 1.0;
 const SEMANTIC_THRESHOLD: f32 = 0.25;
 
+/// With a semantic model, a tool that only the model finds is listed when its cosine with the
+/// query is at least this (unrelated texts score about 0 to 0.1 with the evaluation's model):
+/// results are not filled up with tools that have nothing to do with the query.
+#[cfg(feature = "semantic")]
+const SEMANTIC_FLOOR: f32 = 0.1;
+
 /// With a semantic model (feature `semantic`): how many of the tools nearest the query in the
 /// model's space take part in the fused ranking.
 #[cfg(feature = "semantic")]
@@ -693,25 +699,55 @@ impl SearchIndex {
         }
     }
 
-    /// Adds semantic ranking: every tool of `docs` (the slice the index was built from) is
-    /// placed in `model`'s space by its name's words, title and description, and queries are
-    /// ranked by fusing the keyword ranking with the model's (see [`Ranking`]).
+    /// Adds semantic ranking: every tool of `docs` (the same slice, in the same order, that
+    /// the index was built from) is placed in `model`'s space by its name's words, title and
+    /// description, and queries are ranked by fusing the keyword ranking with the model's (see
+    /// [`Ranking`]).
     #[cfg(feature = "semantic")]
     pub fn with_semantic(
-        mut self,
+        self,
         model: std::sync::Arc<super::semantic::SemanticModel>,
         docs: &[SearchDoc],
     ) -> SearchIndex {
+        self.with_semantic_reusing(model, docs, None)
+    }
+
+    /// [`SearchIndex::with_semantic`], taking the vector of a tool of the same name from
+    /// `base` (an index of the same model) instead of embedding it again: a caller's own
+    /// catalog shares every other tool with the base catalog.
+    #[cfg(feature = "semantic")]
+    pub(crate) fn with_semantic_reusing(
+        mut self,
+        model: std::sync::Arc<super::semantic::SemanticModel>,
+        docs: &[SearchDoc],
+        base: Option<&SearchIndex>,
+    ) -> SearchIndex {
+        debug_assert_eq!(docs.len(), self.names.len(), "docs are the index's own");
         let dim = model.dim();
+        let base = base.and_then(|b| {
+            let s = b.semantic.as_ref()?;
+            std::sync::Arc::ptr_eq(&s.model, &model).then_some((b, s))
+        });
         let mut vectors = vec![0f32; self.names.len() * dim];
-        let texts: Vec<String> = docs
-            .iter()
-            .take(self.names.len())
-            .map(semantic_text)
-            .collect();
-        for (row, v) in vectors.chunks_exact_mut(dim).zip(model.embed_all(&texts)) {
+        let mut todo: Vec<(usize, String)> = Vec::new();
+        for (i, doc) in docs.iter().enumerate().take(self.names.len()) {
+            let known = base.and_then(|(b, s)| {
+                let at = b
+                    .by_name
+                    .binary_search_by(|&d| b.names[d as usize].as_str().cmp(&doc.name))
+                    .ok()?;
+                let d = b.by_name[at] as usize;
+                Some(&s.vectors[d * dim..(d + 1) * dim])
+            });
+            match known {
+                Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
+                None => todo.push((i, semantic_text(doc))),
+            }
+        }
+        let texts: Vec<String> = todo.iter().map(|(_, t)| t.clone()).collect();
+        for ((i, _), v) in todo.iter().zip(model.embed_all(&texts)) {
             if let Some(v) = v {
-                row.copy_from_slice(&v);
+                vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
             }
         }
         self.semantic = Some(Semantic { model, vectors });
@@ -1006,6 +1042,10 @@ impl SearchIndex {
         }
         for &(d, cos) in &nearest {
             if !seen[d] {
+                // Found by meaning alone: listed only when near enough to count.
+                if cos < SEMANTIC_FLOOR {
+                    continue;
+                }
                 seen[d] = true;
                 found.push(d);
             }
@@ -1018,7 +1058,11 @@ impl SearchIndex {
         }
         // First in both rankings scores 1.
         let top = 1.0 + r.semantic_weight;
-        let mut hits: Vec<(usize, f32)> = found.into_iter().map(|d| (d, fused[d] / top)).collect();
+        let mut hits: Vec<(usize, f32)> = found
+            .into_iter()
+            .map(|d| (d, fused[d] / top))
+            .filter(|&(_, score)| score > 0.0)
+            .collect();
         if hits.len() > max_results {
             hits.select_nth_unstable_by(max_results - 1, by_score_then_name);
             hits.truncate(max_results);
@@ -1936,7 +1980,7 @@ mod tests {
                     &[1.0, 0.0, 0.0],
                     &[0.0, 1.0, 0.0],
                     &[0.1, 1.0, 0.0],
-                    &[0.0, 0.8, 0.2],
+                    &[0.0, 1.0, 0.0],
                     &[0.0, 0.0, 1.0],
                     &[0.1, 0.0, 1.0],
                     &[0.0, 0.1, 1.0],
@@ -1985,6 +2029,43 @@ mod tests {
             assert!(strict.search("rain", 5, &|_| true).is_empty());
             // An empty query still lists the tools by name.
             assert_eq!(idx.search(" ", 5, &|_| true).len(), 3);
+        }
+
+        #[test]
+        fn tools_far_from_the_query_are_not_added_to_its_results() {
+            let mut docs = docs();
+            docs.push(doc("blank", "zzz qqq"));
+            let idx = SearchIndex::build(&docs).with_semantic(model(), &docs);
+            let hits = idx.search("weather forecast", 5, &|_| true);
+            assert_eq!(
+                hits.iter().map(|h| h.index).collect::<Vec<_>>(),
+                [2],
+                "{hits:?}"
+            );
+        }
+
+        #[test]
+        fn a_derived_index_reuses_the_vectors_of_the_tools_it_shares() {
+            let base_docs = docs();
+            let base = SearchIndex::build(&base_docs).with_semantic(model(), &base_docs);
+            // A caller's own tool, and the shared ones in another order.
+            let mut docs = vec![doc("astro_daily", "Daily horoscope")];
+            docs.extend(base_docs.iter().rev().cloned());
+            let m = base.semantic.as_ref().unwrap().model.clone();
+            let reused =
+                SearchIndex::build(&docs).with_semantic_reusing(m.clone(), &docs, Some(&base));
+            let fresh = SearchIndex::build(&docs).with_semantic(m, &docs);
+            assert_eq!(
+                reused.semantic.as_ref().unwrap().vectors,
+                fresh.semantic.as_ref().unwrap().vectors
+            );
+            for q in ["horoscope", "money", "rain", "weather forecast"] {
+                assert_eq!(
+                    reused.search(q, 5, &|_| true),
+                    fresh.search(q, 5, &|_| true),
+                    "{q}"
+                );
+            }
         }
 
         #[test]

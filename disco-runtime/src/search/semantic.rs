@@ -105,13 +105,18 @@ impl SemanticModel {
     /// A model from the bytes of its weights (safetensors) and of its tokenizer (Hugging Face
     /// JSON).
     pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<SemanticModel, SemanticError> {
-        let tokenizer = tokenizers::Tokenizer::from_bytes(tokenizer)
+        let mut tokenizer = tokenizers::Tokenizer::from_bytes(tokenizer)
+            .map_err(|e| fail(format!("cannot load the tokenizer: {e}")))?;
+        // One text at a time, whole: padding would average pad tokens in.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(None)
             .map_err(|e| fail(format!("cannot load the tokenizer: {e}")))?;
         let (table, vocab, dim) = read_table(weights).map_err(fail)?;
-        let tokenizer_vocab = tokenizer.get_vocab_size(true);
-        if tokenizer_vocab > vocab {
+        let largest = tokenizer.get_vocab(true).into_values().max().unwrap_or(0) as usize;
+        if largest >= vocab {
             return Err(fail(format!(
-                "the tokenizer knows {tokenizer_vocab} tokens but there are vectors for {vocab}"
+                "the tokenizer has token id {largest} but there are vectors for {vocab} tokens"
             )));
         }
         Ok(SemanticModel {
@@ -324,7 +329,23 @@ mod tests {
             "normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,
             "decoder":null,"model":{"type":"WordLevel","vocab":{"a":0,"b":1},"unk_token":"a"}}"#;
         let err = SemanticModel::from_bytes(&weights, tokenizer.as_bytes()).unwrap_err();
-        assert!(err.to_string().contains("knows 2 tokens"), "{err}");
+        assert!(err.to_string().contains("token id 1"), "{err}");
+        // Sparse ids: two tokens, but one of them past the table.
+        let sparse = tokenizer.replace(r#""b":1"#, r#""b":5"#);
+        let data: Vec<u8> = [1.0f32, 0.0, 0.0, 1.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let two = tensor_file("F32", &[2, 2], &data);
+        let err = SemanticModel::from_bytes(&two, sparse.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("token id 5"), "{err}");
+        // Padding in the tokenizer file is switched off: a text is its own tokens only.
+        let padded = tokenizer.replace(
+            r#""padding":null"#,
+            r#""padding":{"strategy":{"Fixed":4},"direction":"Right","pad_to_multiple_of":null,"pad_id":1,"pad_type_id":0,"pad_token":"b"}"#,
+        );
+        let m = SemanticModel::from_bytes(&two, padded.as_bytes()).expect("padding is dropped");
+        assert_eq!(m.embed("a"), Some(vec![1.0, 0.0]));
         let err = SemanticModel::from_bytes(&weights, b"{").unwrap_err();
         assert!(
             err.to_string().contains("cannot load the tokenizer"),
