@@ -127,7 +127,9 @@ pub struct SearchOptions {
     pub default_results: usize,
     /// The most results a caller may ask for.
     pub max_results: usize,
-    /// Below this score a query finds nothing (abstention); 0 never abstains.
+    /// Below this keyword score a query finds nothing (abstention); 0 never abstains. With a
+    /// semantic model, a query abstains only when, besides, no tool is near it in the model's
+    /// space (`Ranking::semantic_threshold`), and the scores returned are the fused ones.
     pub threshold: f32,
     /// The ranking's weights, when not the defaults (evaluation and tuning); `threshold`
     /// above still decides abstention.
