@@ -138,7 +138,7 @@ impl SemanticModel {
             Some((cut, _)) => &text[..cut],
             None => text,
         };
-        let encoding = self.tokenizer.encode(text, false).ok()?;
+        let encoding = self.tokenizer.encode_fast(text, false).ok()?;
         let mut sum = vec![0f32; self.dim];
         let mut count = 0usize;
         for &id in encoding.get_ids() {
