@@ -1050,3 +1050,84 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+#[cfg(all(test, feature = "semantic"))]
+mod semantic_tests {
+    use super::*;
+
+    /// Alice's own tools; nobody else has any.
+    struct AliceOnly(Arc<dyn ToolProvider>);
+
+    impl ScopedProvider for AliceOnly {
+        fn provider_for(&self, caller: &Caller) -> Option<Arc<dyn ToolProvider>> {
+            (caller.id() == Some("alice")).then(|| self.0.clone())
+        }
+    }
+
+    fn provider(tools: Value) -> JsonCatalogProvider {
+        JsonCatalogProvider::from_value(&tools).expect("a valid catalog")
+    }
+
+    fn tool(name: &str, description: &str) -> Value {
+        json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
+    }
+
+    /// The catalog hands its model to its index and to a scoped caller's, whose own tools are
+    /// found by meaning next to the shared ones.
+    #[test]
+    fn catalogs_and_their_scoped_views_search_by_meaning() {
+        let model = crate::search::semantic::word_model(
+            &[
+                "<unk>",
+                "horoscope",
+                "astrology",
+                "daily",
+                "currency",
+                "convert",
+                "weather",
+            ],
+            &[
+                &[0.0, 0.0, 0.0],
+                &[1.0, 0.1, 0.0],
+                &[1.0, 0.0, 0.0],
+                &[0.9, 0.0, 0.1],
+                &[0.0, 1.0, 0.0],
+                &[0.0, 1.0, 0.0],
+                &[0.0, 0.0, 1.0],
+            ],
+        );
+        let shared = provider(json!([
+            tool("StrologyTool", "Provides astrology services"),
+            tool("ExchangeTool", "Convert currency"),
+            tool("get_weather", "Weather"),
+        ]));
+        let alice = provider(json!([tool("zodiac_daily", "Daily astrology")]));
+        let catalog = Catalog::builder()
+            .provider(shared)
+            .scoped_provider(AliceOnly(Arc::new(alice)))
+            .search(SearchOptions {
+                enabled: true,
+                semantic: Some(Arc::new(model)),
+                ..SearchOptions::default()
+            })
+            .from_specs([])
+            .expect("a valid catalog");
+        let names = |hits: Vec<(Arc<CatalogTool>, f32)>| {
+            hits.into_iter()
+                .map(|(t, _)| t.name.clone())
+                .collect::<Vec<_>>()
+        };
+        let anyone = names(catalog.search("horoscope", 5, &Caller::anonymous()));
+        assert_eq!(anyone, ["StrologyTool"]);
+        let hers = names(catalog.search("horoscope", 5, &Caller::new("alice")));
+        assert_eq!(hers.len(), 2, "{hers:?}");
+        assert!(
+            hers.contains(&"zodiac_daily".to_string())
+                && hers.contains(&"StrologyTool".to_string())
+        );
+        assert_eq!(
+            names(catalog.search("horoscope", 5, &Caller::new("bob"))),
+            anyone
+        );
+    }
+}
