@@ -359,10 +359,10 @@ fn schema_types(schema: &Value) -> Vec<&str> {
 
 /// The value converted to what the schema expects, when the conversion is unambiguous.
 fn coerce(value: &Value, schema: &Value) -> Option<(Value, &'static str)> {
-    let types = schema_types(schema);
-    if types.is_empty() || types.iter().any(|t| matches_type(value, t)) {
+    if has_declared_type(value, schema) {
         return None;
     }
+    let types = schema_types(schema);
     let wants = |t: &str| types.contains(&t);
     match value {
         Value::String(s) => {
@@ -429,7 +429,7 @@ fn coerce(value: &Value, schema: &Value) -> Option<(Value, &'static str)> {
 }
 
 /// Whether `value` has one of the types `schema` declares (or the schema declares none):
-/// then [`coerce`] leaves it alone.
+/// then there is nothing to coerce.
 fn has_declared_type(value: &Value, schema: &Value) -> bool {
     match schema.get("type") {
         Some(Value::String(t)) => matches_type(value, t),
