@@ -729,7 +729,9 @@ impl SearchIndex {
             std::sync::Arc::ptr_eq(&s.model, &model).then_some((b, s))
         });
         let mut vectors = vec![0f32; self.names.len() * dim];
-        let mut todo: Vec<(usize, String)> = Vec::new();
+        // The tools to embed: their rows, and their texts in the same order.
+        let mut rows: Vec<usize> = Vec::new();
+        let mut texts: Vec<String> = Vec::new();
         for (i, doc) in docs.iter().enumerate().take(self.names.len()) {
             let known = base.and_then(|(b, s)| {
                 let at = b
@@ -741,11 +743,13 @@ impl SearchIndex {
             });
             match known {
                 Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
-                None => todo.push((i, semantic_text(doc))),
+                None => {
+                    rows.push(i);
+                    texts.push(semantic_text(doc));
+                }
             }
         }
-        let texts: Vec<String> = todo.iter().map(|(_, t)| t.clone()).collect();
-        for ((i, _), v) in todo.iter().zip(model.embed_all(&texts)) {
+        for (&i, v) in rows.iter().zip(model.embed_all(&texts)) {
             if let Some(v) = v {
                 vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
             }
@@ -1012,25 +1016,23 @@ impl SearchIndex {
                 nearest.select_nth_unstable_by(SEMANTIC_CANDIDATES - 1, by_score_then_name);
                 nearest.truncate(SEMANTIC_CANDIDATES);
             }
-            nearest.sort_unstable_by(by_score_then_name);
         }
-        let closest = nearest.first().map_or(f32::NEG_INFINITY, |n| n.1);
-        if keywords_abstain && closest < r.semantic_threshold {
+        // Scores are fused, not ranks: neither list needs an order, only its extremes.
+        let cosines = nearest.iter().map(|n| n.1);
+        let near_hi = cosines.clone().fold(f32::NEG_INFINITY, f32::max);
+        let near_lo = cosines.fold(f32::INFINITY, f32::min);
+        if keywords_abstain && near_hi < r.semantic_threshold {
             return Vec::new();
         }
-        let mut keyword: Vec<(usize, f32)> = matched
+        let keyword: Vec<(usize, f32)> = matched
             .iter()
             .map(|&d| (d as usize, scores[d as usize]))
             .filter(|&(_, s)| s > 0.0)
             .collect();
-        keyword.sort_unstable_by(by_score_then_name);
         // Each ranking's scores scaled to [0, 1] over its own list (keywords: by the best
-        // score; the model: from the last of its nearest tools to the first), then summed.
-        let keyword_best = keyword.first().map_or(1.0, |k| k.1);
-        let (near_hi, near_lo) = match (nearest.first(), nearest.last()) {
-            (Some(hi), Some(lo)) => (hi.1, lo.1),
-            _ => (1.0, 0.0),
-        };
+        // score; the model: from the farthest of its nearest tools to the nearest), then
+        // summed.
+        let keyword_best = keyword.iter().map(|k| k.1).fold(0f32, f32::max);
         let span = near_hi - near_lo;
         let mut fused = vec![0f32; self.names.len()];
         let mut seen = vec![false; self.names.len()];
