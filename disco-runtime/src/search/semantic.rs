@@ -10,6 +10,7 @@
 //! model the evaluation uses, WordLlama's `l2_supercat_256` (MIT), ships inside the `wordllama`
 //! wheel on PyPI; tests/corpus/search/README.md says how to unpack it.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -40,6 +41,11 @@ pub struct SemanticModel {
     table: Vec<f32>,
     dim: usize,
     vocab: usize,
+    /// Set when a text's tokens are provably the tokens of its space-separated pieces, one
+    /// after the other (see [`pieces_tokenize_alone`]); `embed_all` then tokenizes each
+    /// distinct piece once. The strings are the added tokens, whose texts take the whole-text
+    /// path.
+    pieces: Option<Vec<String>>,
 }
 
 impl fmt::Debug for SemanticModel {
@@ -105,6 +111,7 @@ impl SemanticModel {
     /// A model from the bytes of its weights (safetensors) and of its tokenizer (Hugging Face
     /// JSON).
     pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<SemanticModel, SemanticError> {
+        let tokenizer_json = tokenizer;
         let mut tokenizer = tokenizers::Tokenizer::from_bytes(tokenizer)
             .map_err(|e| fail(format!("cannot load the tokenizer: {e}")))?;
         // One text at a time, whole: padding would average pad tokens in.
@@ -119,11 +126,13 @@ impl SemanticModel {
                 "the tokenizer has token id {largest} but there are vectors for {vocab} tokens"
             )));
         }
+        let pieces = pieces_tokenize_alone(tokenizer_json);
         Ok(SemanticModel {
             tokenizer,
             table,
             dim,
             vocab,
+            pieces,
         })
     }
 
@@ -134,22 +143,78 @@ impl SemanticModel {
 
     /// The vector of `text`, of unit length; `None` when the text has no token.
     pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        let text = match text.char_indices().nth(MAX_TEXT_CHARS) {
-            Some((cut, _)) => &text[..cut],
-            None => text,
-        };
+        let text = cut(text);
         let encoding = self.tokenizer.encode_fast(text, false).ok()?;
+        self.mean(encoding.get_ids())
+    }
+
+    /// [`SemanticModel::embed`], tokenizing each distinct space-separated piece once per
+    /// `pieces` (when the tokenizer allows it; otherwise the whole text).
+    fn embed_with<'t>(&self, text: &'t str, pieces: &mut Pieces<'t>) -> Option<Vec<f32>> {
+        let text = cut(text);
+        match self.piece_ids(text, pieces) {
+            Some(ids) => {
+                let v = self.mean(ids);
+                pieces.ids.clear();
+                v
+            }
+            None => self.embed(text),
+        }
+    }
+
+    /// The token ids of `text` put together from those of its pieces, each tokenized once:
+    /// the first piece runs to the first space after a non-space, every later one from there
+    /// to the next such space. `None` when the whole text must be tokenized instead: the
+    /// tokenizer does not allow it, the text holds an added token, or it ends with spaces.
+    fn piece_ids<'t, 'p>(&self, text: &'t str, pieces: &'p mut Pieces<'t>) -> Option<&'p [u32]> {
+        let added = self.pieces.as_ref()?;
+        if text.is_empty() || text.ends_with(' ') || added.iter().any(|a| text.contains(a.as_str()))
+        {
+            return None;
+        }
+        pieces.ids.clear();
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        for end in (1..=bytes.len())
+            .filter(|&i| i == bytes.len() || (bytes[i] == b' ' && bytes[i - 1] != b' '))
+        {
+            let piece = &text[start..end];
+            // The tokenizer puts its mark in front of the text: for the first piece, it is one
+            // more character, so the same piece elsewhere has other tokens (" x" first is
+            // "▁▁x"; later, "▁x"). Later pieces start with a space, which the mark stands for.
+            let (known, alone) = if start == 0 {
+                (&mut pieces.first, piece)
+            } else {
+                (&mut pieces.known, &piece[1..])
+            };
+            let range = match known.get(piece) {
+                Some(range) => range.clone(),
+                None => {
+                    let encoding = self.tokenizer.encode_fast(alone, false).ok()?;
+                    let from = pieces.store.len();
+                    pieces.store.extend_from_slice(encoding.get_ids());
+                    let range = from..pieces.store.len();
+                    known.insert(piece, range.clone());
+                    range
+                }
+            };
+            pieces.ids.extend_from_slice(&pieces.store[range]);
+            start = end;
+        }
+        Some(&pieces.ids)
+    }
+
+    /// The mean of the vectors of `ids`, at unit length.
+    fn mean(&self, ids: &[u32]) -> Option<Vec<f32>> {
+        if ids.is_empty() {
+            return None;
+        }
         let mut sum = vec![0f32; self.dim];
-        let mut count = 0usize;
-        for &id in encoding.get_ids() {
+        for &id in ids {
             let row = (id as usize).min(self.vocab - 1) * self.dim;
             for (s, v) in sum.iter_mut().zip(&self.table[row..row + self.dim]) {
                 *s += v;
             }
-            count += 1;
-        }
-        if count == 0 {
-            return None;
         }
         let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
         if !norm.is_finite() || norm == 0.0 {
@@ -166,16 +231,20 @@ impl SemanticModel {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(texts.len().div_ceil(64).max(1));
+        let each = |part: &[String]| {
+            let mut pieces = Pieces::default();
+            part.iter()
+                .map(|t| self.embed_with(t, &mut pieces))
+                .collect::<Vec<_>>()
+        };
         if threads <= 1 {
-            return texts.iter().map(|t| self.embed(t)).collect();
+            return each(texts);
         }
         let chunk = texts.len().div_ceil(threads);
         std::thread::scope(|scope| {
             let parts: Vec<_> = texts
                 .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || part.iter().map(|t| self.embed(t)).collect::<Vec<_>>())
-                })
+                .map(|part| scope.spawn(move || each(part)))
                 .collect();
             parts
                 .into_iter()
@@ -191,6 +260,82 @@ impl SemanticModel {
     pub fn approx_heap_bytes(&self) -> usize {
         self.table.len() * std::mem::size_of::<f32>()
     }
+}
+
+/// The texts' pieces tokenized so far (by [`SemanticModel::embed_all`], per thread).
+#[derive(Default)]
+struct Pieces<'t> {
+    /// Each piece's ids, a range of `store`: of pieces that start a text, and of the others.
+    first: HashMap<&'t str, std::ops::Range<usize>>,
+    known: HashMap<&'t str, std::ops::Range<usize>>,
+    store: Vec<u32>,
+    /// The current text's ids.
+    ids: Vec<u32>,
+}
+
+/// `text` cut to [`MAX_TEXT_CHARS`].
+fn cut(text: &str) -> &str {
+    match text.char_indices().nth(MAX_TEXT_CHARS) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    }
+}
+
+/// Whether a text's token ids are those of its space-separated pieces (see
+/// [`SemanticModel::piece_ids`]) tokenized one by one, for every text; if so, the contents of
+/// the tokenizer's added tokens (texts holding one are tokenized whole).
+///
+/// It holds for the tokenizers of Llama and its kin (WordLlama's among them), where the whole
+/// text is a single byte-pair-encoded word: the normalizer only puts "▁" in front and turns
+/// each space into "▁", nothing splits the text before the merges, and no token of the
+/// vocabulary holds a "▁" after another character. Then no merge can join the two sides of a
+/// non-"▁" character followed by "▁", and each side's merges happen as they would alone (the
+/// merge order within a side is the same); unknown characters fall back to bytes or an unknown
+/// token, neither of which joins a "▁", which is a token itself. Any other shape of tokenizer
+/// tokenizes whole texts.
+fn pieces_tokenize_alone(json: &[u8]) -> Option<Vec<String>> {
+    use serde_json::{json, Value};
+    let config: Value = serde_json::from_slice(json).ok()?;
+    let normalizer = json!({"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "\u{2581}"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "\u{2581}"}
+    ]});
+    let model = config.get("model")?;
+    let unset = |key: &str| model.get(key).is_none_or(Value::is_null);
+    if config.get("normalizer")? != &normalizer
+        || !config.get("pre_tokenizer").is_none_or(Value::is_null)
+        || model.get("type")? != "BPE"
+        || !unset("dropout")
+        || !unset("continuing_subword_prefix")
+        || !unset("end_of_word_suffix")
+    {
+        return None;
+    }
+    let vocab = model.get("vocab")?.as_object()?;
+    if !vocab.contains_key("\u{2581}") {
+        return None;
+    }
+    let joins = |token: &str| {
+        let mut chars = token.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '\u{2581}' && chars.peek() == Some(&'\u{2581}') {
+                return true;
+            }
+        }
+        false
+    };
+    if vocab.keys().any(|t| joins(t)) {
+        return None;
+    }
+    let mut added = Vec::new();
+    for token in config.get("added_tokens")?.as_array()? {
+        let content = token.get("content")?.as_str()?;
+        if content.is_empty() || content.contains([' ', '\u{2581}']) {
+            return None;
+        }
+        added.push(content.to_owned());
+    }
+    Some(added)
 }
 
 /// The one 2-D tensor of a safetensors file, as f32, with its shape.
@@ -321,6 +466,118 @@ mod tests {
         }
     }
 
+    /// A byte-pair tokenizer shaped like Llama's (tests), over "a", "b" and "c", with `extra`
+    /// tokens and merges added.
+    fn llama_shaped(extra_vocab: &[&str], extra_merges: &[&str]) -> SemanticModel {
+        let mut tokens = vec![
+            "<unk>",
+            "<s>",
+            "\u{2581}",
+            "a",
+            "b",
+            "c",
+            "\u{2581}a",
+            "ab",
+            "\u{2581}ab",
+        ];
+        tokens.push("\u{2581}\u{2581}");
+        tokens.extend_from_slice(extra_vocab);
+        let vocab: serde_json::Map<String, serde_json::Value> = tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.to_string(), serde_json::json!(i)))
+            .collect();
+        let mut merges = vec!["\u{2581} a", "a b", "\u{2581}a b", "\u{2581} \u{2581}"];
+        merges.extend_from_slice(extra_merges);
+        let tokenizer = serde_json::json!({
+            "version": "1.0",
+            "truncation": null,
+            "padding": null,
+            "added_tokens": [{"id": 1, "content": "<s>", "single_word": false, "lstrip": false,
+                "rstrip": false, "normalized": false, "special": true}],
+            "normalizer": {"type": "Sequence", "normalizers": [
+                {"type": "Prepend", "prepend": "\u{2581}"},
+                {"type": "Replace", "pattern": {"String": " "}, "content": "\u{2581}"}
+            ]},
+            "pre_tokenizer": null,
+            "post_processor": null,
+            "decoder": null,
+            "model": {"type": "BPE", "dropout": null, "unk_token": "<unk>",
+                "continuing_subword_prefix": null, "end_of_word_suffix": null,
+                "fuse_unk": true, "byte_fallback": false, "ignore_merges": false,
+                "vocab": vocab, "merges": merges}
+        });
+        let data: Vec<u8> = (0..tokens.len())
+            .flat_map(|i| [1.0 + i as f32, (i * i) as f32 / 7.0])
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let weights = tensor_file("F32", &[tokens.len(), 2], &data);
+        SemanticModel::from_bytes(&weights, tokenizer.to_string().as_bytes()).expect("a test model")
+    }
+
+    /// Every text of `texts`: its ids put together from its pieces are its ids tokenized
+    /// whole (or it is tokenized whole), and `embed_all` gives `embed`'s vectors, bit for bit.
+    fn pieces_agree_with_whole_texts(m: &SemanticModel, texts: &[String]) -> usize {
+        let mut pieces = Pieces::default();
+        let mut by_pieces = 0;
+        for t in texts {
+            let whole = m.tokenizer.encode_fast(cut(t), false).unwrap();
+            if let Some(ids) = m.piece_ids(cut(t), &mut pieces) {
+                assert_eq!(ids, whole.get_ids(), "{t:?}");
+                by_pieces += 1;
+            }
+        }
+        for (t, v) in texts.iter().zip(m.embed_all(texts)) {
+            assert_eq!(v, m.embed(t), "{t:?}");
+        }
+        by_pieces
+    }
+
+    #[test]
+    fn llama_shaped_tokenizers_tokenize_each_piece_once_with_the_same_ids() {
+        let m = llama_shaped(&[], &[]);
+        assert_eq!(m.pieces, Some(vec!["<s>".to_owned()]));
+        let texts: Vec<String> = [
+            "ab ab",
+            "a  b",
+            "  ab",
+            "ab a b ab",
+            "cab ab",
+            "xx ab yy",
+            "a\tb\nab",
+            "ab",
+            "a",
+            "   ",
+            "",
+            "ab<s> ab",
+            "ab ",
+            "b  ab   a",
+            "\u{2581}ab \u{2581} a",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .chain((0..200).map(|i| {
+            let words = ["ab", "a", "b", "cab", "x", "ba", "  a", "\u{2581}b"];
+            (0..1 + i % 7)
+                .map(|j| words[(i * 3 + j * 5) % words.len()])
+                .collect::<Vec<_>>()
+                .join(if i % 3 == 0 { "  " } else { " " })
+        }))
+        .collect();
+        let by_pieces = pieces_agree_with_whole_texts(&m, &texts);
+        // Texts ending in a space or holding "<s>" are tokenized whole; the rest by pieces.
+        assert!(by_pieces > 150, "{by_pieces}");
+
+        // A token joining a character to a following "\u{2581}" could span two pieces: then
+        // every text is tokenized whole.
+        assert_eq!(llama_shaped(&["b\u{2581}"], &["b \u{2581}"]).pieces, None);
+        let joined = llama_shaped(&["b\u{2581}", "b\u{2581}a"], &["b \u{2581}", "b\u{2581} a"]);
+        assert_eq!(joined.pieces, None);
+        assert_eq!(pieces_agree_with_whole_texts(&joined, &texts), 0);
+        // The word-level test models split before tokenizing: whole texts too.
+        assert_eq!(word_model(&["<unk>"], &[&[1.0]]).pieces, None);
+    }
+
     #[test]
     fn tokenizers_larger_than_the_table_are_refused() {
         let data: Vec<u8> = [1.0f32, 0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -428,6 +685,40 @@ mod tests {
         let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
         assert!((cos(&vectors[0], &vectors[1]) - 0.159_718_5).abs() < 1e-5);
         assert_eq!(model.embed(""), None);
+
+        // Its tokenizer is Llama's: texts are tokenized by pieces, to the same ids.
+        assert!(model.pieces.is_some());
+        let words = [
+            "Search",
+            "the",
+            "web.",
+            "get_weather",
+            "Café",
+            "naïve",
+            "日本語",
+            "🙂",
+            "<s>",
+            "</s>",
+            "  ",
+            "\t",
+            "\n",
+            "e-mail",
+            "ISBN:",
+            "x",
+            "(optional)",
+            "HTTP/2",
+            "",
+        ];
+        let texts: Vec<String> = (0..3000)
+            .map(|i| {
+                (0..1 + i % 13)
+                    .map(|j| words[(i * 7 + j * 11 + j * j) % words.len()])
+                    .collect::<Vec<_>>()
+                    .join(if i % 5 == 0 { "  " } else { " " })
+            })
+            .collect();
+        let by_pieces = pieces_agree_with_whole_texts(&model, &texts);
+        assert!(by_pieces > 1000, "{by_pieces}");
     }
 
     #[test]
