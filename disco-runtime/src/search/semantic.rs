@@ -153,11 +153,7 @@ impl SemanticModel {
     fn embed_with<'t>(&self, text: &'t str, pieces: &mut Pieces<'t>) -> Option<Vec<f32>> {
         let text = cut(text);
         match self.piece_ids(text, pieces) {
-            Some(ids) => {
-                let v = self.mean(ids);
-                pieces.ids.clear();
-                v
-            }
+            Some(ids) => self.mean(ids),
             None => self.embed(text),
         }
     }
@@ -188,9 +184,9 @@ impl SemanticModel {
             // more character, so the same piece elsewhere has other tokens (" x" first is
             // "▁▁x"; later, "▁x"). Later pieces start with a space, which the mark stands for.
             let (known, alone) = if start == 0 {
-                (&mut pieces.first, piece)
+                (&mut pieces.leading, piece)
             } else {
-                (&mut pieces.known, &piece[1..])
+                (&mut pieces.following, &piece[1..])
             };
             let range = match known.get(piece) {
                 Some(range) => range.clone(),
@@ -271,8 +267,8 @@ impl SemanticModel {
 #[derive(Default)]
 struct Pieces<'t> {
     /// Each piece's ids, a range of `store`: of pieces that start a text, and of the others.
-    first: HashMap<&'t str, std::ops::Range<usize>>,
-    known: HashMap<&'t str, std::ops::Range<usize>>,
+    leading: HashMap<&'t str, std::ops::Range<usize>>,
+    following: HashMap<&'t str, std::ops::Range<usize>>,
     store: Vec<u32>,
     /// The current text's ids.
     ids: Vec<u32>,
@@ -297,8 +293,9 @@ fn cut(text: &str) -> &str {
 /// character that is neither a space nor a "▁" (texts holding a "▁" are tokenized whole), so
 /// every split is a non-"▁" character followed by "▁". No merge can join the two sides of such
 /// a pair, and each side's merges happen as they would alone (the
-/// merge order within a side is the same); unknown characters fall back to bytes or an unknown
-/// token, neither of which joins a "▁", which is a token itself. Any other shape of tokenizer
+/// merge order within a side is the same). Unknown characters fall back to bytes or to the
+/// unknown token (which must exist, or they would be dropped), neither of which joins a "▁",
+/// itself a token. Merges are not skipped (`ignore_merges`). Any other shape of tokenizer
 /// tokenizes whole texts.
 fn pieces_tokenize_alone(json: &[u8]) -> Option<Vec<String>> {
     use serde_json::{json, Value};
@@ -315,11 +312,17 @@ fn pieces_tokenize_alone(json: &[u8]) -> Option<Vec<String>> {
         || !unset("dropout")
         || !unset("continuing_subword_prefix")
         || !unset("end_of_word_suffix")
+        // Looking a whole sequence up before merging would find a piece's token that the
+        // whole text, never in the vocabulary, cannot have.
+        || model.get("ignore_merges").is_some_and(|v| v != false)
     {
         return None;
     }
     let vocab = model.get("vocab")?.as_object()?;
-    if !vocab.contains_key("\u{2581}") {
+    // Without an unknown token, a character neither known nor spelled in bytes is dropped,
+    // which could leave a piece's "▁" to pair with the next piece's.
+    let unknown = model.get("unk_token")?.as_str()?;
+    if !vocab.contains_key("\u{2581}") || !vocab.contains_key(unknown) {
         return None;
     }
     let joins = |token: &str| {
@@ -476,6 +479,15 @@ mod tests {
     /// A byte-pair tokenizer shaped like Llama's (tests), over "a", "b" and "c", with `extra`
     /// tokens and merges added.
     fn llama_shaped(extra_vocab: &[&str], extra_merges: &[&str]) -> SemanticModel {
+        llama_shaped_with(extra_vocab, extra_merges, |_| {})
+    }
+
+    /// [`llama_shaped`], with `tweak` applied to the tokenizer's JSON.
+    fn llama_shaped_with(
+        extra_vocab: &[&str],
+        extra_merges: &[&str],
+        tweak: impl Fn(&mut serde_json::Value),
+    ) -> SemanticModel {
         let mut tokens = vec![
             "<unk>",
             "<s>",
@@ -497,7 +509,7 @@ mod tests {
         // "▁▁" merges first, as in Llama's: a "▁" in the text next to a space would pair with it.
         let mut merges = vec!["\u{2581} \u{2581}", "\u{2581} a", "a b", "\u{2581}a b"];
         merges.extend_from_slice(extra_merges);
-        let tokenizer = serde_json::json!({
+        let mut tokenizer = serde_json::json!({
             "version": "1.0",
             "truncation": null,
             "padding": null,
@@ -515,6 +527,7 @@ mod tests {
                 "fuse_unk": true, "byte_fallback": false, "ignore_merges": false,
                 "vocab": vocab, "merges": merges}
         });
+        tweak(&mut tokenizer);
         let data: Vec<u8> = (0..tokens.len())
             .flat_map(|i| [1.0 + i as f32, (i * i) as f32 / 7.0])
             .flat_map(|x| x.to_le_bytes())
@@ -562,6 +575,10 @@ mod tests {
             "b  ab   a",
             "\u{2581}ab \u{2581} a",
             "a\u{2581} a",
+            "c c",
+            "a c",
+            "x a",
+            "a x a",
         ]
         .iter()
         .map(|t| t.to_string())
@@ -584,6 +601,18 @@ mod tests {
         let joined = llama_shaped(&["b\u{2581}", "b\u{2581}a"], &["b \u{2581}", "b\u{2581} a"]);
         assert_eq!(joined.pieces, None);
         assert_eq!(pieces_agree_with_whole_texts(&joined, &texts), 0);
+        // A token found whole before any merge ("▁c", which no merge makes) or a character
+        // dropped for want of an unknown token would break the pieces apart: whole texts.
+        let whole = llama_shaped_with(&["\u{2581}c"], &[], |t| {
+            t["model"]["ignore_merges"] = serde_json::json!(true)
+        });
+        assert_eq!(whole.pieces, None);
+        assert_eq!(pieces_agree_with_whole_texts(&whole, &texts), 0);
+        let dropping = llama_shaped_with(&[], &[], |t| {
+            t["model"]["unk_token"] = serde_json::Value::Null
+        });
+        assert_eq!(dropping.pieces, None);
+        assert_eq!(pieces_agree_with_whole_texts(&dropping, &texts), 0);
         // The word-level test models split before tokenizing: whole texts too.
         assert_eq!(word_model(&["<unk>"], &[&[1.0]]).pieces, None);
     }
