@@ -72,6 +72,18 @@ const SEMANTIC_THRESHOLD: f32 = 0.25;
 #[cfg(feature = "semantic")]
 const SEMANTIC_FLOOR: f32 = 0.1;
 
+/// With a semantic model, the fusion scales the keyword scores by the best one, but never by
+/// less than this (in normalised units: one distinctive word matched): when only weak keyword
+/// matches exist, the best of them is not counted as a full match.
+#[cfg(feature = "semantic")]
+const KEYWORD_SCALE_FLOOR: f32 = 1.0;
+
+/// With a semantic model, the fusion scales the cosines from the nearest tool (1) down over
+/// the spread of the nearest ones, but never over less than this: two candidates whose cosines
+/// differ by 0.01 are nearly tied, not a full unit apart.
+#[cfg(feature = "semantic")]
+const SEMANTIC_SCALE_FLOOR: f32 = 0.2;
+
 /// With a semantic model (feature `semantic`): how many of the tools nearest the query in the
 /// model's space take part in the fused ranking.
 #[cfg(feature = "semantic")]
@@ -462,7 +474,9 @@ pub struct Ranking {
     pub threshold: f32,
     /// With a semantic model (feature `semantic`), the ranking fuses the keyword scores and
     /// the model's cosines, each scaled to [0, 1] over its own list (keyword score over the
-    /// best one; cosine from the last to the first of the model's nearest tools): a tool scores
+    /// best one, or over one distinctive word's worth when the best is weaker; cosine down from
+    /// the first of the model's nearest tools over their spread, or over 0.2 when they are
+    /// closer together): a tool scores
     /// `(keywords + semantic_weight * model) / (1 + semantic_weight)`.
     pub semantic_weight: f32,
     /// With a semantic model, a query abstains only when the keyword ranking abstains and no
@@ -956,6 +970,7 @@ impl SearchIndex {
                 &scores,
                 abstains,
                 max_results,
+                idf_one,
             );
         }
         if abstains {
@@ -995,6 +1010,7 @@ impl SearchIndex {
         scores: &[f32],
         keywords_abstain: bool,
         max_results: usize,
+        idf_one: f32,
     ) -> Vec<Hit> {
         let r = &self.ranking;
         let by_score_then_name = |a: &(usize, f32), b: &(usize, f32)| {
@@ -1030,10 +1046,15 @@ impl SearchIndex {
             .filter(|&(_, s)| s > 0.0)
             .collect();
         // Each ranking's scores scaled to [0, 1] over its own list (keywords: by the best
-        // score; the model: from the farthest of its nearest tools to the nearest), then
-        // summed.
-        let keyword_best = keyword.iter().map(|k| k.1).fold(0f32, f32::max);
-        let span = near_hi - near_lo;
+        // score; the model: down from the nearest tool to the farthest of its nearest), then
+        // summed. Neither scale shrinks below its floor: among a few candidates, a near tie
+        // of weak scores would otherwise count as a whole unit of difference.
+        let keyword_best = keyword
+            .iter()
+            .map(|k| k.1)
+            .fold(0f32, f32::max)
+            .max(KEYWORD_SCALE_FLOOR * idf_one);
+        let span = (near_hi - near_lo).max(SEMANTIC_SCALE_FLOOR);
         let mut fused = vec![0f32; self.names.len()];
         let mut seen = vec![false; self.names.len()];
         let mut found: Vec<usize> = Vec::with_capacity(keyword.len() + nearest.len());
@@ -1051,14 +1072,9 @@ impl SearchIndex {
                 seen[d] = true;
                 found.push(d);
             }
-            let closeness = if span > 1e-6 {
-                (cos - near_lo) / span
-            } else {
-                1.0
-            };
-            fused[d] += r.semantic_weight * closeness;
+            fused[d] += r.semantic_weight * (1.0 - (near_hi - cos) / span);
         }
-        // First in both rankings scores 1.
+        // First in both rankings, with a keyword score of at least its floor, scores 1.
         let top = 1.0 + r.semantic_weight;
         let mut hits: Vec<(usize, f32)> = found
             .into_iter()
@@ -2031,6 +2047,35 @@ mod tests {
             assert!(strict.search("rain", 5, &|_| true).is_empty());
             // An empty query still lists the tools by name.
             assert_eq!(idx.search(" ", 5, &|_| true).len(), 3);
+        }
+
+        #[test]
+        fn a_near_tie_in_meaning_leaves_the_keywords_to_decide() {
+            // Both texts are close to "currency weather": one exactly (cosine 1), the other at
+            // 3 / sqrt(10) = 0.95. The keywords clearly prefer the second (its name).
+            let docs = vec![
+                doc("daily_report", "Currency weather"),
+                doc("currency_weather_feed", "Weather feed"),
+            ];
+            let idx = SearchIndex::build(&docs).with_semantic(model(), &docs);
+            let hits = idx.search("currency weather", 5, &|_| true);
+            assert_eq!(hits.first().map(|h| h.index), Some(1), "{hits:?}");
+            let keywords = SearchIndex::build(&docs).search("currency weather", 5, &|_| true);
+            assert_eq!(keywords.first().map(|h| h.index), Some(1), "{keywords:?}");
+        }
+
+        #[test]
+        fn a_weak_keyword_match_is_not_counted_as_a_full_one() {
+            // "tool" says a tool is wanted, not which: its one match must not tie with the
+            // tool nearest in meaning (which would then lose on its name).
+            let docs = vec![
+                doc("tool_box", "A tool"),
+                doc("weather_now", "Weather forecast for a city"),
+            ];
+            let idx = SearchIndex::build(&docs).with_semantic(model(), &docs);
+            let hits = idx.search("rain tool", 5, &|_| true);
+            assert_eq!(hits.first().map(|h| h.index), Some(1), "{hits:?}");
+            assert!(hits[0].score > hits[1].score + 0.2, "{hits:?}");
         }
 
         #[test]
