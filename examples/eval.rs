@@ -17,8 +17,9 @@
 //! scored: per category, how many got the expected outcome, and every wrong correction.
 //!
 //! `search`: QUERIES is JSON Lines `{"id", "query", "gold"?: [names], "candidates"?: [names]}`
-//! (with `candidates`, only those tools are ranked: BFCL rows); prints one `{"id", "results"}`
-//! line per query, then Hit@1, Hit@3, Hit@5, Recall@5, MRR and the abstention rate on queries
+//! (with `candidates`, only those tools are ranked: BFCL rows); prints one `{"id", "results",
+//! "scores"}` line per query (names best first, and the score `tool_search` reports for each),
+//! then Hit@1, Hit@3, Hit@5, Recall@5, MRR and the abstention rate on queries
 //! whose `gold` is empty.
 //!
 //! `args`: CASES is JSON Lines `{"id", "tool", "arguments", "gold"}`: the arguments a model
@@ -310,8 +311,13 @@ fn search(o: &Opts) -> Result<(), String> {
         let results: Vec<&str> = hits.iter().map(|(t, _)| t.name.as_str()).collect();
         if !o.quiet {
             let shown = &results[..results.len().min(o.k)];
-            writeln!(out, "{}", json!({"id": row.get("id"), "results": shown}))
-                .map_err(|e| e.to_string())?;
+            let scores: Vec<f32> = hits.iter().take(shown.len()).map(|(_, s)| *s).collect();
+            writeln!(
+                out,
+                "{}",
+                json!({"id": row.get("id"), "results": shown, "scores": scores})
+            )
+            .map_err(|e| e.to_string())?;
         }
         let gold = names(row.get("gold")).unwrap_or_default();
         if gold.is_empty() {
