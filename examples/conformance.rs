@@ -12,6 +12,11 @@
 //! `DISCO_PAGE_SIZE=N` sets the tools/list page size (the client tests use a small one so that
 //! they walk several pages). In HTTP mode the first line on stdout is
 //! `DISCO_LISTENING http://127.0.0.1:PORT/mcp`, so a test can start the server on port 0.
+//!
+//! `DISCO_SEARCH=all|search-first` turns on `tool_search` and `execute_tool`: `all` lists every
+//! tool beside them; `search-first` lists only them and `interop_add` (pinned), so that the rest
+//! must be found. With it, `DISCO_SEMANTIC_MODEL=DIR` ranks by the semantic model in DIR as well
+//! (built with `--features semantic`; README "Search by meaning").
 
 // Sampling and logging are deprecated by SEP-2577 but are what the suite's 2025 scenarios test.
 #![allow(deprecated)]
@@ -19,6 +24,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use disco_runtime::catalog::{Exposure, SearchOptions};
 use disco_runtime::{
     mcp_tool, Content, Context, HttpOptions, Json, LoggingLevel, State, ToolError,
 };
@@ -423,6 +429,43 @@ fn interop_sleep_stats(stats: State<SleepStats>) -> Json<SleepCounts> {
 
 // ---------------------------------------------------------------------------------------------
 
+/// The search meta-tools as `DISCO_SEARCH` and `DISCO_SEMANTIC_MODEL` ask; a value this build
+/// cannot honour ends the process with a message rather than serving something else.
+fn search_options() -> Option<SearchOptions> {
+    let exit = |message: String| -> ! {
+        eprintln!("conformance: {message}");
+        std::process::exit(2)
+    };
+    let exposure = match std::env::var("DISCO_SEARCH") {
+        Err(std::env::VarError::NotPresent) => return None,
+        Ok(v) if v == "all" => Exposure::All,
+        Ok(v) if v == "search-first" => Exposure::SearchFirst {
+            pinned: vec!["interop_add".into()],
+        },
+        Ok(v) => exit(format!("DISCO_SEARCH={v}: want all or search-first")),
+        Err(e) => exit(format!("DISCO_SEARCH: {e}")),
+    };
+    #[allow(unused_mut)]
+    let mut options = SearchOptions {
+        enabled: true,
+        exposure,
+        ..SearchOptions::default()
+    };
+    if let Some(dir) = std::env::var_os("DISCO_SEMANTIC_MODEL") {
+        #[cfg(feature = "semantic")]
+        match disco_runtime::search::SemanticModel::load(&dir) {
+            Ok(model) => options.semantic = Some(std::sync::Arc::new(model)),
+            Err(e) => exit(format!("DISCO_SEMANTIC_MODEL: {e}")),
+        }
+        #[cfg(not(feature = "semantic"))]
+        exit(format!(
+            "DISCO_SEMANTIC_MODEL={} needs a build with `--features semantic`",
+            std::path::Path::new(&dir).display()
+        ));
+    }
+    Some(options)
+}
+
 fn usage() -> ! {
     eprintln!("usage: conformance (--stdio | --port N [--stateless])");
     std::process::exit(2)
@@ -456,6 +499,9 @@ async fn main() -> Result<(), disco_runtime::server::Error> {
         .and_then(|s| s.parse::<usize>().ok())
     {
         server = server.page_size(size);
+    }
+    if let Some(search) = search_options() {
+        server = server.search(search);
     }
     match (stdio, port) {
         (true, None) => server.serve_stdio().await,

@@ -31,12 +31,21 @@ def server_binary() -> str:
     return str(target / "release" / "examples" / "conformance")
 
 
-class HttpServer:
-    """One `conformance --port 0` process; its URL is read from the first stdout line."""
+# Variables that configure the server: a server gets only those its test sets.
+SERVER_SETTINGS = ("DISCO_SEARCH", "DISCO_SEMANTIC_MODEL")
 
-    def __init__(self, stateless: bool) -> None:
-        args = [server_binary(), "--port", "0"] + (["--stateless"] if stateless else [])
-        env = dict(os.environ, DISCO_PAGE_SIZE=str(PAGE_SIZE), RUST_LOG="warn")
+
+class HttpServer:
+    """One `conformance --port 0` process; its URL is read from the first stdout line.
+
+    `binary` defaults to `server_binary()`; `env` adds to the page size and log level.
+    """
+
+    def __init__(self, stateless: bool, binary: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        args = [binary or server_binary(), "--port", "0"] + (["--stateless"] if stateless else [])
+        env = dict({k: v for k, v in os.environ.items() if k not in SERVER_SETTINGS},
+                   DISCO_PAGE_SIZE=str(PAGE_SIZE), RUST_LOG="warn", **(env or {}))
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.stderr, env=env, text=True)
         line: list[str] = []

@@ -1,0 +1,202 @@
+"""Discovery through the official Python SDK: tool_search, execute_tool and search-first
+exposure, in each cell of the matrix mode x transport.
+
+The server is the `conformance` example with `DISCO_SEARCH=search-first`: tools/list shows only
+the two meta-tools and the pinned `interop_add`; every other tool must be found with
+`tool_search` and called directly or through `execute_tool`.
+
+Tests marked `semantic` run the same server built with `--features semantic`
+(`DISCO_SEMANTIC_BIN`) with the model in `DISCO_SEMANTIC_MODEL`; `.ci/test` runs them in a
+second pass with both set, and deselects them in the first (`-m "not semantic"`).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import asynccontextmanager
+from typing import Any
+
+import jsonschema
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+from conftest import MODES, TRANSPORTS, HttpServer, server_binary
+from test_python_sdk import list_all, run, texts
+
+INVALID_PARAMS = -32602
+LISTED = {"tool_search", "execute_tool", "interop_add"}
+
+
+def semantic_setup() -> tuple[str, str]:
+    binary = os.environ.get("DISCO_SEMANTIC_BIN")
+    model = os.environ.get("DISCO_SEMANTIC_MODEL")
+    if not binary or not model:
+        pytest.fail("semantic tests need DISCO_SEMANTIC_BIN and DISCO_SEMANTIC_MODEL "
+                    "(run them with -m semantic; .ci/test sets both)")
+    return binary, model
+
+
+class Servers:
+    """The HTTP servers of one configuration (with and without sessions), started lazily."""
+
+    def __init__(self, binary: str, env: dict[str, str]) -> None:
+        self.binary, self.env = binary, env
+        self.http: dict[str, HttpServer] = {}
+
+    def url(self, transport: str) -> str:
+        if transport not in self.http:
+            self.http[transport] = HttpServer(stateless=transport == "http-stateless",
+                                              binary=self.binary, env=self.env)
+        server = self.http[transport]
+        if server.proc.poll() is not None:
+            pytest.fail(f"{transport} server died:\n{server.stderr_text()}")
+        return server.url
+
+    def stop(self) -> None:
+        for server in self.http.values():
+            server.stop()
+
+
+@pytest.fixture(scope="module")
+def keyword_servers():
+    servers = Servers(server_binary(), {"DISCO_SEARCH": "search-first"})
+    yield servers
+    servers.stop()
+
+
+@pytest.fixture(scope="module")
+def semantic_servers():
+    binary, model = semantic_setup()
+    servers = Servers(binary, {"DISCO_SEARCH": "search-first", "DISCO_SEMANTIC_MODEL": model})
+    yield servers
+    servers.stop()
+
+
+MATRIX = [(m, t) for t in TRANSPORTS for m in MODES]
+
+
+@asynccontextmanager
+async def connect(servers: Servers, mode: str, transport: str):
+    info = types.Implementation(name="disco-interop", version="1")
+    if transport == "stdio":
+        params = StdioServerParameters(command=servers.binary, args=["--stdio"],
+                                       env=dict(servers.env, RUST_LOG="warn"))
+        with tempfile.TemporaryFile(mode="w+") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode=mode, cache=None,
+                              read_timeout_seconds=30, client_info=info) as client:
+                yield client
+    else:
+        async with Client(servers.url(transport), mode=mode, cache=None,
+                          read_timeout_seconds=30, client_info=info) as client:
+            yield client
+
+
+async def search(client: Client, query: str, **options: Any) -> dict[str, Any]:
+    """tool_search's structured result, checked against its own output schema."""
+    tools, _ = await list_all(client)
+    [meta] = [t for t in tools if t.name == "tool_search"]
+    result = await client.call_tool("tool_search", {"query": query, **options})
+    assert result.is_error is not True, texts(result)
+    assert isinstance(result.structured_content, dict), result
+    jsonschema.validate(result.structured_content, meta.output_schema,
+                        cls=jsonschema.Draft202012Validator)
+    return result.structured_content
+
+
+@pytest.mark.parametrize("mode,transport", MATRIX)
+def test_search_first_lists_only_the_meta_tools_and_the_pinned_one(keyword_servers, mode, transport):
+    async def body():
+        async with connect(keyword_servers, mode, transport) as client:
+            tools, _ = await list_all(client)
+            assert {t.name for t in tools} == LISTED
+            [search_tool] = [t for t in tools if t.name == "tool_search"]
+            assert search_tool.input_schema["required"] == ["query"]
+            assert search_tool.annotations.read_only_hint is True
+    run(body)
+
+
+@pytest.mark.parametrize("mode,transport", MATRIX)
+def test_tool_search_finds_unlisted_tools_with_their_schemas(keyword_servers, mode, transport):
+    async def body():
+        async with connect(keyword_servers, mode, transport) as client:
+            found = await search(client, "list the prime numbers below a limit")
+            first = found["tools"][0]
+            assert first["name"] == "interop_primes", found
+            assert first["inputSchema"]["required"] == ["below"], first
+            assert first["score"] > 0
+            scores = [t["score"] for t in found["tools"]]
+            assert scores == sorted(scores, reverse=True)
+
+            compact = await search(client, "weather forecast for a city", compact=True,
+                                   max_results=2)
+            assert compact["tools"][0]["name"] == "interop_forecast", compact
+            assert len(compact["tools"]) <= 2
+            assert all("inputSchema" not in t for t in compact["tools"])
+
+            # Nothing close: no tools, and a hint on how to search instead.
+            nothing = await search(client, "zebrafish quarterly vault")
+            assert nothing["tools"] == [] and nothing.get("hint"), nothing
+    run(body)
+
+
+@pytest.mark.parametrize("mode,transport", MATRIX)
+def test_found_tools_are_called_directly_or_through_execute_tool(keyword_servers, mode, transport):
+    async def body():
+        async with connect(keyword_servers, mode, transport) as client:
+            # Through execute_tool, with a parameter name the model got wrong.
+            r = await client.call_tool("execute_tool",
+                                       {"name": "interop_primes", "arguments": {"Below": 12}})
+            assert r.is_error is not True, texts(r)
+            assert r.structured_content == {"result": [2, 3, 5, 7, 11]}, r.structured_content
+
+            # Directly by name though it is not listed, and by a misspelling of it.
+            r = await client.call_tool("interop_primes", {"below": 8})
+            assert r.structured_content == {"result": [2, 3, 5, 7]}, r.structured_content
+            r = await client.call_tool("interop_prime", {"below": 4})
+            assert r.structured_content == {"result": [2, 3]}, r.structured_content
+            assert "disco/corrections" in (r.meta or {}), r.meta
+
+            # execute_tool cannot call itself or tool_search, nor a tool that does not exist.
+            r = await client.call_tool("execute_tool", {"name": "no_such_tool_zz", "arguments": {}})
+            assert r.is_error is True
+            assert "no_such_tool_zz" in "\n".join(texts(r)), texts(r)
+            r = await client.call_tool("execute_tool", {"name": "execute_tool", "arguments": {}})
+            assert r.is_error is True, texts(r)
+    run(body)
+
+
+@pytest.mark.parametrize("mode,transport", MATRIX)
+def test_bad_search_arguments_are_refused(keyword_servers, mode, transport):
+    async def body():
+        async with connect(keyword_servers, mode, transport) as client:
+            r = await client.call_tool("tool_search", {})
+            assert r.is_error is True
+            assert "`query`" in "\n".join(texts(r)), texts(r)
+            r = await client.call_tool("tool_search", {"query": "primes", "max_results": 0})
+            assert r.is_error is True, texts(r)
+    run(body)
+
+
+@pytest.mark.semantic
+@pytest.mark.parametrize("mode,transport", MATRIX)
+def test_semantic_search_finds_a_tool_that_shares_no_word_with_the_query(semantic_servers, mode,
+                                                                          transport):
+    async def body():
+        async with connect(semantic_servers, mode, transport) as client:
+            found = await search(client, "will it rain in Paris tomorrow")
+            assert found["tools"], found
+            assert found["tools"][0]["name"] == "interop_forecast", found
+    run(body)
+
+
+@pytest.mark.semantic
+def test_the_keyword_server_does_not_find_it(keyword_servers):
+    """The query above shares no word with the forecast tool: keywords alone abstain."""
+    async def body():
+        async with connect(keyword_servers, "auto", "stdio") as client:
+            found = await search(client, "will it rain in Paris tomorrow")
+            assert "interop_forecast" not in [t["name"] for t in found["tools"]], found
+    run(body)
