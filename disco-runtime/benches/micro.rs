@@ -331,6 +331,30 @@ fn semantic(c: &mut Criterion, sizes: &[Sized]) {
                     )
                 })
             });
+            // The whole catalog from its JSON, then rebuilt with nothing changed (a provider's
+            // reload): the rebuild embeds no tool again.
+            let catalog = || {
+                Catalog::builder()
+                    .provider(JsonCatalogProvider::from_value(&s.json).expect("a valid catalog"))
+                    .search(SearchOptions {
+                        enabled: true,
+                        semantic: Some(model.clone()),
+                        ..SearchOptions::default()
+                    })
+                    .from_specs([])
+                    .expect("a valid synthetic catalog")
+            };
+            g.bench_function(BenchmarkId::new("catalog", s.n), |b| {
+                b.iter(|| black_box(catalog().tools().len()))
+            });
+            let built = catalog();
+            g.bench_function(BenchmarkId::new("catalog_rebuild", s.n), |b| {
+                b.iter(|| black_box(built.rebuild().map(|c| c.tools().len())))
+            });
+            let keywords_only = build(&s.json);
+            g.bench_function(BenchmarkId::new("keywords_catalog_rebuild", s.n), |b| {
+                b.iter(|| black_box(keywords_only.rebuild().map(|c| c.tools().len())))
+            });
         }
     }
     g.finish();

@@ -280,7 +280,7 @@ impl CatalogBuilder {
 
     fn build(mut self) -> Result<Catalog, CatalogError> {
         self.config.state = Arc::new(self.state);
-        Catalog::assemble(Arc::new(self.config), Vec::new())
+        Catalog::assemble(Arc::new(self.config), Vec::new(), None)
     }
 }
 
@@ -319,15 +319,18 @@ impl Catalog {
     }
 
     /// Builds the catalog again from the inventory and the providers' current tools (after a
-    /// provider changed). Counters carry over.
+    /// provider changed). Counters carry over, and so do the semantic vectors of the tools
+    /// whose text did not change.
     pub fn rebuild(&self) -> Result<Catalog, CatalogError> {
-        Catalog::assemble(self.config.clone(), Vec::new())
+        Catalog::assemble(self.config.clone(), Vec::new(), Some(&self.search))
     }
 
     /// Builds every tool, checks names and aliases across all of them, and indexes them.
+    /// `before`: the catalog this one replaces, whose semantic vectors are reused.
     fn assemble(
         config: Arc<Config>,
         extra: Vec<Arc<CatalogTool>>,
+        before: Option<&SearchIndex>,
     ) -> Result<Catalog, CatalogError> {
         let mut problems = Vec::new();
         let mut specs: Vec<&'static ToolSpec> = match &config.specs {
@@ -356,12 +359,13 @@ impl Catalog {
             add_provider_tools(provider, &config, &mut tools, &mut problems);
         }
         tools.extend(extra);
-        Catalog::index(config, tools, problems, None)
+        Catalog::index(config, tools, problems, before)
     }
 
     /// Checks names and aliases across `tools` (built already) and indexes them: what a
     /// scoped caller's catalog needs on top of the tools every caller shares.
-    /// `base`: the catalog whose tools these extend, whose semantic vectors are reused.
+    /// `base`: the catalog whose tools these extend or replace, whose semantic vectors are
+    /// reused for the tools of the same name and text.
     fn index(
         config: Arc<Config>,
         mut tools: Vec<Arc<CatalogTool>>,
@@ -1072,11 +1076,17 @@ mod semantic_tests {
         json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
     }
 
-    /// The catalog hands its model to its index and to a scoped caller's, whose own tools are
-    /// found by meaning next to the shared ones.
-    #[test]
-    fn catalogs_and_their_scoped_views_search_by_meaning() {
-        let model = crate::search::semantic::word_model(
+    fn searching_by_meaning() -> SearchOptions {
+        SearchOptions {
+            enabled: true,
+            semantic: Some(Arc::new(model())),
+            ..SearchOptions::default()
+        }
+    }
+
+    /// Three directions: the zodiac, money, the weather.
+    fn model() -> crate::search::SemanticModel {
+        crate::search::semantic::word_model(
             &[
                 "<unk>",
                 "horoscope",
@@ -1084,6 +1094,7 @@ mod semantic_tests {
                 "daily",
                 "currency",
                 "convert",
+                "money",
                 "weather",
             ],
             &[
@@ -1093,9 +1104,16 @@ mod semantic_tests {
                 &[0.9, 0.0, 0.1],
                 &[0.0, 1.0, 0.0],
                 &[0.0, 1.0, 0.0],
+                &[0.1, 1.0, 0.0],
                 &[0.0, 0.0, 1.0],
             ],
-        );
+        )
+    }
+
+    /// The catalog hands its model to its index and to a scoped caller's, whose own tools are
+    /// found by meaning next to the shared ones.
+    #[test]
+    fn catalogs_and_their_scoped_views_search_by_meaning() {
         let shared = provider(json!([
             tool("StrologyTool", "Provides astrology services"),
             tool("ExchangeTool", "Convert currency"),
@@ -1105,11 +1123,7 @@ mod semantic_tests {
         let catalog = Catalog::builder()
             .provider(shared)
             .scoped_provider(AliceOnly(Arc::new(alice)))
-            .search(SearchOptions {
-                enabled: true,
-                semantic: Some(Arc::new(model)),
-                ..SearchOptions::default()
-            })
+            .search(searching_by_meaning())
             .from_specs([])
             .expect("a valid catalog");
         let names = |hits: Vec<(Arc<CatalogTool>, f32)>| {
@@ -1129,5 +1143,48 @@ mod semantic_tests {
             names(catalog.search("horoscope", 5, &Caller::new("bob"))),
             anyone
         );
+    }
+
+    /// A provider whose one tool changes its description between builds.
+    struct Changing(std::sync::Mutex<&'static str>);
+
+    impl ToolProvider for Arc<Changing> {
+        fn tools(&self) -> Vec<DynamicTool> {
+            let description = *self.0.lock().unwrap();
+            provider(json!([
+                tool("service_a", description),
+                tool("service_b", "Weather"),
+            ]))
+            .tools()
+        }
+
+        fn call(&self, _: &str, _: Map<String, Value>, _: Context) -> crate::tool::BoxFuture {
+            Box::pin(async { CallToolResult::success(Vec::new()) })
+        }
+    }
+
+    /// A rebuilt catalog embeds a tool whose text changed again, and finds it by its new
+    /// meaning; its unchanged tools keep their vectors.
+    #[test]
+    fn a_rebuilt_catalog_searches_the_new_texts_by_meaning() {
+        let changing = Arc::new(Changing(std::sync::Mutex::new("Astrology")));
+        let catalog = Catalog::builder()
+            .provider(changing.clone())
+            .search(searching_by_meaning())
+            .from_specs([])
+            .expect("a valid catalog");
+        let top = |c: &Catalog, q: &str| {
+            c.search(q, 5, &Caller::anonymous())
+                .first()
+                .map(|(t, _)| t.name.clone())
+        };
+        assert_eq!(top(&catalog, "horoscope").as_deref(), Some("service_a"));
+        assert_eq!(top(&catalog, "money"), None);
+
+        *changing.0.lock().unwrap() = "Currency";
+        let rebuilt = catalog.rebuild().expect("a valid catalog");
+        assert_eq!(top(&rebuilt, "money").as_deref(), Some("service_a"));
+        assert_eq!(top(&rebuilt, "horoscope"), None);
+        assert_eq!(top(&rebuilt, "weather").as_deref(), Some("service_b"));
     }
 }

@@ -536,6 +536,9 @@ struct Semantic {
     model: std::sync::Arc<super::semantic::SemanticModel>,
     /// One unit vector per tool, row by row; all zero for a tool whose text has no token.
     vectors: Vec<f32>,
+    /// A hash of the text each vector was made from: a later index reuses a vector only for
+    /// the same name and text.
+    texts: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -726,9 +729,10 @@ impl SearchIndex {
         self.with_semantic_reusing(model, docs, None)
     }
 
-    /// [`SearchIndex::with_semantic`], taking the vector of a tool of the same name from
-    /// `base` (an index of the same model) instead of embedding it again: a caller's own
-    /// catalog shares every other tool with the base catalog.
+    /// [`SearchIndex::with_semantic`], taking the vector of a tool of the same name and text
+    /// from `base` (an index of the same model) instead of embedding it again: a caller's own
+    /// catalog shares every other tool with the base catalog, and a rebuilt catalog most of
+    /// its tools with the one before.
     #[cfg(feature = "semantic")]
     pub(crate) fn with_semantic_reusing(
         mut self,
@@ -743,23 +747,27 @@ impl SearchIndex {
             std::sync::Arc::ptr_eq(&s.model, &model).then_some((b, s))
         });
         let mut vectors = vec![0f32; self.names.len() * dim];
+        let mut hashes: Vec<u64> = Vec::with_capacity(self.names.len());
         // The tools to embed: their rows, and their texts in the same order.
         let mut rows: Vec<usize> = Vec::new();
         let mut texts: Vec<String> = Vec::new();
         for (i, doc) in docs.iter().enumerate().take(self.names.len()) {
+            let text = semantic_text(doc);
+            let hash = text_hash(&text);
+            hashes.push(hash);
             let known = base.and_then(|(b, s)| {
                 let at = b
                     .by_name
                     .binary_search_by(|&d| b.names[d as usize].as_str().cmp(&doc.name))
                     .ok()?;
                 let d = b.by_name[at] as usize;
-                Some(&s.vectors[d * dim..(d + 1) * dim])
+                (s.texts[d] == hash).then(|| &s.vectors[d * dim..(d + 1) * dim])
             });
             match known {
                 Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
                 None => {
                     rows.push(i);
-                    texts.push(semantic_text(doc));
+                    texts.push(text);
                 }
             }
         }
@@ -768,7 +776,11 @@ impl SearchIndex {
                 vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
             }
         }
-        self.semantic = Some(Semantic { model, vectors });
+        self.semantic = Some(Semantic {
+            model,
+            vectors,
+            texts: hashes,
+        });
         self
     }
 
@@ -1479,6 +1491,16 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     sums.iter().sum::<f32>() + rest
 }
 
+/// A 64-bit hash of a tool's text (SipHash with fixed keys: the same in every index of a
+/// process).
+#[cfg(feature = "semantic")]
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
 /// What a tool is in a semantic model's space: its name's words, its title and its description
 /// ("searchPapers" -> "search Papers").
 #[cfg(feature = "semantic")]
@@ -2095,9 +2117,11 @@ mod tests {
         fn a_derived_index_reuses_the_vectors_of_the_tools_it_shares() {
             let base_docs = docs();
             let base = SearchIndex::build(&base_docs).with_semantic(model(), &base_docs);
-            // A caller's own tool, and the shared ones in another order.
+            // A caller's own tool, and the shared ones in another order; one of them under its
+            // old name but with a new text (a rebuilt catalog), which is embedded again.
             let mut docs = vec![doc("astro_daily", "Daily horoscope")];
             docs.extend(base_docs.iter().rev().cloned());
+            docs[2].description = "Rain forecast".into();
             let m = base.semantic.as_ref().unwrap().model.clone();
             let reused =
                 SearchIndex::build(&docs).with_semantic_reusing(m.clone(), &docs, Some(&base));
