@@ -440,18 +440,20 @@ impl Catalog {
             destructive: t.is_destructive(),
         }));
         let docs: Vec<_> = tools.iter().map(|t| t.search_doc()).collect();
-        let mut search = SearchIndex::build(&docs);
+        #[cfg(feature = "semantic")]
+        let mut search = match &config.search.semantic {
+            Some(model) => SearchIndex::build_with_semantic_reusing(&docs, model.clone(), base),
+            None => SearchIndex::build(&docs),
+        };
+        #[cfg(not(feature = "semantic"))]
+        let mut search = {
+            let _ = base;
+            SearchIndex::build(&docs)
+        };
         if let Some(ranking) = &config.search.ranking {
             search = search.with_ranking(ranking.clone());
         }
         let search = search.with_threshold(config.search.threshold);
-        #[cfg(feature = "semantic")]
-        let search = match &config.search.semantic {
-            Some(model) => search.with_semantic_reusing(model.clone(), &docs, base),
-            None => search,
-        };
-        #[cfg(not(feature = "semantic"))]
-        let _ = base;
         let mut catalog = Catalog {
             config,
             tools,

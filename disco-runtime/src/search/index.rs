@@ -541,6 +541,58 @@ struct Semantic {
     texts: Vec<u64>,
 }
 
+#[cfg(feature = "semantic")]
+impl Semantic {
+    /// The vectors of `docs`, embedded by `model` or, for a tool of the same name and text,
+    /// taken from `base` when it has the same model.
+    fn of(
+        model: std::sync::Arc<super::semantic::SemanticModel>,
+        docs: &[SearchDoc],
+        base: Option<&SearchIndex>,
+    ) -> Semantic {
+        let dim = model.dim();
+        let base = base.and_then(|b| {
+            let s = b.semantic.as_ref()?;
+            std::sync::Arc::ptr_eq(&s.model, &model).then_some((b, s))
+        });
+        let mut vectors = vec![0f32; docs.len() * dim];
+        let mut hashes: Vec<u64> = Vec::with_capacity(docs.len());
+        // The tools to embed: their rows, and their texts in the same order.
+        let mut rows: Vec<usize> = Vec::new();
+        let mut texts: Vec<String> = Vec::new();
+        for (i, doc) in docs.iter().enumerate() {
+            let text = semantic_text(doc);
+            let hash = text_hash(&text);
+            hashes.push(hash);
+            let known = base.and_then(|(b, s)| {
+                let at = b
+                    .by_name
+                    .binary_search_by(|&d| b.names[d as usize].as_str().cmp(&doc.name))
+                    .ok()?;
+                let d = b.by_name[at] as usize;
+                (s.texts[d] == hash).then(|| &s.vectors[d * dim..(d + 1) * dim])
+            });
+            match known {
+                Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
+                None => {
+                    rows.push(i);
+                    texts.push(text);
+                }
+            }
+        }
+        for (&i, v) in rows.iter().zip(model.embed_all(&texts)) {
+            if let Some(v) = v {
+                vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
+            }
+        }
+        Semantic {
+            model,
+            vectors,
+            texts: hashes,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Posting {
     doc: u32,
@@ -719,7 +771,7 @@ impl SearchIndex {
     /// Adds semantic ranking: every tool of `docs` (the same slice, in the same order, that
     /// the index was built from) is placed in `model`'s space by its name's words, title and
     /// description, and queries are ranked by fusing the keyword ranking with the model's (see
-    /// [`Ranking`]).
+    /// [`Ranking`]). [`SearchIndex::build_with_semantic`] does both steps at once, faster.
     #[cfg(feature = "semantic")]
     pub fn with_semantic(
         self,
@@ -740,48 +792,45 @@ impl SearchIndex {
         docs: &[SearchDoc],
         base: Option<&SearchIndex>,
     ) -> SearchIndex {
-        debug_assert_eq!(docs.len(), self.names.len(), "docs are the index's own");
-        let dim = model.dim();
-        let base = base.and_then(|b| {
-            let s = b.semantic.as_ref()?;
-            std::sync::Arc::ptr_eq(&s.model, &model).then_some((b, s))
-        });
-        let mut vectors = vec![0f32; self.names.len() * dim];
-        let mut hashes: Vec<u64> = Vec::with_capacity(self.names.len());
-        // The tools to embed: their rows, and their texts in the same order.
-        let mut rows: Vec<usize> = Vec::new();
-        let mut texts: Vec<String> = Vec::new();
-        for (i, doc) in docs.iter().enumerate().take(self.names.len()) {
-            let text = semantic_text(doc);
-            let hash = text_hash(&text);
-            hashes.push(hash);
-            let known = base.and_then(|(b, s)| {
-                let at = b
-                    .by_name
-                    .binary_search_by(|&d| b.names[d as usize].as_str().cmp(&doc.name))
-                    .ok()?;
-                let d = b.by_name[at] as usize;
-                (s.texts[d] == hash).then(|| &s.vectors[d * dim..(d + 1) * dim])
-            });
-            match known {
-                Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
-                None => {
-                    rows.push(i);
-                    texts.push(text);
-                }
-            }
-        }
-        for (&i, v) in rows.iter().zip(model.embed_all(&texts)) {
-            if let Some(v) = v {
-                vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
-            }
-        }
-        self.semantic = Some(Semantic {
-            model,
-            vectors,
-            texts: hashes,
-        });
+        // Whatever `docs` holds, one vector per tool of the index: a tool past its end has a
+        // zero vector (keywords alone find it), a doc past the index's tools is left out.
+        let n = self.names.len();
+        let mut semantic = Semantic::of(model, &docs[..docs.len().min(n)], base);
+        semantic.vectors.resize(n * semantic.model.dim(), 0.0);
+        semantic.texts.resize(n, 0);
+        self.semantic = Some(semantic);
         self
+    }
+
+    /// `SearchIndex::build(docs).with_semantic(model, docs)`, the keyword index built while
+    /// the tools are embedded (on the other cores) rather than before.
+    #[cfg(feature = "semantic")]
+    pub fn build_with_semantic(
+        docs: &[SearchDoc],
+        model: std::sync::Arc<super::semantic::SemanticModel>,
+    ) -> SearchIndex {
+        SearchIndex::build_with_semantic_reusing(docs, model, None)
+    }
+
+    /// [`SearchIndex::build_with_semantic`], reusing `base`'s vectors as
+    /// [`SearchIndex::with_semantic_reusing`] does.
+    #[cfg(feature = "semantic")]
+    pub(crate) fn build_with_semantic_reusing(
+        docs: &[SearchDoc],
+        model: std::sync::Arc<super::semantic::SemanticModel>,
+        base: Option<&SearchIndex>,
+    ) -> SearchIndex {
+        let (mut index, semantic) = std::thread::scope(|scope| {
+            let semantic = scope.spawn(|| Semantic::of(model, docs, base));
+            let index = SearchIndex::build(docs);
+            // A panic while embedding is a panic here, as it would be without the thread.
+            let semantic = semantic
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (index, semantic)
+        });
+        index.semantic = Some(semantic);
+        index
     }
 
     /// Sets the abstention threshold on the normalised score; 0 returns every matching tool.
@@ -2098,6 +2147,35 @@ mod tests {
             let hits = idx.search("rain tool", 5, &|_| true);
             assert_eq!(hits.first().map(|h| h.index), Some(1), "{hits:?}");
             assert!(hits[0].score > hits[1].score + 0.2, "{hits:?}");
+        }
+
+        #[test]
+        fn building_both_at_once_gives_the_same_index() {
+            let docs = docs();
+            let apart = SearchIndex::build(&docs).with_semantic(model(), &docs);
+            let m = apart.semantic.as_ref().unwrap().model.clone();
+            let together = SearchIndex::build_with_semantic(&docs, m);
+            let (a, t) = (
+                apart.semantic.as_ref().unwrap(),
+                together.semantic.as_ref().unwrap(),
+            );
+            assert_eq!((&a.vectors, &a.texts), (&t.vectors, &t.texts));
+            for q in ["horoscope", "money", "rain", "weather forecast", ""] {
+                assert_eq!(
+                    apart.search(q, 5, &|_| true),
+                    together.search(q, 5, &|_| true)
+                );
+            }
+            // Docs that are not the index's own still give one vector per tool.
+            let short = SearchIndex::build(&docs).with_semantic(m_of(&apart), &docs[..1]);
+            assert_eq!(short.semantic.as_ref().unwrap().texts.len(), docs.len());
+            let by_keywords = short.search("weather forecast", 5, &|_| true);
+            assert_eq!(by_keywords.first().map(|h| h.index), Some(2));
+            assert!(short.search("rain", 5, &|_| true).is_empty());
+        }
+
+        fn m_of(index: &SearchIndex) -> Arc<crate::search::semantic::SemanticModel> {
+            index.semantic.as_ref().unwrap().model.clone()
         }
 
         #[test]
