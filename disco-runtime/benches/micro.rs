@@ -295,8 +295,13 @@ fn semantic(c: &mut Criterion, sizes: &[Sized]) {
         eprintln!("semantic: DISCO_SEMANTIC_MODEL is not set; skipped");
         return;
     };
+    let start = Instant::now();
     let model = Arc::new(SemanticModel::load(dir).expect("the semantic model loads"));
-    eprintln!("semantic model: {} bytes", model.approx_heap_bytes());
+    eprintln!(
+        "semantic model: {} bytes, loaded in {:.0} ms",
+        model.approx_heap_bytes(),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
     let mut g = c.benchmark_group("semantic");
     g.sample_size(20)
         .warm_up_time(Duration::from_millis(300))
