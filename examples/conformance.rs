@@ -16,7 +16,8 @@
 //! `DISCO_SEARCH=all|search-first` turns on `tool_search` and `execute_tool`: `all` lists every
 //! tool beside them; `search-first` lists only them and `interop_add` (pinned), so that the rest
 //! must be found. With it, `DISCO_SEMANTIC_MODEL=DIR` ranks by the semantic model in DIR as well
-//! (built with `--features semantic`; README "Search by meaning").
+//! (built with `--features semantic`; README "Search by meaning"); without it, that variable is
+//! not read.
 
 // Sampling and logging are deprecated by SEP-2577 but are what the suite's 2025 scenarios test.
 #![allow(deprecated)]
@@ -429,8 +430,9 @@ fn interop_sleep_stats(stats: State<SleepStats>) -> Json<SleepCounts> {
 
 // ---------------------------------------------------------------------------------------------
 
-/// The search meta-tools as `DISCO_SEARCH` and `DISCO_SEMANTIC_MODEL` ask; a value this build
-/// cannot honour ends the process with a message rather than serving something else.
+/// The search meta-tools as `DISCO_SEARCH` and `DISCO_SEMANTIC_MODEL` ask (the latter read only
+/// with the former); a value this build cannot honour ends the process with a message rather
+/// than serving something else.
 fn search_options() -> Option<SearchOptions> {
     let exit = |message: String| -> ! {
         eprintln!("conformance: {message}");

@@ -44,8 +44,8 @@ class HttpServer:
     def __init__(self, stateless: bool, binary: str | None = None,
                  env: dict[str, str] | None = None) -> None:
         args = [binary or server_binary(), "--port", "0"] + (["--stateless"] if stateless else [])
-        env = dict({k: v for k, v in os.environ.items() if k not in SERVER_SETTINGS},
-                   DISCO_PAGE_SIZE=str(PAGE_SIZE), RUST_LOG="warn", **(env or {}))
+        env = {**{k: v for k, v in os.environ.items() if k not in SERVER_SETTINGS},
+               "DISCO_PAGE_SIZE": str(PAGE_SIZE), "RUST_LOG": "warn", **(env or {})}
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.stderr, env=env, text=True)
         line: list[str] = []

@@ -1170,7 +1170,7 @@ mod semantic_tests {
     #[test]
     fn a_rebuilt_catalog_searches_the_new_texts_by_meaning() {
         let changing = Arc::new(Changing(std::sync::Mutex::new("Astrology")));
-        let catalog = Catalog::builder()
+        let mut catalog = Catalog::builder()
             .provider(changing.clone())
             .search(searching_by_meaning())
             .from_specs([])
@@ -1183,8 +1183,25 @@ mod semantic_tests {
         assert_eq!(top(&catalog, "horoscope").as_deref(), Some("service_a"));
         assert_eq!(top(&catalog, "money"), None);
 
+        // Marks in the vectors show which ones the rebuild takes over: the unchanged tool's.
+        // (The marked vectors rank nothing below: the searches run on fresh ones.)
+        let marked = |c: &mut Catalog, name: &str| {
+            let v = c.search.semantic_vector_mut(name).unwrap();
+            v.iter().all(|&x| x == 0.125)
+        };
+        let fresh = catalog.rebuild().expect("a valid catalog");
+        for name in ["service_a", "service_b"] {
+            catalog
+                .search
+                .semantic_vector_mut(name)
+                .unwrap()
+                .fill(0.125);
+        }
         *changing.0.lock().unwrap() = "Currency";
-        let rebuilt = catalog.rebuild().expect("a valid catalog");
+        let mut rebuilt = catalog.rebuild().expect("a valid catalog");
+        assert!(marked(&mut rebuilt, "service_b"));
+        assert!(!marked(&mut rebuilt, "service_a"));
+        let rebuilt = fresh.rebuild().expect("a valid catalog");
         assert_eq!(top(&rebuilt, "money").as_deref(), Some("service_a"));
         assert_eq!(top(&rebuilt, "horoscope"), None);
         assert_eq!(top(&rebuilt, "weather").as_deref(), Some("service_b"));

@@ -84,6 +84,11 @@ const KEYWORD_SCALE_FLOOR: f32 = 1.0;
 #[cfg(feature = "semantic")]
 const SEMANTIC_SCALE_FLOOR: f32 = 0.2;
 
+/// With a semantic model, catalogs of fewer tools than this are embedded before the keyword
+/// index is built rather than beside it, on a thread of their own.
+#[cfg(feature = "semantic")]
+const SEMANTIC_THREAD_MIN_TOOLS: usize = 64;
+
 /// With a semantic model (feature `semantic`): how many of the tools nearest the query in the
 /// model's space take part in the fused ranking.
 #[cfg(feature = "semantic")]
@@ -793,8 +798,16 @@ impl SearchIndex {
         base: Option<&SearchIndex>,
     ) -> SearchIndex {
         // Whatever `docs` holds, one vector per tool of the index: a tool past its end has a
-        // zero vector (keywords alone find it), a doc past the index's tools is left out.
+        // zero vector (keywords alone find it; its hash 0 marks no text), a doc past the
+        // index's tools is left out.
         let n = self.names.len();
+        if docs.len() != n {
+            tracing::warn!(
+                docs = docs.len(),
+                tools = n,
+                "semantic vectors for docs that are not the index's own"
+            );
+        }
         let mut semantic = Semantic::of(model, &docs[..docs.len().min(n)], base);
         semantic.vectors.resize(n * semantic.model.dim(), 0.0);
         semantic.texts.resize(n, 0);
@@ -820,17 +833,39 @@ impl SearchIndex {
         model: std::sync::Arc<super::semantic::SemanticModel>,
         base: Option<&SearchIndex>,
     ) -> SearchIndex {
+        // A few tools are quicker done one after the other than with a thread.
+        if docs.len() < SEMANTIC_THREAD_MIN_TOOLS {
+            let mut index = SearchIndex::build(docs);
+            index.semantic = Some(Semantic::of(model, docs, base));
+            return index;
+        }
         let (mut index, semantic) = std::thread::scope(|scope| {
-            let semantic = scope.spawn(|| Semantic::of(model, docs, base));
+            let embedding = std::thread::Builder::new().spawn_scoped(scope, {
+                let model = model.clone();
+                move || Semantic::of(model, docs, base)
+            });
             let index = SearchIndex::build(docs);
-            // A panic while embedding is a panic here, as it would be without the thread.
-            let semantic = semantic
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            let semantic = match embedding {
+                // A panic while embedding is a panic here, as it would be without the thread.
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                // No thread to be had: embed here.
+                Err(_) => Semantic::of(model, docs, base),
+            };
             (index, semantic)
         });
         index.semantic = Some(semantic);
         index
+    }
+
+    /// The semantic vector of the tool named `name` (tests).
+    #[cfg(all(test, feature = "semantic"))]
+    pub(crate) fn semantic_vector_mut(&mut self, name: &str) -> Option<&mut [f32]> {
+        let d = self.names.iter().position(|n| n == name)?;
+        let s = self.semantic.as_mut()?;
+        let dim = s.model.dim();
+        s.vectors.get_mut(d * dim..(d + 1) * dim)
     }
 
     /// Sets the abstention threshold on the normalised score; 0 returns every matching tool.
@@ -1540,8 +1575,8 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     sums.iter().sum::<f32>() + rest
 }
 
-/// A 64-bit hash of a tool's text (SipHash with fixed keys: the same in every index of a
-/// process).
+/// A 64-bit hash of a tool's text (std's `DefaultHasher`, whose keys are fixed: the same in
+/// every index of a process, which is all a reused vector needs).
 #[cfg(feature = "semantic")]
 fn text_hash(text: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -2151,7 +2186,14 @@ mod tests {
 
         #[test]
         fn building_both_at_once_gives_the_same_index() {
-            let docs = docs();
+            // Enough tools for the vectors to be made on a thread of their own.
+            let mut docs = docs();
+            for i in 0..SEMANTIC_THREAD_MIN_TOOLS {
+                docs.push(doc(
+                    &format!("tool_{i}"),
+                    ["money", "convert currency", "zzz"][i % 3],
+                ));
+            }
             let apart = SearchIndex::build(&docs).with_semantic(model(), &docs);
             let m = apart.semantic.as_ref().unwrap().model.clone();
             let together = SearchIndex::build_with_semantic(&docs, m);
@@ -2194,26 +2236,36 @@ mod tests {
         #[test]
         fn a_derived_index_reuses_the_vectors_of_the_tools_it_shares() {
             let base_docs = docs();
-            let base = SearchIndex::build(&base_docs).with_semantic(model(), &base_docs);
+            let mut base = SearchIndex::build(&base_docs).with_semantic(model(), &base_docs);
+            // Marks in the base's vectors show which ones were taken over.
+            for name in ["StrologyTool", "ExchangeTool", "get_weather"] {
+                base.semantic_vector_mut(name).unwrap().fill(0.5);
+            }
             // A caller's own tool, and the shared ones in another order; one of them under its
             // old name but with a new text (a rebuilt catalog), which is embedded again.
             let mut docs = vec![doc("astro_daily", "Daily horoscope")];
             docs.extend(base_docs.iter().rev().cloned());
             docs[2].description = "Rain forecast".into();
-            let m = base.semantic.as_ref().unwrap().model.clone();
-            let reused =
+            let m = m_of(&base);
+            let mut reused =
                 SearchIndex::build(&docs).with_semantic_reusing(m.clone(), &docs, Some(&base));
-            let fresh = SearchIndex::build(&docs).with_semantic(m, &docs);
-            assert_eq!(
-                reused.semantic.as_ref().unwrap().vectors,
-                fresh.semantic.as_ref().unwrap().vectors
-            );
-            for q in ["horoscope", "money", "rain", "weather forecast"] {
-                assert_eq!(
-                    reused.search(q, 5, &|_| true),
-                    fresh.search(q, 5, &|_| true),
-                    "{q}"
-                );
+            let mut fresh = SearchIndex::build(&docs).with_semantic(m.clone(), &docs);
+            for name in ["StrologyTool", "get_weather"] {
+                assert!(reused
+                    .semantic_vector_mut(name)
+                    .unwrap()
+                    .iter()
+                    .all(|&v| v == 0.5));
+            }
+            for name in ["astro_daily", "ExchangeTool"] {
+                let own = reused.semantic_vector_mut(name).unwrap().to_vec();
+                assert_eq!(own, fresh.semantic_vector_mut(name).unwrap(), "{name}");
+            }
+            // Built at once, with the base: the same.
+            let mut at_once = SearchIndex::build_with_semantic_reusing(&docs, m, Some(&base));
+            for name in ["StrologyTool", "get_weather", "astro_daily", "ExchangeTool"] {
+                let a = at_once.semantic_vector_mut(name).unwrap().to_vec();
+                assert_eq!(a, reused.semantic_vector_mut(name).unwrap(), "{name}");
             }
         }
 
