@@ -23,15 +23,19 @@
 #![allow(deprecated)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use disco_runtime::catalog::{Exposure, SearchOptions};
+use disco_runtime::catalog::{DynamicTool, Exposure, SearchOptions};
+use disco_runtime::rmcp::model::{JsonObject, Tool};
+use disco_runtime::tool::BoxFuture;
 use disco_runtime::{
-    mcp_tool, Content, Context, HttpOptions, Json, LoggingLevel, State, ToolError,
+    mcp_tool, CallToolResult, Content, Context, HttpOptions, Json, LoggingLevel, ServerHandle,
+    State, ToolError, ToolProvider,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -428,6 +432,65 @@ fn interop_sleep_stats(stats: State<SleepStats>) -> Json<SleepCounts> {
     })
 }
 
+/// Plugin tools installed while the server runs (`interop_install_plugin`).
+#[derive(Clone, Default)]
+struct Plugins {
+    names: Arc<Mutex<Vec<String>>>,
+}
+
+impl ToolProvider for Plugins {
+    fn tools(&self) -> Vec<DynamicTool> {
+        let schema: JsonObject = serde_json::from_value(json!({"type": "object"}))
+            .expect("an empty object schema is a JSON object");
+        let schema = Arc::new(schema);
+        self.names
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|n| DynamicTool::new(Tool::new(n.clone(), "An installed plugin.", schema.clone())))
+            .collect()
+    }
+
+    fn call(&self, name: &str, _arguments: Map<String, Value>, _ctx: Context) -> BoxFuture {
+        let text = format!("ran {name}");
+        Box::pin(async move { CallToolResult::success(vec![Content::text(text)]) })
+    }
+}
+
+/// Install a plugin tool named `plugin_<name>`: the tool list changes, and every connected
+/// client is told (`notifications/tools/list_changed`, or its `subscriptions/listen` stream).
+///
+/// # Arguments
+/// * `name` - letters, digits and underscores, at most 32
+#[mcp_tool]
+async fn interop_install_plugin(
+    plugins: State<Plugins>,
+    server: State<ServerHandle>,
+    name: String,
+) -> Result<String, ToolError> {
+    let valid = !name.is_empty()
+        && name.len() <= 32
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(ToolError::new(format!(
+            "`{name}` is not a plugin name: use letters, digits and underscores, at most 32"
+        )));
+    }
+    let tool = format!("plugin_{name}");
+    {
+        let mut names = plugins.names.lock().unwrap_or_else(|e| e.into_inner());
+        if names.contains(&tool) {
+            return Err(ToolError::new(format!("`{tool}` is installed already")));
+        }
+        names.push(tool.clone());
+    }
+    server
+        .reload()
+        .await
+        .map_err(|e| ToolError::new(format!("could not reload the tools: {e}")))?;
+    Ok(format!("installed {tool}"))
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// The search meta-tools as `DISCO_SEARCH` and `DISCO_SEMANTIC_MODEL` ask (the latter read only
@@ -493,9 +556,14 @@ async fn main() -> Result<(), disco_runtime::server::Error> {
             _ => usage(),
         }
     }
+    let plugins = Plugins::default();
     let mut server = disco_runtime::Server::from_inventory()
         .name("disco-conformance")
-        .with_state(SleepStats::default());
+        .with_state(SleepStats::default())
+        .provider(plugins.clone())
+        .with_state(plugins);
+    let handle = server.handle();
+    server = server.with_state(handle);
     if let Some(size) = std::env::var("DISCO_PAGE_SIZE")
         .ok()
         .and_then(|s| s.parse::<usize>().ok())

@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from conftest import MODES, TRANSPORTS, HttpServer, server_binary
+from conftest import MODES, PAGE_SIZE, TRANSPORTS, HttpServer, server_binary
 from test_python_sdk import list_all, run, texts
 
 INVALID_PARAMS = -32602
@@ -79,18 +79,19 @@ MATRIX = [(m, t) for t in TRANSPORTS for m in MODES]
 
 
 @asynccontextmanager
-async def connect(servers: Servers, mode: str, transport: str):
+async def connect(servers: Servers, mode: str, transport: str, **options: Any):
     info = types.Implementation(name="disco-interop", version="1")
     if transport == "stdio":
         params = StdioServerParameters(command=servers.binary, args=["--stdio"],
-                                       env=dict(servers.env, RUST_LOG="warn"))
+                                       env={**servers.env, "RUST_LOG": "warn",
+                                            "DISCO_PAGE_SIZE": str(PAGE_SIZE)})
         with tempfile.TemporaryFile(mode="w+") as errlog:
             async with Client(stdio_client(params, errlog=errlog), mode=mode, cache=None,
-                              read_timeout_seconds=30, client_info=info) as client:
+                              read_timeout_seconds=30, client_info=info, **options) as client:
                 yield client
     else:
         async with Client(servers.url(transport), mode=mode, cache=None,
-                          read_timeout_seconds=30, client_info=info) as client:
+                          read_timeout_seconds=30, client_info=info, **options) as client:
             yield client
 
 

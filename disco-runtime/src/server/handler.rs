@@ -7,12 +7,13 @@
 use std::sync::Arc;
 
 use base64::Engine as _;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerConfig, SetLevelRequestParams,
     Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
@@ -165,6 +166,38 @@ impl ServerHandler for McpHandler {
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
         self.shared.add_peer(context.peer);
+    }
+
+    /// Protocol 2026-07-28 replaced the session's `notifications/tools/list_changed` with
+    /// `subscriptions/listen`: a change of the tool list is the one change this server
+    /// announces (the SDK keeps what the client asked for of it).
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    /// Holds the subscription open until the client ends it; `ServerHandle::reload` sends the
+    /// tool list changes on it meanwhile.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        // Forgotten however the wait ends, dropped futures included.
+        struct Registered<'a>(&'a Shared, u64);
+        impl Drop for Registered<'_> {
+            fn drop(&mut self) {
+                self.0.remove_subscription(self.1);
+            }
+        }
+        let _registered = Registered(
+            &self.shared,
+            self.shared.add_subscription(context.sink().clone()),
+        );
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn set_level(

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities};
+use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer, ServiceExt};
 
 use crate::catalog::{
@@ -55,6 +56,10 @@ pub(crate) struct Shared {
     pub unknown_tool_as_result: bool,
     /// Connected sessions, told when the tool list changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Open `subscriptions/listen` requests (protocol 2026-07-28) that asked to be told when
+    /// the tool list changes, by a number of their own.
+    subscriptions: Mutex<Vec<(u64, SubscriptionSink)>>,
+    next_subscription: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -69,6 +74,26 @@ impl Shared {
         let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
         peers.retain(|p| !p.is_transport_closed());
         peers.push(peer);
+    }
+
+    /// Remembers an open subscription until [`Shared::remove_subscription`] with the number
+    /// returned.
+    pub(crate) fn add_subscription(&self, sink: SubscriptionSink) -> u64 {
+        let id = self
+            .next_subscription
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id, sink));
+        id
+    }
+
+    pub(crate) fn remove_subscription(&self, id: u64) {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(i, _)| *i != id);
     }
 }
 
@@ -95,6 +120,19 @@ impl ServerHandle {
         for peer in peers {
             if let Err(e) = peer.notify_tool_list_changed().await {
                 tracing::debug!(error = %e, "could not send tools/list_changed");
+            }
+        }
+        // Clients of protocol 2026-07-28 hear of it on their `subscriptions/listen` streams.
+        let sinks: Vec<SubscriptionSink> = shared
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect();
+        for sink in sinks {
+            if let Err(e) = sink.notify_tool_list_changed().await {
+                tracing::debug!(error = %e, "could not send tools/list_changed to a subscription");
             }
         }
         Ok(())
@@ -249,6 +287,8 @@ impl Server {
             page_size: self.page_size,
             unknown_tool_as_result: self.unknown_tool_as_result,
             peers: Mutex::new(Vec::new()),
+            subscriptions: Mutex::new(Vec::new()),
+            next_subscription: std::sync::atomic::AtomicU64::new(0),
         });
         // A second serve of the same builder keeps the first handle's target.
         let _ = self.running.set(shared.clone());
