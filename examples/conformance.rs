@@ -562,6 +562,8 @@ async fn main() -> Result<(), disco_runtime::server::Error> {
         .with_state(SleepStats::default())
         .provider(plugins.clone())
         .with_state(plugins);
+    // The handle in the server's own state: a reference cycle, harmless in a process that
+    // serves until it exits.
     let handle = server.handle();
     server = server.with_state(handle);
     if let Some(size) = std::env::var("DISCO_PAGE_SIZE")

@@ -2,46 +2,17 @@
 //! client receives `notifications/tools/list_changed`, and its next tools/list shows the change.
 //! Driven in-process by rmcp's own client over an in-memory duplex pipe.
 
-use std::sync::{Arc, Mutex};
+mod common;
+
+use std::sync::Arc;
 use std::time::Duration;
 
-use disco_runtime::catalog::DynamicTool;
-use disco_runtime::rmcp::model::{CallToolResult, Tool};
-use disco_runtime::tool::BoxFuture;
-use disco_runtime::{Content, Context, Server, ToolProvider};
+use common::named::NamedTools;
+use disco_runtime::rmcp::model::Tool;
+use disco_runtime::Server;
 use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::{Map, Value};
 use tokio::sync::Notify;
-
-#[derive(Clone, Default)]
-struct Plugins {
-    names: Arc<Mutex<Vec<String>>>,
-}
-
-impl ToolProvider for Plugins {
-    fn tools(&self) -> Vec<DynamicTool> {
-        let schema: Map<String, Value> =
-            serde_json::from_value(serde_json::json!({"type": "object"})).unwrap();
-        let schema = Arc::new(schema);
-        self.names
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|n| {
-                DynamicTool::new(Tool::new(
-                    n.clone(),
-                    format!("Plugin tool {n}."),
-                    schema.clone(),
-                ))
-            })
-            .collect()
-    }
-    fn call(&self, name: &str, _args: Map<String, Value>, _ctx: Context) -> BoxFuture {
-        let text = format!("ran {name}");
-        Box::pin(async move { CallToolResult::success(vec![Content::text(text)]) })
-    }
-}
 
 #[derive(Clone)]
 struct Listener {
@@ -56,8 +27,8 @@ impl ClientHandler for Listener {
 
 #[tokio::test]
 async fn reload_tells_connected_clients_and_lists_the_new_tools() {
-    let plugins = Plugins::default();
-    plugins.names.lock().unwrap().push("plugin_alpha".into());
+    let plugins = NamedTools::default();
+    plugins.add("plugin_alpha");
     let server = Server::from_inventory().provider(plugins.clone());
     let handle = server.handle();
     let handler = server.into_handler().unwrap();
@@ -82,7 +53,7 @@ async fn reload_tells_connected_clients_and_lists_the_new_tools() {
     assert!(before.contains(&"plugin_alpha".to_string()));
     assert!(!before.contains(&"plugin_beta".to_string()));
 
-    plugins.names.lock().unwrap().push("plugin_beta".into());
+    plugins.add("plugin_beta");
     handle.reload().await.unwrap();
     tokio::time::timeout(Duration::from_secs(5), changed.notified())
         .await

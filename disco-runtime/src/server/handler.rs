@@ -192,9 +192,10 @@ impl ServerHandler for McpHandler {
                 self.0.remove_subscription(self.1);
             }
         }
+        let caller = caller_of(&context.request_context().extensions);
         let _registered = Registered(
             &self.shared,
-            self.shared.add_subscription(context.sink().clone()),
+            self.shared.add_subscription(caller, context.sink().clone()),
         );
         context.cancelled().await;
         Ok(())

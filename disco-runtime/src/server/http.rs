@@ -130,9 +130,15 @@ impl HttpOptions {
     }
 }
 
-/// The axum router serving MCP at `options.path`.
-pub(crate) fn router(shared: Arc<Shared>, options: &HttpOptions) -> axum::Router {
+/// The axum router serving MCP at `options.path`; cancelling `stop` ends every session and
+/// open stream.
+pub(crate) fn router(
+    shared: Arc<Shared>,
+    options: &HttpOptions,
+    stop: tokio_util::sync::CancellationToken,
+) -> axum::Router {
     let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(stop)
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
         .with_max_request_body_bytes(options.max_body_bytes)
@@ -193,7 +199,14 @@ pub(crate) async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Error> {
     let addr = listener.local_addr()?;
-    let app = router(shared, &options);
+    // Streams that never end on their own (a session's GET stream, `subscriptions/listen`)
+    // would keep the graceful shutdown waiting: they are ended when it starts.
+    let stop = tokio_util::sync::CancellationToken::new();
+    let app = router(shared, &options, stop.clone());
+    let shutdown = async move {
+        shutdown.await;
+        stop.cancel();
+    };
     tracing::info!(
         "serving MCP over Streamable HTTP at http://{addr}{} ({})",
         options.path,

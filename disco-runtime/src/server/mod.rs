@@ -6,6 +6,7 @@ mod handler;
 mod http;
 mod stdio;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
@@ -57,9 +58,12 @@ pub(crate) struct Shared {
     /// Connected sessions, told when the tool list changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// Open `subscriptions/listen` requests (protocol 2026-07-28) that asked to be told when
-    /// the tool list changes, by a number of their own.
-    subscriptions: Mutex<Vec<(u64, SubscriptionSink)>>,
+    /// the tool list changes, by a number of their own, with their caller.
+    subscriptions: Mutex<Vec<(u64, Caller, SubscriptionSink)>>,
     next_subscription: std::sync::atomic::AtomicU64,
+    /// Held by a reload from its rebuild to its swap, so that an older rebuild never replaces
+    /// a newer one.
+    reloading: tokio::sync::Mutex<()>,
 }
 
 impl Shared {
@@ -78,14 +82,14 @@ impl Shared {
 
     /// Remembers an open subscription until [`Shared::remove_subscription`] with the number
     /// returned.
-    pub(crate) fn add_subscription(&self, sink: SubscriptionSink) -> u64 {
+    pub(crate) fn add_subscription(&self, caller: Caller, sink: SubscriptionSink) -> u64 {
         let id = self
             .next_subscription
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((id, sink));
+            .push((id, caller, sink));
         id
     }
 
@@ -93,9 +97,12 @@ impl Shared {
         self.subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .retain(|(i, _)| *i != id);
+            .retain(|(i, _, _)| *i != id);
     }
 }
+
+/// How long a reload waits for one client to take its notice of the change.
+pub const NOTIFY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Controls a server while it runs: reload the catalog after providers changed, read the
 /// counters.
@@ -106,35 +113,63 @@ pub struct ServerHandle {
 
 impl ServerHandle {
     /// Rebuilds the catalog (inventory plus the providers' current tools), swaps it in and
-    /// sends `notifications/tools/list_changed` to every connected session. Calls in flight
-    /// finish on the catalog they started with.
+    /// sends `notifications/tools/list_changed` to every connected session and to every
+    /// `subscriptions/listen` stream (protocol 2026-07-28) whose caller's tool list changed.
+    /// Calls in flight finish on the catalog they started with. Reloads run one at a time;
+    /// each notice is given [`NOTIFY_TIMEOUT`] to be written, all at once, so a client that
+    /// stops reading delays a reload by that much at most.
+    ///
+    /// A stream is told of the changes after its acknowledgment was sent: a client should list
+    /// the tools once it holds the acknowledgment.
     pub async fn reload(&self) -> Result<(), Error> {
+        use futures_util::future::join_all;
         let shared = self.running.get().ok_or("the server is not running yet")?;
-        let fresh = Arc::new(shared.catalog().rebuild()?);
-        *shared.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+        let (before, fresh) = {
+            let _one_at_a_time = shared.reloading.lock().await;
+            let before = shared.catalog();
+            let fresh = Arc::new(before.rebuild()?);
+            *shared.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+            (before, fresh)
+        };
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = shared.peers.lock().unwrap_or_else(|e| e.into_inner());
             peers.retain(|p| !p.is_transport_closed());
             peers.clone()
         };
-        for peer in peers {
-            if let Err(e) = peer.notify_tool_list_changed().await {
-                tracing::debug!(error = %e, "could not send tools/list_changed");
-            }
-        }
-        // Clients of protocol 2026-07-28 hear of it on their `subscriptions/listen` streams.
-        let sinks: Vec<SubscriptionSink> = shared
+        // A stream hears of a change only when its caller's own list changed: a change to tools
+        // it cannot see tells it nothing.
+        let streams: Vec<(Caller, SubscriptionSink)> = shared
             .subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .map(|(_, sink)| sink.clone())
+            .map(|(_, caller, sink)| (caller.clone(), sink.clone()))
             .collect();
-        for sink in sinks {
-            if let Err(e) = sink.notify_tool_list_changed().await {
-                tracing::debug!(error = %e, "could not send tools/list_changed to a subscription");
+        let mut changed_for: HashMap<Option<String>, bool> = HashMap::new();
+        let streams: Vec<SubscriptionSink> = streams
+            .into_iter()
+            .filter(|(caller, _)| {
+                *changed_for
+                    .entry(caller.id().map(str::to_owned))
+                    .or_insert_with(|| before.list(caller) != fresh.list(caller))
+            })
+            .map(|(_, sink)| sink)
+            .collect();
+        let to_sessions = join_all(peers.iter().map(|peer| async move {
+            match tokio::time::timeout(NOTIFY_TIMEOUT, peer.notify_tool_list_changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::debug!(error = %e, "could not send tools/list_changed"),
+                Err(_) => tracing::debug!("a session did not take tools/list_changed in time"),
             }
-        }
+        }));
+        let to_streams = join_all(streams.iter().map(|sink| async move {
+            match tokio::time::timeout(NOTIFY_TIMEOUT, sink.notify_tool_list_changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::debug!(error = %e, "could not send tools/list_changed"),
+                Err(_) => tracing::debug!("a listener did not take tools/list_changed in time"),
+            }
+        }));
+        futures_util::future::join(to_sessions, to_streams).await;
         Ok(())
     }
 
@@ -289,6 +324,7 @@ impl Server {
             peers: Mutex::new(Vec::new()),
             subscriptions: Mutex::new(Vec::new()),
             next_subscription: std::sync::atomic::AtomicU64::new(0),
+            reloading: tokio::sync::Mutex::new(()),
         });
         // A second serve of the same builder keeps the first handle's target.
         let _ = self.running.set(shared.clone());
