@@ -1,6 +1,7 @@
-//! `subscriptions/listen` (protocol 2026-07-28) over stateless HTTP, on the wire: a reload
-//! announces a change of the tool list on the open stream, but only to a caller whose own list
-//! changed; and a server shutting down ends open streams instead of waiting for them.
+//! Change notices on the wire. `subscriptions/listen` (protocol 2026-07-28) over stateless
+//! HTTP, and sessions of the initialize era over HTTP with sessions: a reload announces a
+//! change of the tool list, but only to a caller whose own list changed; and a server shutting
+//! down ends open streams instead of waiting for them.
 
 mod common;
 
@@ -26,13 +27,25 @@ async fn serve() -> (
     tokio::sync::oneshot::Sender<()>,
     tokio::task::JoinHandle<()>,
 ) {
+    serve_with(true).await
+}
+
+async fn serve_with(
+    stateless: bool,
+) -> (
+    std::net::SocketAddr,
+    NamedTools,
+    ServerHandle,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
     let changing = NamedTools::default();
     changing.add("plain_one");
     let server = Server::from_inventory()
         .provider(changing.clone())
         .visibility(admin_only)
         .http_options(
-            HttpOptions::default().stateless(true).bearer_auth(
+            HttpOptions::default().stateless(stateless).bearer_auth(
                 BearerTokens::new()
                     .token("admin-token", Caller::new("admin"))
                     .token("user-token", Caller::new("user")),
@@ -57,6 +70,47 @@ struct Stream {
 }
 
 impl Stream {
+    /// A session of the initialize era for the bearer `token`, and its GET stream.
+    async fn session(addr: std::net::SocketAddr, token: &str) -> Stream {
+        let auth = format!("Bearer {token}");
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}});
+        let r = post(
+            addr,
+            &[("Authorization", &auth)],
+            init.to_string().as_bytes(),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.text());
+        let session = r
+            .header("mcp-session-id")
+            .expect("a session id")
+            .to_string();
+        let headers = [
+            ("Authorization", auth.as_str()),
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ];
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let r = post(addr, &headers, initialized.to_string().as_bytes()).await;
+        assert_eq!(r.status, 202, "{}", r.text());
+        let mut head = format!(
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n",
+            addr.port()
+        );
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        let mut lines = BufReader::new(tcp).lines();
+        let status = lines.next_line().await.unwrap().unwrap_or_default();
+        assert!(status.contains(" 200 "), "{status}");
+        Stream { lines }
+    }
+
     async fn open(addr: std::net::SocketAddr, token: &str) -> Stream {
         let body = modern_request(
             1,
@@ -139,6 +193,27 @@ async fn a_reload_is_announced_to_the_callers_whose_list_changed() {
     // Nothing changed: nobody hears anything.
     handle.reload().await.unwrap();
     assert_eq!(admin.next_message(Duration::from_millis(500)).await, None);
+}
+
+#[tokio::test]
+async fn sessions_hear_of_changes_to_their_own_callers_list() {
+    let (addr, changing, handle, _stop, _task) = serve_with(false).await;
+    let mut admin = Stream::session(addr, "admin-token").await;
+    let mut user = Stream::session(addr, "user-token").await;
+    let notice = |m: Option<Value>| {
+        let m = m.expect("a notice");
+        assert_eq!(m["method"], "notifications/tools/list_changed", "{m}");
+    };
+
+    changing.add("plain_two");
+    handle.reload().await.unwrap();
+    notice(admin.next_message(Duration::from_secs(10)).await);
+    notice(user.next_message(Duration::from_secs(10)).await);
+
+    changing.add("secret_one");
+    handle.reload().await.unwrap();
+    notice(admin.next_message(Duration::from_secs(10)).await);
+    assert_eq!(user.next_message(Duration::from_millis(500)).await, None);
 }
 
 #[tokio::test]

@@ -165,7 +165,8 @@ impl ServerHandler for McpHandler {
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
-        self.shared.add_peer(context.peer);
+        self.shared
+            .add_peer(context.peer, caller_of(&context.extensions));
     }
 
     /// Protocol 2026-07-28 replaced the session's `notifications/tools/list_changed` with

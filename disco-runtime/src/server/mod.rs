@@ -55,8 +55,9 @@ pub(crate) struct Shared {
     pub info: InitializeResult,
     pub page_size: usize,
     pub unknown_tool_as_result: bool,
-    /// Connected sessions, told when the tool list changes.
-    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Connected sessions, told when their caller's tool list changes, with the caller that
+    /// initialized them.
+    peers: Mutex<Vec<(Peer<RoleServer>, Caller)>>,
     /// Open `subscriptions/listen` requests (protocol 2026-07-28) that asked to be told when
     /// the tool list changes, by a number of their own, with their caller.
     subscriptions: Mutex<Vec<(u64, Caller, SubscriptionSink)>>,
@@ -74,10 +75,10 @@ impl Shared {
             .clone()
     }
 
-    pub(crate) fn add_peer(&self, peer: Peer<RoleServer>) {
+    pub(crate) fn add_peer(&self, peer: Peer<RoleServer>, caller: Caller) {
         let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-        peers.retain(|p| !p.is_transport_closed());
-        peers.push(peer);
+        peers.retain(|(p, _)| !p.is_transport_closed());
+        peers.push((peer, caller));
     }
 
     /// Remembers an open subscription until [`Shared::remove_subscription`] with the number
@@ -113,8 +114,9 @@ pub struct ServerHandle {
 
 impl ServerHandle {
     /// Rebuilds the catalog (inventory plus the providers' current tools), swaps it in and
-    /// sends `notifications/tools/list_changed` to every connected session and to every
-    /// `subscriptions/listen` stream (protocol 2026-07-28) whose caller's tool list changed.
+    /// sends `notifications/tools/list_changed` to every connected session and every
+    /// `subscriptions/listen` stream (protocol 2026-07-28) whose caller's tool list changed (a
+    /// session's caller is the one that initialized it).
     /// Calls in flight finish on the catalog they started with. Reloads run one at a time;
     /// each notice is given [`NOTIFY_TIMEOUT`] to be written, all at once, so a client that
     /// stops reading delays a reload by that much at most.
@@ -131,29 +133,35 @@ impl ServerHandle {
             *shared.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
             (before, fresh)
         };
-        let peers: Vec<Peer<RoleServer>> = {
+        let peers: Vec<(Peer<RoleServer>, Caller)> = {
             let mut peers = shared.peers.lock().unwrap_or_else(|e| e.into_inner());
-            peers.retain(|p| !p.is_transport_closed());
+            peers.retain(|(p, _)| !p.is_transport_closed());
             peers.clone()
         };
-        // A stream hears of a change only when its caller's own list changed: a change to tools
-        // it cannot see tells it nothing.
-        let streams: Vec<(Caller, SubscriptionSink)> = shared
+        let streams: Vec<(SubscriptionSink, Caller)> = shared
             .subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .map(|(_, caller, sink)| (caller.clone(), sink.clone()))
+            .map(|(_, caller, sink)| (sink.clone(), caller.clone()))
             .collect();
+        // A client hears of a change only when its caller's own list changed: a change to
+        // tools it cannot see tells it nothing.
         let mut changed_for: HashMap<Option<String>, bool> = HashMap::new();
+        let mut changed = |caller: &Caller| {
+            *changed_for
+                .entry(caller.id().map(str::to_owned))
+                .or_insert_with(|| before.list(caller) != fresh.list(caller))
+        };
+        let peers: Vec<Peer<RoleServer>> = peers
+            .into_iter()
+            .filter(|(_, caller)| changed(caller))
+            .map(|(peer, _)| peer)
+            .collect();
         let streams: Vec<SubscriptionSink> = streams
             .into_iter()
-            .filter(|(caller, _)| {
-                *changed_for
-                    .entry(caller.id().map(str::to_owned))
-                    .or_insert_with(|| before.list(caller) != fresh.list(caller))
-            })
-            .map(|(_, sink)| sink)
+            .filter(|(_, caller)| changed(caller))
+            .map(|(sink, _)| sink)
             .collect();
         let to_sessions = join_all(peers.iter().map(|peer| async move {
             match tokio::time::timeout(NOTIFY_TIMEOUT, peer.notify_tool_list_changed()).await {
