@@ -76,13 +76,21 @@ def test_clients_hear_that_the_tool_list_changed(servers, mode, transport):
     run(body)
 
 
-def test_a_listener_that_asks_for_nothing_hears_nothing(servers):
-    """Only the tool list's changes are announced: a filter without them is honoured empty."""
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_listener_that_asks_for_nothing_hears_nothing(servers, transport):
+    """Only the tool list's changes are announced: a filter without them is honoured empty,
+    and a change of the tool list then sends nothing on that stream."""
     async def body():
-        async with connect(servers, "auto", "stdio") as client:
+        async with connect(servers, "auto", transport) as client:
             async with client.listen(prompts_list_changed=True) as sub:
                 assert not sub.honored.prompts_list_changed, sub.honored
                 assert not sub.honored.tools_list_changed, sub.honored
+                tool = await install(client)
+                with anyio.move_on_after(1) as waited:
+                    event = await sub.__anext__()
+                    pytest.fail(f"an event on a stream that asked for none: {event}")
+                assert waited.cancelled_caught
+            await shows_and_runs(client, tool)
     run(body)
 
 
