@@ -1080,18 +1080,28 @@ impl SearchIndex {
                 score: scores[d as usize] / idf_one,
             })
             .collect();
-        let order = |a: &Hit, b: &Hit| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| self.names[a.index].cmp(&self.names[b.index]))
-                .then(a.index.cmp(&b.index))
-        };
-        if hits.len() > max_results {
-            hits.select_nth_unstable_by(max_results - 1, order);
-            hits.truncate(max_results);
-        }
-        hits.sort_unstable_by(order);
+        self.keep_best(&mut hits, max_results);
+        hits.sort_unstable_by(|a, b| self.best_first(a, b));
         hits
+    }
+
+    /// The order of results: higher score first, then by name, then by position (ties are
+    /// deterministic).
+    fn best_first(&self, a: &Hit, b: &Hit) -> std::cmp::Ordering {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| self.names[a.index].cmp(&self.names[b.index]))
+            .then(a.index.cmp(&b.index))
+    }
+
+    /// Keeps the `k` first of `hits` in [`SearchIndex::best_first`] order, in no order.
+    fn keep_best(&self, hits: &mut Vec<Hit>, k: usize) {
+        if k == 0 {
+            hits.clear();
+        } else if hits.len() > k {
+            hits.select_nth_unstable_by(k - 1, |a, b| self.best_first(a, b));
+            hits.truncate(k);
+        }
     }
 
     /// The keyword ranking (`matched` with `scores`) fused with the semantic model's.
@@ -1109,12 +1119,8 @@ impl SearchIndex {
         idf_one: f32,
     ) -> Vec<Hit> {
         let r = &self.ranking;
-        let by_score_then_name = |a: &(usize, f32), b: &(usize, f32)| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| self.names[a.0].cmp(&self.names[b.0]))
-                .then(a.0.cmp(&b.0))
-        };
-        let mut nearest: Vec<(usize, f32)> = Vec::new();
+        // The tools nearest the query, each with its cosine as its score.
+        let mut nearest: Vec<Hit> = Vec::new();
         if let Some(q) = semantic.model.embed(query) {
             let dim = q.len();
             nearest = semantic
@@ -1122,15 +1128,15 @@ impl SearchIndex {
                 .chunks_exact(dim)
                 .enumerate()
                 .filter(|(d, _)| visible[*d])
-                .map(|(d, v)| (d, dot(v, &q)))
+                .map(|(index, v)| Hit {
+                    index,
+                    score: dot(v, &q),
+                })
                 .collect();
-            if nearest.len() > SEMANTIC_CANDIDATES {
-                nearest.select_nth_unstable_by(SEMANTIC_CANDIDATES - 1, by_score_then_name);
-                nearest.truncate(SEMANTIC_CANDIDATES);
-            }
+            self.keep_best(&mut nearest, SEMANTIC_CANDIDATES);
         }
         // Scores are fused, not ranks: neither list needs an order, only its extremes.
-        let cosines = nearest.iter().map(|n| n.1);
+        let cosines = nearest.iter().map(|n| n.score);
         let near_hi = cosines.clone().fold(f32::NEG_INFINITY, f32::max);
         let near_lo = cosines.fold(f32::INFINITY, f32::min);
         if keywords_abstain && near_hi < r.semantic_threshold {
@@ -1159,7 +1165,11 @@ impl SearchIndex {
             found.push(d);
             fused[d] += score / keyword_best;
         }
-        for &(d, cos) in &nearest {
+        for &Hit {
+            index: d,
+            score: cos,
+        } in &nearest
+        {
             if !seen[d] {
                 // Found by meaning alone: listed only when near enough to count.
                 if cos < SEMANTIC_FLOOR {
@@ -1172,19 +1182,17 @@ impl SearchIndex {
         }
         // First in both rankings, with a keyword score of at least its floor, scores 1.
         let top = 1.0 + r.semantic_weight;
-        let mut hits: Vec<(usize, f32)> = found
+        let mut hits: Vec<Hit> = found
             .into_iter()
-            .map(|d| (d, fused[d] / top))
-            .filter(|&(_, score)| score > 0.0)
+            .map(|index| Hit {
+                index,
+                score: fused[index] / top,
+            })
+            .filter(|h| h.score > 0.0)
             .collect();
-        if hits.len() > max_results {
-            hits.select_nth_unstable_by(max_results - 1, by_score_then_name);
-            hits.truncate(max_results);
-        }
-        hits.sort_unstable_by(by_score_then_name);
-        hits.into_iter()
-            .map(|(index, score)| Hit { index, score })
-            .collect()
+        self.keep_best(&mut hits, max_results);
+        hits.sort_unstable_by(|a, b| self.best_first(a, b));
+        hits
     }
 
     fn avg_len(&self, visible: &[bool], n_visible: usize) -> [f32; NF] {
