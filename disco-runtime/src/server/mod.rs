@@ -102,6 +102,19 @@ impl Shared {
     }
 }
 
+/// Sends one notice of a change, waiting [`NOTIFY_TIMEOUT`] at most; a failure is only
+/// logged (`who`: the kind of client).
+async fn notify<E: std::fmt::Display>(
+    who: &str,
+    notice: impl std::future::Future<Output = Result<(), E>>,
+) {
+    match tokio::time::timeout(NOTIFY_TIMEOUT, notice).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!(error = %e, "could not send tools/list_changed to a {who}"),
+        Err(_) => tracing::debug!("a {who} did not take tools/list_changed in time"),
+    }
+}
+
 /// How long a reload waits for one client to take its notice of the change.
 pub const NOTIFY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -163,20 +176,16 @@ impl ServerHandle {
             .filter(|(_, caller)| changed(caller))
             .map(|(sink, _)| sink)
             .collect();
-        let to_sessions = join_all(peers.iter().map(|peer| async move {
-            match tokio::time::timeout(NOTIFY_TIMEOUT, peer.notify_tool_list_changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::debug!(error = %e, "could not send tools/list_changed"),
-                Err(_) => tracing::debug!("a session did not take tools/list_changed in time"),
-            }
-        }));
-        let to_streams = join_all(streams.iter().map(|sink| async move {
-            match tokio::time::timeout(NOTIFY_TIMEOUT, sink.notify_tool_list_changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::debug!(error = %e, "could not send tools/list_changed"),
-                Err(_) => tracing::debug!("a listener did not take tools/list_changed in time"),
-            }
-        }));
+        let to_sessions = join_all(
+            peers
+                .iter()
+                .map(|peer| notify("session", peer.notify_tool_list_changed())),
+        );
+        let to_streams = join_all(
+            streams
+                .iter()
+                .map(|sink| notify("listener", sink.notify_tool_list_changed())),
+        );
         futures_util::future::join(to_sessions, to_streams).await;
         Ok(())
     }
