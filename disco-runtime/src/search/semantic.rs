@@ -111,7 +111,6 @@ impl SemanticModel {
     /// A model from the bytes of its weights (safetensors) and of its tokenizer (Hugging Face
     /// JSON).
     pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<SemanticModel, SemanticError> {
-        let tokenizer_json = tokenizer;
         let mut tokenizer = tokenizers::Tokenizer::from_bytes(tokenizer)
             .map_err(|e| fail(format!("cannot load the tokenizer: {e}")))?;
         // One text at a time, whole: padding would average pad tokens in.
@@ -120,13 +119,14 @@ impl SemanticModel {
             .with_truncation(None)
             .map_err(|e| fail(format!("cannot load the tokenizer: {e}")))?;
         let (table, vocab, dim) = read_table(weights).map_err(fail)?;
-        let largest = tokenizer.get_vocab(true).into_values().max().unwrap_or(0) as usize;
+        let tokens = tokenizer.get_vocab(true);
+        let largest = tokens.values().copied().max().unwrap_or(0) as usize;
         if largest >= vocab {
             return Err(fail(format!(
                 "the tokenizer has token id {largest} but there are vectors for {vocab} tokens"
             )));
         }
-        let pieces = pieces_tokenize_alone(tokenizer_json);
+        let pieces = pieces_tokenize_alone(&tokenizer, &tokens);
         Ok(SemanticModel {
             tokenizer,
             table,
@@ -143,7 +143,11 @@ impl SemanticModel {
 
     /// The vector of `text`, of unit length; `None` when the text has no token.
     pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        let text = cut(text);
+        self.embed_whole(cut(text))
+    }
+
+    /// [`SemanticModel::embed`] of a text already cut to [`MAX_TEXT_CHARS`].
+    fn embed_whole(&self, text: &str) -> Option<Vec<f32>> {
         let encoding = self.tokenizer.encode_fast(text, false).ok()?;
         self.mean(encoding.get_ids())
     }
@@ -154,7 +158,7 @@ impl SemanticModel {
         let text = cut(text);
         match self.piece_ids(text, pieces) {
             Some(ids) => self.mean(ids),
-            None => self.embed(text),
+            None => self.embed_whole(text),
         }
     }
 
@@ -297,32 +301,32 @@ fn cut(text: &str) -> &str {
 /// unknown token (which must exist, or they would be dropped), neither of which joins a "▁",
 /// itself a token. Merges are not skipped (`ignore_merges`). Any other shape of tokenizer
 /// tokenizes whole texts.
-fn pieces_tokenize_alone(json: &[u8]) -> Option<Vec<String>> {
-    use serde_json::{json, Value};
-    let config: Value = serde_json::from_slice(json).ok()?;
-    let normalizer = json!({"type": "Sequence", "normalizers": [
+fn pieces_tokenize_alone(
+    tokenizer: &tokenizers::Tokenizer,
+    tokens: &HashMap<String, u32>,
+) -> Option<Vec<String>> {
+    let normalizer = serde_json::json!({"type": "Sequence", "normalizers": [
         {"type": "Prepend", "prepend": "\u{2581}"},
         {"type": "Replace", "pattern": {"String": " "}, "content": "\u{2581}"}
     ]});
-    let model = config.get("model")?;
-    let unset = |key: &str| model.get(key).is_none_or(Value::is_null);
-    if config.get("normalizer")? != &normalizer
-        || !config.get("pre_tokenizer").is_none_or(Value::is_null)
-        || model.get("type")? != "BPE"
-        || !unset("dropout")
-        || !unset("continuing_subword_prefix")
-        || !unset("end_of_word_suffix")
+    let tokenizers::models::ModelWrapper::BPE(bpe) = tokenizer.get_model() else {
+        return None;
+    };
+    if serde_json::to_value(tokenizer.get_normalizer()?).ok()? != normalizer
+        || tokenizer.get_pre_tokenizer().is_some()
+        || bpe.dropout.is_some()
+        || bpe.continuing_subword_prefix.is_some()
+        || bpe.end_of_word_suffix.is_some()
         // Looking a whole sequence up before merging would find a piece's token that the
         // whole text, never in the vocabulary, cannot have.
-        || model.get("ignore_merges").is_some_and(|v| v != false)
+        || bpe.ignore_merges
     {
         return None;
     }
-    let vocab = model.get("vocab")?.as_object()?;
     // Without an unknown token, a character neither known nor spelled in bytes is dropped,
     // which could leave a piece's "▁" to pair with the next piece's.
-    let unknown = model.get("unk_token")?.as_str()?;
-    if !vocab.contains_key("\u{2581}") || !vocab.contains_key(unknown) {
+    let unknown = bpe.unk_token.as_deref()?;
+    if !tokens.contains_key("\u{2581}") || !tokens.contains_key(unknown) {
         return None;
     }
     let joins = |token: &str| {
@@ -334,17 +338,17 @@ fn pieces_tokenize_alone(json: &[u8]) -> Option<Vec<String>> {
         }
         false
     };
-    if vocab.keys().any(|t| joins(t)) {
+    if tokens.keys().any(|t| joins(t)) {
         return None;
     }
     let mut added = Vec::new();
-    for token in config.get("added_tokens")?.as_array()? {
-        let content = token.get("content")?.as_str()?;
-        if content.is_empty() || content.contains([' ', '\u{2581}']) {
+    for token in tokenizer.get_added_tokens_decoder().into_values() {
+        if token.content.is_empty() || token.content.contains([' ', '\u{2581}']) {
             return None;
         }
-        added.push(content.to_owned());
+        added.push(token.content);
     }
+    added.sort();
     Some(added)
 }
 
