@@ -269,27 +269,11 @@ async fn sessions_refuse_requests_before_initialize_and_unknown_sessions() {
     assert_eq!(r.status, 400);
     assert_error(&r.json(), -32700, None);
     // And a proper session works.
-    let init = json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
-    let r = post(addr, &[], init.to_string().as_bytes()).await;
-    assert_eq!(r.status, 200, "{}", r.text());
-    let session = r
-        .header("mcp-session-id")
-        .expect("a session id")
-        .to_string();
+    let session = open_session(addr, &[]).await;
     let s = [
         ("Mcp-Session-Id", session.as_str()),
         ("MCP-Protocol-Version", "2025-06-18"),
     ];
-    let r = post(
-        addr,
-        &s,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            .to_string()
-            .as_bytes(),
-    )
-    .await;
-    assert_eq!(r.status, 202);
     let r = post(addr, &s, &call(4, "echo", json!({"text": "in session"}))).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "in session");
     // Cancel for an id that is not in flight, within the session.

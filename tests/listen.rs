@@ -73,28 +73,12 @@ impl Stream {
     /// A session of the initialize era for the bearer `token`, and its GET stream.
     async fn session(addr: std::net::SocketAddr, token: &str) -> Stream {
         let auth = format!("Bearer {token}");
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"}}});
-        let r = post(
-            addr,
-            &[("Authorization", &auth)],
-            init.to_string().as_bytes(),
-        )
-        .await;
-        assert_eq!(r.status, 200, "{}", r.text());
-        let session = r
-            .header("mcp-session-id")
-            .expect("a session id")
-            .to_string();
+        let session = open_session(addr, &[("Authorization", &auth)]).await;
         let headers = [
             ("Authorization", auth.as_str()),
             ("Mcp-Session-Id", session.as_str()),
             ("MCP-Protocol-Version", "2025-06-18"),
         ];
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let r = post(addr, &headers, initialized.to_string().as_bytes()).await;
-        assert_eq!(r.status, 202, "{}", r.text());
         let mut head = format!(
             "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n",
             addr.port()

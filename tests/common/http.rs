@@ -188,6 +188,28 @@ pub async fn post_modern(addr: SocketAddr, extra: &[(&str, &str)], body: &Value)
     post(addr, &headers, body.to_string().as_bytes()).await
 }
 
+/// Opens a session of the initialize era (protocol 2025-06-18) with the headers `extra` on
+/// every request: initialize, then `notifications/initialized`. Returns the session id.
+pub async fn open_session(addr: SocketAddr, extra: &[(&str, &str)]) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let r = post(addr, extra, init.to_string().as_bytes()).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let session = r
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let mut headers = vec![
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    headers.extend_from_slice(extra);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = post(addr, &headers, initialized.to_string().as_bytes()).await;
+    assert_eq!(r.status, 202, "{}", r.text());
+    session
+}
+
 /// Starts a server on 127.0.0.1:0; it stops when the returned sender is dropped.
 pub async fn start(
     server: disco_runtime::Server,
