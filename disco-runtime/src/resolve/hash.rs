@@ -1,0 +1,31 @@
+//! The hash maps of the resolution engines.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// FNV-1a. The maps are filled from the catalog (the server's own data), so a caller cannot
+/// shape their collisions; a keyed hash would only make every lookup dearer.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
