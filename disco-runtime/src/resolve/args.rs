@@ -6,13 +6,19 @@
 //! 2. the same key spelled differently: case, separators, camelCase (`maxResults`,
 //!    `Max-Results` -> `max_results`);
 //! 3. an unknown key that is a clear near-miss (typo, plural/singular) of a single parameter
-//!    that was not given, and no other parameter comes close;
+//!    that was not given, and no other parameter comes close (never into a boolean: a
+//!    near-miss alone is not enough to switch something on or off);
 //! 4. a value of the wrong JSON type that can only mean one thing for the parameter's schema:
 //!    `"5"` for an integer, `"true"` for a boolean, a lone value for an array, a JSON-encoded
 //!    object or array in a string, a number for a string;
 //!
 //! then validation of the result against the tool's JSON Schema. `null` for an optional
 //! parameter means "not given".
+//!
+//! Never across opposites: a key that states the opposite of a parameter (`no_force`,
+//! `forceOff`, `unforce`, `not_force`, `min_price` for `max_price`) is never taken for it,
+//! whatever its value; the model is told which parameter it negates, its type, and how to say
+//! what it meant (`"force": false`).
 
 use serde_json::{Map, Value};
 
@@ -168,6 +174,17 @@ fn repair_and_check(
         unknown.push((key, value));
     }
 
+    // Keys that state the opposite of a parameter are answered, never repaired.
+    if !unknown.is_empty() {
+        unknown.retain(|(key, _)| match opposite_param(key, &tool.params) {
+            Some(p) => {
+                problems.push(opposite_problem(key, p));
+                false
+            }
+            None => true,
+        });
+    }
+
     // 3: a near-miss of exactly one parameter that was not given.
     if fuzzy_allowed && !unknown.is_empty() {
         let mut still_unknown = Vec::new();
@@ -181,7 +198,7 @@ fn repair_and_check(
         // ambiguous and repaired for neither.
         let claims: Vec<Option<usize>> = pending
             .iter()
-            .map(|(k, _)| near_miss(k, &targets))
+            .map(|(k, v)| near_miss(k, v, &targets))
             .collect();
         for ((key, value), claim) in pending.into_iter().zip(claims.iter()) {
             let unique = claim.filter(|t| claims.iter().filter(|c| **c == Some(*t)).count() == 1);
@@ -292,7 +309,11 @@ fn insert(
 
 /// The one parameter `key` is a clear near-miss of, if any: a small edit distance relative to
 /// the length, or the same word in singular/plural, and clearly closer than any other.
-fn near_miss(key: &str, targets: &[&ParamInfo]) -> Option<usize> {
+///
+/// A boolean is switched on or off by its name alone, so closeness alone never names one:
+/// a misspelled key reaches a boolean only when the value is a boolean too and the misspelling
+/// changes no prefix (`recursiv: true` is `recursive`; `nforce` and `reforce` are not `force`).
+fn near_miss(key: &str, value: &Value, targets: &[&ParamInfo]) -> Option<usize> {
     if key.len() > MAX_KEY_LEN || key.is_empty() {
         return None;
     }
@@ -307,6 +328,17 @@ fn near_miss(key: &str, targets: &[&ParamInfo]) -> Option<usize> {
                 .map(|n| {
                     if singular_key(n) == number_free {
                         0.95
+                    } else if schema_types(&p.schema).contains(&"boolean") {
+                        let target = normalise_key(n);
+                        let boolean = value.is_boolean()
+                            || value.as_str().is_some_and(|s| {
+                                matches!(s.trim().to_ascii_lowercase().as_str(), "true" | "false")
+                            });
+                        if boolean && super::polarity::typo_possible(&norm, &target) {
+                            closeness(&norm, &target)
+                        } else {
+                            0.0
+                        }
                     } else {
                         closeness(&norm, &normalise_key(n))
                     }
@@ -319,6 +351,111 @@ fn near_miss(key: &str, targets: &[&ParamInfo]) -> Option<usize> {
     let (best, score) = *scored.first()?;
     let runner_up = scored.get(1).map_or(0.0, |s| s.1);
     (score >= 0.8 && score - runner_up >= 0.15).then_some(best)
+}
+
+/// The parameter whose opposite `key` states, if any: the same words but for polarity, that
+/// is negating words (`no_force`, `force_off`, `dont_force`, `skip_confirm`), a negating or
+/// opposed prefix (`noforce`, `unforce`, `nonrecursive`), or a word of opposite meaning
+/// (`min_price` for `max_price`, `exclude_tags` for `include_tags`), on either side.
+fn opposite_param<'t>(key: &str, params: &'t [ParamInfo]) -> Option<&'t ParamInfo> {
+    if key.len() > MAX_KEY_LEN || key.is_empty() {
+        return None;
+    }
+    let key_words = singular_words(key);
+    // `end_locations` is the plural of `end_location`, whatever `start_location` says.
+    let names = |p: &'t ParamInfo| std::iter::once(&p.name).chain(p.aliases.iter());
+    if params
+        .iter()
+        .any(|p| names(p).any(|n| singular_words(n) == key_words))
+    {
+        return None;
+    }
+    params.iter().find(|p| {
+        std::iter::once(&p.name)
+            .chain(p.aliases.iter())
+            .any(|name| differ_by_polarity(&key_words, &singular_words(name)))
+    })
+}
+
+fn singular_words(key: &str) -> Vec<String> {
+    super::name::split_words(key)
+        .iter()
+        .map(|w| super::name::singular(w))
+        .collect()
+}
+
+/// Two keys that say the same thing but with opposite polarity: once the negating words are
+/// taken out of each and the words they share cancel, what is left pairs up as opposites
+/// (`unforce`/`force`, `min`/`max`) or as a word and the word with a negating word glued
+/// after it (`forceoff`/`force`), and the negations on the two sides do not cancel out.
+fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
+    use super::polarity::{is_negation, opposed};
+    let mut flips = 0usize;
+    let mut left: Vec<&str> = Vec::with_capacity(a.len());
+    let mut right: Vec<&str> = Vec::with_capacity(b.len());
+    for (words, kept) in [(a, &mut left), (b, &mut right)] {
+        for w in words {
+            if is_negation(w) {
+                flips += 1;
+            } else {
+                kept.push(w);
+            }
+        }
+    }
+    left.retain(|w| match right.iter().position(|r| r == w) {
+        Some(i) => {
+            right.remove(i);
+            false
+        }
+        None => true,
+    });
+    if left.len() != right.len() {
+        return false;
+    }
+    for w in &left {
+        let pair = right
+            .iter()
+            .position(|r| opposed(w, r) || negated_by_suffix(w, r) || negated_by_suffix(r, w));
+        match pair {
+            Some(i) => {
+                right.remove(i);
+                flips += 1;
+            }
+            None => return false,
+        }
+    }
+    flips % 2 == 1
+}
+
+/// `long` is `short` with a negating word glued after it: `forceoff`, `recursiveno`.
+fn negated_by_suffix(long: &str, short: &str) -> bool {
+    long.strip_prefix(short).is_some_and(|rest| {
+        short.chars().count() >= 3
+            && ["off", "not", "no", "false", "disabled", "never"].contains(&rest)
+    })
+}
+
+/// What the model is told about a key that states the opposite of a parameter.
+fn opposite_problem(key: &str, p: &ParamInfo) -> String {
+    let ty = type_label(p);
+    if schema_types(&p.schema).contains(&"boolean") {
+        format!(
+            "`{}` states the opposite of the boolean parameter `{}`, so it was not applied; \
+             to turn `{}` off, send `\"{}\": false`",
+            clip(key),
+            p.name,
+            p.name,
+            p.name
+        )
+    } else {
+        format!(
+            "`{}` states the opposite of parameter `{}` ({ty}), so it was not applied; send \
+             `{}` with the value you mean",
+            clip(key),
+            p.name,
+            p.name
+        )
+    }
 }
 
 /// A key's words (snake, kebab, camel), each in the singular, joined: `initialVelocities`

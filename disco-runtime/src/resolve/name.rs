@@ -25,7 +25,8 @@
 
 use super::hash::{FastMap, FastSet};
 use super::polarity::{
-    fused_ids, fused_table, is_negation, opposed, opposed_words, opposites, NEGATION_PREFIXES,
+    fused_affixes, fused_ids, fused_table, is_affix, is_negation, negates_known_word, opposed,
+    opposed_words, opposites, typo_allowance, typo_possible, Affixes,
 };
 use super::vocab::canon;
 
@@ -325,8 +326,9 @@ impl NameIndex {
                 } else {
                     strsim::osa_distance(written, text)
                 };
-                // `unecosystem` is two letters from `ecosystem`, but its negation.
-                let typo = d > 0 && d <= limit && !opposed(written, text);
+                // `unecosystem` is two letters from `ecosystem`, but its negation, and
+                // `reinstall` two from `uninstall`: a change of prefix is never a typo.
+                let typo = d > 0 && d <= limit && typo_possible(written, text);
                 f(id, typo.then_some(d as u8));
             }
         });
@@ -393,6 +395,22 @@ impl NameIndex {
         if let Some(tool) = self.first_visible(self.exact.get(requested), visible) {
             return Resolution::resolved(tool, Rule::Exact);
         }
+        // Names are text a model wrote, compared as text: after compatibility folding (the
+        // Kelvin sign is K, a full-width letter is the letter). A name holding a control or
+        // format character or a line break is nobody's tool, whatever its letters.
+        let folded = match fold(requested) {
+            Folded::Same => None,
+            Folded::Changed(text) => Some(text),
+            Folded::Unreadable(letters) => {
+                return self.unknown_with_suggestions(&letters, visible, policy);
+            }
+        };
+        if let Some(text) = &folded {
+            if let Some(tool) = self.first_visible(self.exact.get(text.as_str()), visible) {
+                return Resolution::resolved(tool, Rule::Case);
+            }
+        }
+        let requested = folded.as_deref().unwrap_or(requested);
         if policy == Policy::Off || requested.len() > MAX_NAME_LEN {
             return self.unknown_with_suggestions(requested, visible, policy);
         }
@@ -848,6 +866,45 @@ impl NameIndex {
     }
 }
 
+/// A requested name as text.
+enum Folded {
+    /// Already in its folded form (every ASCII name).
+    Same,
+    /// Its compatibility folding (NFKC) differs.
+    Changed(String),
+    /// It holds a control or format character or a line break; what is left without them
+    /// (for suggestions only).
+    Unreadable(String),
+}
+
+fn fold(requested: &str) -> Folded {
+    use unicode_general_category::{get_general_category, GeneralCategory as C};
+    use unicode_normalization::UnicodeNormalization;
+    let unreadable = |c: char| {
+        c.is_control()
+            || matches!(
+                get_general_category(c),
+                C::Format | C::LineSeparator | C::ParagraphSeparator
+            )
+    };
+    if requested.is_ascii() {
+        if requested.bytes().any(|b| b.is_ascii_control()) {
+            return Folded::Unreadable(requested.chars().filter(|&c| !unreadable(c)).collect());
+        }
+        return Folded::Same;
+    }
+    if requested.chars().any(unreadable) {
+        let letters: String = requested.chars().filter(|&c| !unreadable(c)).collect();
+        return Folded::Unreadable(letters.nfkc().collect());
+    }
+    let folded: String = requested.nfkc().collect();
+    if folded == requested {
+        Folded::Same
+    } else {
+        Folded::Changed(folded)
+    }
+}
+
 enum Equivalence {
     One(usize, Rule),
     Ambiguous(Vec<usize>),
@@ -1042,7 +1099,9 @@ fn score(
             6..=11 => 1,
             _ => 2,
         };
-        if allowance > 0 {
+        // A typo of the letters never changes a word's prefix (`dequeuevehicle` is not
+        // `enqueue_vehicle`).
+        if allowance > 0 && !letters_change_a_prefix(query, form) {
             let d = strsim::osa_distance(&query.compact, &form.compact);
             if d > 0 && d <= allowance && (UNIT * d as u32) < cost {
                 cost = UNIT * d as u32;
@@ -1066,24 +1125,13 @@ fn score(
     }
 }
 
-/// `word` is a negation prefix glued to a word this catalog or the tables know
-/// (`unget`, `unrun`): the request negates a verb the tool does not even have.
-fn negates_known_word(word: &str, known: &dyn Fn(&str) -> bool) -> bool {
-    NEGATION_PREFIXES.iter().any(|p| {
-        word.strip_prefix(p).is_some_and(|rest| {
-            rest.len() >= 3
-                && (known(rest) || !canon(rest).is_empty() || opposites().contains_key(rest))
-        })
-    })
-}
-
-/// How many character edits a word of this length may carry and still be recognised. Short
-/// words get none: `get_cat` is not a typo of `get_car`.
-fn typo_allowance(len: usize) -> usize {
-    match len {
-        0..=3 => 0,
-        4..=8 => 1,
-        _ => 2,
+/// Whether the request's letters, aligned with the form's words (or the form's with the
+/// request's, whichever has fewer words), change the prefix of some word.
+fn letters_change_a_prefix(query: &Query, form: &Form) -> bool {
+    if query.raw.len() < form.raw.len() {
+        fused_affixes(&query.compact, &form.raw) != Affixes::Unrelated
+    } else {
+        fused_affixes(&form.compact, &query.raw) != Affixes::Unrelated
     }
 }
 
@@ -1114,15 +1162,15 @@ fn is_filler(word: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Words
 
-/// Splits a name into lowercase words at separators (anything not a letter or digit) and at
-/// camelCase / PascalCase boundaries (`getHTTPServer` -> get, http, server; `listURLs` -> list,
-/// urls).
+/// Splits a name into lowercase words at separators (anything not a letter, a digit or a
+/// combining mark, which belongs to the letter before it) and at camelCase / PascalCase
+/// boundaries (`getHTTPServer` -> get, http, server; `listURLs` -> list, urls).
 pub(crate) fn split_words(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut words = Vec::new();
     let mut current = String::new();
     for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
+        if !c.is_alphanumeric() && !unicode_normalization::char::is_combining_mark(c) {
             if !current.is_empty() {
                 words.push(std::mem::take(&mut current));
             }
@@ -1305,10 +1353,11 @@ fn prefix_allowed(prefix: &str, server_name: Option<&str>) -> bool {
     if compact.is_empty() {
         return false;
     }
-    // `not.lock_door` is not a namespace: a negation or an opposite word changes the meaning.
+    // `not.lock_door`, `undo__lock_door` and `un.lock_door` are not namespaces: a negation,
+    // a bare prefix or an opposite word changes the meaning.
     if words
         .iter()
-        .any(|w| is_negation(w) || opposites().contains_key(w.as_str()))
+        .any(|w| is_negation(w) || is_affix(w) || opposites().contains_key(w.as_str()))
     {
         return false;
     }
@@ -1352,9 +1401,16 @@ fn opposed_forms(query: &Query, form: &Form) -> bool {
         .sum();
     let da = &a_rest[..a_rest.len() - suffix];
     let db = &b_rest[..b_rest.len() - suffix];
-    let negation_inserted =
-        |x: &str, y: &str| y.is_empty() && (NEGATION_PREFIXES.contains(&x) || is_negation(x));
+    let negation_inserted = |x: &str, y: &str| y.is_empty() && is_negation(x);
     if negation_inserted(da, db) || negation_inserted(db, da) {
+        return true;
+    }
+    // Words fused on one side: align the letters with the tool's words and compare word by
+    // word (`dequeuevehicle` against `enqueue_vehicle`, `unlockdoor` against `lock_door`).
+    if query.raw.len() < form.raw.len() && fused_affixes(a, &form.raw) == Affixes::Opposed {
+        return true;
+    }
+    if form.raw.len() < query.raw.len() && fused_affixes(b, &query.raw) == Affixes::Opposed {
         return true;
     }
     // Opposite words fused into the compact form on one side only.

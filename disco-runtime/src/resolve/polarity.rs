@@ -127,17 +127,276 @@ pub(crate) const OPPOSITES: &[(&str, &str)] = &[
     ("include", "omit"),
 ];
 
-/// Prefixes that negate a word: `unlock`, `disable`, `deactivate`, `invalid`, `nonempty`.
-pub(crate) const NEGATION_PREFIXES: &[&str] = &[
-    "un", "dis", "de", "in", "im", "ir", "il", "non", "not", "no", "anti", "mis",
-];
-
-/// Words that negate what follows: `not_found`, `no_cache`, `dont_track`.
+/// Words that negate, reverse or cancel what they stand beside: `not_found`, `no_cache`,
+/// `undo_unlock_door`, `enable_feature_off`, `skip_confirm`. A name or key that has one of
+/// them on one side only means something else; it is never dropped as an extra word, nor taken
+/// as a namespace. A bare negating affix written as a word of its own (`un_lock`) counts too.
 pub(crate) fn is_negation(word: &str) -> bool {
     matches!(
         word,
-        "not" | "no" | "non" | "dont" | "never" | "without" | "cannot" | "cant" | "nothing"
+        "not"
+            | "no"
+            | "non"
+            | "none"
+            | "dont"
+            | "never"
+            | "neither"
+            | "nor"
+            | "without"
+            | "cannot"
+            | "cant"
+            | "nothing"
+            | "skip"
+            | "disable"
+            | "disabled"
+            | "off"
+            | "false"
+            | "undo"
+            | "revert"
+            | "reverse"
+            | "rollback"
+            | "cancel"
+            | "abort"
+            | "unset"
+            | "negate"
+            | "except"
+            | "stop"
+            | "un"
+            | "de"
+            | "dis"
+            | "anti"
     )
+}
+
+// Polarity roles of an affix. Two affixes are opposed when a pair of `OPPOSED_ROLES` sets them
+// apart; two different affixes that are not opposed still make another word (`unregister` is
+// not a typo of `deregister`, `reinstall` is not a typo of `install`).
+const BARE: u16 = 1;
+const NEG: u16 = 1 << 1;
+const RE: u16 = 1 << 2;
+const EN: u16 = 1 << 3;
+const IN: u16 = 1 << 4;
+const OUT: u16 = 1 << 5;
+const UP: u16 = 1 << 6;
+const DOWN: u16 = 1 << 7;
+const PRE: u16 = 1 << 8;
+const POST: u16 = 1 << 9;
+const OVER: u16 = 1 << 10;
+const UNDER: u16 = 1 << 11;
+
+/// Role pairs that make two affixes opposites: a negation against the bare word
+/// (`lock`/`unlock`), against a repetition (`reactivate`/`deactivate`) and against `en`
+/// (`enqueue`/`dequeue`, `enable`/`disable`), and the directions (`increase`/`decrease`,
+/// `inbound`/`outbound`, `upload`/`download`, `preorder`/`postorder`, `overflow`/`underflow`).
+const OPPOSED_ROLES: &[(u16, u16)] = &[
+    (NEG, BARE),
+    (NEG, RE),
+    (NEG, EN),
+    (IN, OUT),
+    (IN, DOWN),
+    (UP, DOWN),
+    (PRE, POST),
+    (OVER, UNDER),
+];
+
+struct Affix {
+    text: &'static str,
+    roles: u16,
+    /// Also the start of many plain words (`a`: `amount`, `in`: `index`): counts only before a
+    /// stem of four letters or more, and only with that stem unchanged.
+    weak: bool,
+}
+
+const fn affix(text: &'static str, roles: u16, weak: bool) -> Affix {
+    Affix { text, roles, weak }
+}
+
+/// Prefixes that carry polarity. Longer ones first, so that `dis` is tried before `de`.
+const AFFIXES: &[Affix] = &[
+    affix("counter", NEG, false),
+    affix("under", UNDER, false),
+    affix("anti", NEG, false),
+    affix("dont", NEG, false),
+    affix("down", DOWN, false),
+    affix("over", OVER, false),
+    affix("post", POST, false),
+    affix("dis", NEG, false),
+    affix("mis", NEG, false),
+    affix("non", NEG, false),
+    affix("not", NEG, false),
+    affix("out", OUT, false),
+    affix("pre", PRE, false),
+    affix("de", NEG | DOWN, false),
+    affix("em", EN, false),
+    affix("en", EN, false),
+    affix("ex", OUT, false),
+    affix("no", NEG, false),
+    affix("re", RE, false),
+    affix("un", NEG, false),
+    affix("up", UP, false),
+    affix("il", NEG, true),
+    affix("im", NEG | IN, true),
+    affix("in", NEG | IN, true),
+    affix("ir", NEG, true),
+    affix("a", NEG, true),
+];
+
+/// The shortest stem an affix may stand before (`undo` is `un` + `do` only through the table).
+const MIN_STEM: usize = 3;
+const MIN_WEAK_STEM: usize = 4;
+
+/// Whether `word` is one of the polarity prefixes on its own (`un`, `de`, `re`).
+pub(crate) fn is_affix(word: &str) -> bool {
+    AFFIXES.iter().any(|a| a.text == word)
+}
+
+/// How many character edits a word of this length may carry and still be recognised. Short
+/// words get none: `get_cat` is not a typo of `get_car`. For a word with a polarity prefix
+/// this is the allowance of its stem: an edit of the prefix is never a typo.
+pub(crate) fn typo_allowance(len: usize) -> usize {
+    match len {
+        0..=3 => 0,
+        4..=8 => 1,
+        _ => 2,
+    }
+}
+
+/// One reading of a word as prefix + stem; the bare word is the reading with no prefix.
+#[derive(Clone, Copy)]
+struct Reading<'w> {
+    prefix: &'static str,
+    roles: u16,
+    weak: bool,
+    stem: &'w str,
+}
+
+/// Every reading of `word`: as it is, and after each polarity prefix it starts with (a `_` or
+/// `-` after the prefix is part of it: `un-lock`).
+fn readings<'w>(word: &'w str, out: &mut Vec<Reading<'w>>) {
+    out.clear();
+    out.push(Reading {
+        prefix: "",
+        roles: BARE,
+        weak: false,
+        stem: word,
+    });
+    for a in AFFIXES {
+        let Some(rest) = word.strip_prefix(a.text) else {
+            continue;
+        };
+        let stem = rest.strip_prefix(['_', '-']).unwrap_or(rest);
+        let min = if a.weak { MIN_WEAK_STEM } else { MIN_STEM };
+        if stem.chars().count() >= min {
+            out.push(Reading {
+                prefix: a.text,
+                roles: a.roles,
+                weak: a.weak,
+                stem,
+            });
+        }
+    }
+}
+
+/// Spellings of one prefix: `em` before b/m/p, `im`/`il`/`ir` before m, l, r.
+fn family(prefix: &str) -> &str {
+    match prefix {
+        "em" => "en",
+        "im" | "il" | "ir" => "in",
+        other => other,
+    }
+}
+
+fn roles_opposed(a: u16, b: u16) -> bool {
+    OPPOSED_ROLES
+        .iter()
+        .any(|&(x, y)| (a & x != 0 && b & y != 0) || (a & y != 0 && b & x != 0))
+}
+
+/// How two different words relate through their prefixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Affixes {
+    /// No reading of one is a prefix change of the other.
+    Unrelated,
+    /// The same stem behind different prefixes (`reinstall`/`install`, `unregister`/
+    /// `deregister`): another word, never a typo of it.
+    Changed,
+    /// Opposed prefixes before the same stem, or before a typo of it (`reactivte`/
+    /// `deactivate`, `unlcok`/`lock`): never a typo, never a suggestion.
+    Opposed,
+}
+
+/// The relation of two words through their polarity prefixes. The allowance for a typo is
+/// the stem's: a typo in the stem does not hide a change of prefix.
+pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
+    if a == b {
+        return Affixes::Unrelated;
+    }
+    let (mut ra, mut rb) = (Vec::with_capacity(4), Vec::with_capacity(4));
+    readings(a, &mut ra);
+    readings(b, &mut rb);
+    if ra.len() == 1 && rb.len() == 1 {
+        return prefix_added(a, b);
+    }
+    let mut best = prefix_added(a, b);
+    // Only computed when a reading pair needs it: whether the two words are one typo apart
+    // as written.
+    let mut plain_typo: Option<bool> = None;
+    for x in &ra {
+        for y in &rb {
+            if family(x.prefix) == family(y.prefix) {
+                continue;
+            }
+            let opposed = roles_opposed(x.roles, y.roles);
+            if x.stem == y.stem {
+                best = best.max(if opposed {
+                    Affixes::Opposed
+                } else {
+                    Affixes::Changed
+                });
+                continue;
+            }
+            if x.weak || y.weak {
+                continue;
+            }
+            let (lx, ly) = (x.stem.chars().count(), y.stem.chars().count());
+            let allowance = typo_allowance(lx.max(ly));
+            if lx.abs_diff(ly) > allowance || strsim::osa_distance(x.stem, y.stem) > allowance {
+                continue;
+            }
+            if !x.prefix.is_empty() && !y.prefix.is_empty() {
+                // Two prefixes, one stem with a typo: `reactivte`/`deactivate`.
+                best = best.max(if opposed {
+                    Affixes::Opposed
+                } else {
+                    Affixes::Changed
+                });
+            } else if opposed && strsim::osa_distance(x.stem, y.stem) == 1 {
+                // A bare word against a prefixed one with one typo in the stem (`unlcok`/
+                // `lock`) is opposed, unless the two are simply one typo apart as written
+                // (`dlete` is `delete` with a letter dropped, not a negated `lete`).
+                let typo = *plain_typo.get_or_insert_with(|| {
+                    let longest = a.chars().count().max(b.chars().count());
+                    strsim::osa_distance(a, b) <= typo_allowance(longest)
+                });
+                if !typo {
+                    best = Affixes::Opposed;
+                }
+            }
+        }
+    }
+    best
+}
+
+/// One word is the other with one or two letters put in front (`dactivate`/`activate`): an
+/// edit of the word's start only, where the polarity prefixes are: another word, not a typo.
+fn prefix_added(a: &str, b: &str) -> Affixes {
+    let (long, short) = if a.len() > b.len() { (a, b) } else { (b, a) };
+    let extra = long.chars().count() - short.chars().count();
+    if (1..=2).contains(&extra) && short.chars().count() >= MIN_STEM && long.ends_with(short) {
+        Affixes::Changed
+    } else {
+        Affixes::Unrelated
+    }
 }
 
 pub(crate) fn opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
@@ -152,21 +411,46 @@ pub(crate) fn opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
     })
 }
 
-/// Whether two words mean opposite things, directly, through their synonym classes
-/// (`add`/`remove` as create/delete), or by a negation prefix (`lock`/`unlock`).
+/// Whether two words mean opposite things: by their prefixes (`lock`/`unlock`,
+/// `reactivate`/`deactivate`, `enqueue`/`dequeue`, with or without a typo in the stem),
+/// directly by the table, or through their synonym classes (`add`/`remove` as create/delete).
 pub(crate) fn opposed(a: &str, b: &str) -> bool {
     if a == b {
         return false;
     }
-    if negated(a, b) || negated(b, a) {
+    if table_opposed(a, b) {
         return true;
     }
+    affixes(a, b) == Affixes::Opposed
+}
+
+/// Whether the table (with synonyms) says two words are opposites.
+fn table_opposed(a: &str, b: &str) -> bool {
     let table = opposite_ids();
     let (Some(ia), Some(ib)) = (table.ids.get(a), table.ids.get(b)) else {
         return false;
     };
     ia.iter()
         .any(|x| ib.iter().any(|y| table.pairs.contains(&(*x, *y))))
+}
+
+/// Whether two words may be taken for one another by a typo: not when they differ by a
+/// prefix (`reinstall`/`uninstall`, `async`/`sync`), nor when they are opposites.
+pub(crate) fn typo_possible(a: &str, b: &str) -> bool {
+    affixes(a, b) == Affixes::Unrelated && !table_opposed(a, b)
+}
+
+/// `word` negates a word this catalog or the tables know (`unget`, `unrun`, `noforce`): the
+/// request negates something the tool does not even have.
+pub(crate) fn negates_known_word(word: &str, known: &dyn Fn(&str) -> bool) -> bool {
+    let mut found = Vec::with_capacity(4);
+    readings(word, &mut found);
+    found.iter().skip(1).any(|r| {
+        r.roles & NEG != 0
+            && (known(r.stem)
+                || !super::vocab::canon(r.stem).is_empty()
+                || opposites().contains_key(r.stem))
+    })
 }
 
 /// The opposites table in a form that costs two lookups per word pair: every word of the
@@ -203,17 +487,6 @@ pub(crate) fn opposite_ids() -> &'static OppositeIds {
         }
         OppositeIds { ids, pairs }
     })
-}
-
-/// `long` is `short` with a negation prefix in front (`unlock`/`lock`).
-pub(crate) fn negated(long: &str, short: &str) -> bool {
-    short.len() >= 3
-        && long.len() > short.len()
-        && long.ends_with(short)
-        && NEGATION_PREFIXES.iter().any(|p| {
-            long.strip_prefix(p)
-                .is_some_and(|rest| rest == short || rest.strip_prefix(['_', '-']) == Some(short))
-        })
 }
 
 /// Whether the request and a tool's words differ by an opposite: some word present on one side
@@ -280,4 +553,127 @@ pub(crate) fn fused_ids(compact: &str) -> Vec<u16> {
     ids.sort_unstable();
     ids.dedup();
     ids
+}
+
+/// A request that lost its word boundaries (`dequeuevehicle`) against a tool's words
+/// (`enqueue`, `vehicle`), or the other way round: what the two share at the start and at
+/// the end is set aside, the rest is widened to the tool's word boundaries, and the request's
+/// letters there are compared with each tool word they stand for (`dequeue` with `enqueue`).
+/// The strongest relation of any word is the relation of the whole.
+pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixes {
+    let q: Vec<char> = request.chars().collect();
+    let f: Vec<char> = words.iter().flat_map(|w| w.as_ref().chars()).collect();
+    let (n, m) = (q.len(), f.len());
+    if n == 0 || m == 0 {
+        return Affixes::Unrelated;
+    }
+    let mut bounds = Vec::with_capacity(words.len() + 1);
+    bounds.push(0);
+    for w in words {
+        bounds.push(bounds.last().copied().unwrap_or(0) + w.as_ref().chars().count());
+    }
+    let prefix = q.iter().zip(&f).take_while(|(a, b)| a == b).count();
+    let suffix = q[prefix..]
+        .iter()
+        .rev()
+        .zip(f[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // The tool words the differing letters fall in; letters put in at a word boundary belong
+    // to the word after it (prefixes stand there), at the very end to the last word.
+    let (from, to) = (prefix, m - suffix);
+    let first = if from == to && from < m {
+        bounds.iter().rposition(|&b| b <= from).unwrap_or(0)
+    } else {
+        bounds
+            .iter()
+            .rposition(|&b| b <= from)
+            .unwrap_or(0)
+            .min(words.len() - 1)
+    };
+    let last = if from == to {
+        first
+    } else {
+        bounds
+            .iter()
+            .position(|&b| b >= to)
+            .map_or(words.len(), |i| i)
+            .max(first + 1)
+            - 1
+    };
+    let (ws, we) = (bounds[first], bounds[last + 1]);
+    let (qs, qe) = (ws, n - (m - we));
+    if qs > qe {
+        return Affixes::Unrelated;
+    }
+    if first == last {
+        let piece: String = q[qs..qe].iter().collect();
+        return relation(&piece, words[first].as_ref());
+    }
+    aligned_affixes(&q[qs..qe], &f[ws..we], &words[first..=last])
+}
+
+fn relation(piece: &str, word: &str) -> Affixes {
+    if opposed(piece, word) {
+        Affixes::Opposed
+    } else {
+        affixes(piece, word)
+    }
+}
+
+/// Several tool words each with an edit: the request's letters are aligned with the tool's
+/// (Levenshtein, walked back from the end) and cut at the tool's word boundaries.
+fn aligned_affixes<T: AsRef<str>>(q: &[char], f: &[char], words: &[T]) -> Affixes {
+    let (n, m) = (q.len(), f.len());
+    // On ties the walk leaves a tool letter unaligned first, so that a word missing from the
+    // request stays whole, then it matches, and last leaves a request letter unaligned: such
+    // letters then fall to the word that follows them, where prefixes are.
+    let w = m + 1;
+    let mut d = vec![0u32; (n + 1) * w];
+    for i in 0..=n {
+        d[i * w] = i as u32;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(m + 1) {
+        *cell = j as u32;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let sub = d[(i - 1) * w + j - 1] + u32::from(q[i - 1] != f[j - 1]);
+            let del = d[(i - 1) * w + j] + 1;
+            let ins = d[i * w + j - 1] + 1;
+            d[i * w + j] = sub.min(del).min(ins);
+        }
+    }
+    // `at[j]`: the request position aligned with the start of tool letter j.
+    let mut at = vec![0usize; m + 1];
+    at[m] = n;
+    let (mut i, mut j) = (n, m);
+    while i > 0 || j > 0 {
+        let here = d[i * w + j];
+        if j > 0 && (i == 0 || here == d[i * w + j - 1] + 1) {
+            j -= 1;
+            at[j] = i;
+        } else if i > 0 && j > 0 && here == d[(i - 1) * w + j - 1] + u32::from(q[i - 1] != f[j - 1])
+        {
+            i -= 1;
+            j -= 1;
+            at[j] = i;
+        } else {
+            i -= 1;
+            if j < m {
+                at[j] = i;
+            }
+        }
+    }
+    let mut best = Affixes::Unrelated;
+    let mut start = 0;
+    for word in words {
+        let word = word.as_ref();
+        let end = start + word.chars().count();
+        let (from, to) = (at[start], at[end]);
+        let piece: String = q[from..to.max(from)].iter().collect();
+        best = best.max(relation(&piece, word));
+        start = end;
+    }
+    best
 }
