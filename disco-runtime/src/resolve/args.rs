@@ -723,6 +723,120 @@ mod tests {
         );
     }
 
+    fn remove_directory() -> CatalogTool {
+        tool(json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "force": {"type": "boolean"},
+                "recursive": {"type": "boolean"},
+                "max_price": {"type": "number"},
+                "include_tags": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["path"]
+        }))
+    }
+
+    fn args(value: Value) -> Map<String, Value> {
+        let Value::Object(map) = value else {
+            unreachable!()
+        };
+        map
+    }
+
+    /// A negated flag is the call the model meant to be safe: it is never the flag.
+    #[test]
+    fn keys_that_negate_a_parameter_are_answered_never_repaired() {
+        let t = remove_directory();
+        for (key, param) in [
+            ("no_force", "force"),
+            ("noforce", "force"),
+            ("force_no", "force"),
+            ("unforce", "force"),
+            ("un_force", "force"),
+            ("NoForce", "force"),
+            ("forceOff", "force"),
+            ("force_off", "force"),
+            ("not_force", "force"),
+            ("dont_force", "force"),
+            ("without_force", "force"),
+            ("skip_force", "force"),
+            ("nonforce", "force"),
+            ("no_recursive", "recursive"),
+            ("recursive_no", "recursive"),
+            ("norecursive", "recursive"),
+            ("unrecursive", "recursive"),
+            ("non_recursive", "recursive"),
+            ("min_price", "max_price"),
+            ("exclude_tags", "include_tags"),
+        ] {
+            for value in [
+                json!(true),
+                json!(false),
+                json!("true"),
+                json!(1),
+                json!(["x"]),
+            ] {
+                for repair in [Repair::Safe, Repair::Strict] {
+                    let sent = args(json!({"path": "/data", key: value}));
+                    let err = prepare(&t, sent, repair).expect_err(key);
+                    assert!(
+                        err.contains(&format!("`{key}` states the opposite"))
+                            && err.contains(param),
+                        "{key}: {err}"
+                    );
+                }
+            }
+        }
+        let err = prepare(
+            &t,
+            args(json!({"path": "/", "no_force": true})),
+            Repair::Safe,
+        )
+        .unwrap_err();
+        assert!(err.contains("send `\"force\": false`"), "{err}");
+        let err =
+            prepare(&t, args(json!({"path": "/", "min_price": 3})), Repair::Safe).unwrap_err();
+        assert!(err.contains("`max_price` (number)"), "{err}");
+    }
+
+    #[test]
+    fn a_boolean_is_reached_by_a_misspelling_only_with_a_boolean_value() {
+        let t = remove_directory();
+        let p = prepare(
+            &t,
+            args(json!({"path": "/", "recursiv": true})),
+            Repair::Safe,
+        )
+        .unwrap();
+        assert_eq!(p.arguments.get("recursive"), Some(&json!(true)));
+        let p = prepare(
+            &t,
+            args(json!({"path": "/", "forse": "false"})),
+            Repair::Safe,
+        )
+        .unwrap();
+        assert_eq!(p.arguments.get("force"), Some(&json!(false)));
+        for sent in [
+            json!({"path": "/", "recursiv": "yes"}),
+            json!({"path": "/", "recursiv": 1}),
+            json!({"path": "/", "nforce": true}),
+            json!({"path": "/", "reforce": true}),
+        ] {
+            assert!(
+                prepare(&t, args(sent.clone()), Repair::Safe).is_err(),
+                "{sent}"
+            );
+        }
+        // The plural of another parameter is that parameter, whatever its opposite says.
+        let t = tool(json!({
+            "type": "object",
+            "properties": {"start_location": {"type": "string"}, "end_location": {"type": "string"}}
+        }));
+        let p = prepare(&t, args(json!({"end_locations": "LA"})), Repair::Safe).unwrap();
+        assert_eq!(p.arguments.get("end_location"), Some(&json!("LA")));
+    }
+
     #[test]
     fn keys_normalise_across_styles() {
         assert_eq!(normalise_key("maxResults"), "maxresults");

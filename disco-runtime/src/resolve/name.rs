@@ -1755,6 +1755,185 @@ mod tests {
         assert_eq!(resolved(&both, "unlock_door"), Some((1, Rule::Exact)));
     }
 
+    /// The cases found by trying names nobody had written into a test: a `re-` verb against its
+    /// `de-`/`un-` opposite is two letters away, which a long word's typo allowance covered.
+    #[test]
+    fn a_change_of_prefix_is_never_a_typo() {
+        let pairs = [
+            ("reactivate_account", "deactivate_account"),
+            ("reinstall_package", "uninstall_package"),
+            ("reinstall_app", "deinstall_app"),
+            ("resubscribe_newsletter", "unsubscribe_newsletter"),
+            ("reregister_device", "deregister_device"),
+            ("recompress_archive", "decompress_archive"),
+            ("requeue_job", "dequeue_job"),
+            ("reselect_item", "deselect_item"),
+            ("rearchive_project", "unarchive_project"),
+            ("dequeue_vehicle", "enqueue_vehicle"),
+            ("sync_data", "async_data"),
+            ("async_data", "sync_data"),
+            ("reinstall_package", "install_package"),
+            ("deinstall_app", "uninstall_app"),
+            ("reactivte_account", "deactivate_account"),
+            ("unlcok_door", "lock_door"),
+        ];
+        for (request, tool) in pairs {
+            let ix = index(&[(tool, false), ("search_files", false)]);
+            for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+                let r = ix.resolve(request, &all, policy, None);
+                assert_eq!(
+                    r.outcome,
+                    Outcome::Unknown,
+                    "{request} -> {tool} ({policy:?})"
+                );
+            }
+        }
+        // Opposed prefixes are not suggested either; a mere change of prefix may be.
+        let ix = index(&[("deactivate_account", false)]);
+        assert!(resolve(&ix, "reactivate_account").suggestions.is_empty());
+        let ix = index(&[("install_package", false)]);
+        assert_eq!(resolve(&ix, "reinstall_package").suggestions, vec![0]);
+    }
+
+    #[test]
+    fn negating_words_are_never_extra() {
+        let ix = index(&[
+            ("unlock_door", false),
+            ("enable_feature", false),
+            ("grant_access", false),
+        ]);
+        for request in [
+            "undo_unlock_door",
+            "revert_unlock_door",
+            "cancel_unlock_door",
+            "unlock_door_undo",
+            "skip_unlock_door",
+            "never_unlock_door",
+            "enable_feature_off",
+            "disable_enable_feature",
+            "undo_grant_access",
+            "grant_access_rollback",
+            "no_grant_access",
+        ] {
+            let r = resolve(&ix, request);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+            assert!(r.suggestions.is_empty(), "{request}: {:?}", r.suggestions);
+        }
+        // A namespace is never a negation: `undo__unlock_door` is not `unlock_door`.
+        for request in ["undo__unlock_door", "un.lock_door", "cancel.grant_access"] {
+            assert_eq!(resolved(&ix, request), None, "{request}");
+        }
+    }
+
+    #[test]
+    fn fused_words_keep_their_prefixes() {
+        let ix = index(&[
+            ("enqueue_vehicle", false),
+            ("async_fetch", false),
+            ("sync_data", false),
+            ("lock_door", false),
+        ]);
+        for request in [
+            "dequeuevehicle",
+            "DequeueVehicle",
+            "syncfetch",
+            "sync_fetch",
+            "asyncdata",
+            "asyncData",
+            "unlockdoor",
+            "relockdoor",
+        ] {
+            let r = resolve(&ix, request);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+        }
+        for (request, opposite) in [("dequeuevehicle", 0), ("unlockdoor", 3), ("syncfetch", 1)] {
+            let r = resolve(&ix, request);
+            assert!(
+                !r.suggestions.contains(&opposite),
+                "{request}: {:?}",
+                r.suggestions
+            );
+        }
+    }
+
+    #[test]
+    fn suggestions_never_list_the_opposite() {
+        let ix = index(&[
+            ("lock_door", false),
+            ("unlock_door", false),
+            ("start_server", false),
+        ]);
+        let hide_lock = |i: usize| i != 0;
+        let r = ix.resolve("relock_door", &hide_lock, Policy::Safe, None);
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert!(!r.suggestions.contains(&1), "{:?}", r.suggestions);
+        for request in [
+            "halt_server",
+            "shutdown_server",
+            "stop_server",
+            "kill_server",
+        ] {
+            let r = resolve(&ix, request);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+            assert!(
+                !r.suggestions.contains(&2),
+                "{request}: {:?}",
+                r.suggestions
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_text_not_bytes() {
+        let ix = index(&[("lock_door", true), ("get_weather", false)]);
+        for request in [
+            "lock_door\u{0}",
+            "lock_door\n",
+            "lock\r_door",
+            "lock_door\u{7f}",
+            "lock\u{200b}_door",
+            "lock_door\u{202e}",
+            "lock_door\u{2028}",
+            "get_weather\u{0}",
+        ] {
+            for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+                let r = ix.resolve(request, &all, policy, None);
+                assert_eq!(r.outcome, Outcome::Unknown, "{request:?} ({policy:?})");
+            }
+        }
+        // Compatibility folding: the Kelvin sign is K, full-width letters are letters.
+        assert_eq!(resolved(&ix, "loc\u{212a}_door"), Some((0, Rule::Case)));
+        assert_eq!(
+            resolved(&ix, "\u{ff4c}\u{ff4f}\u{ff43}\u{ff4b}_door"),
+            Some((0, Rule::Case))
+        );
+        // A combining mark belongs to its letter: `do\u{301}or` is not `do` + `or`, so the
+        // destructive tool is only suggested.
+        let r = resolve(&ix, "lock_do\u{301}or");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert_eq!(r.suggestions, vec![0]);
+        assert_eq!(split_words("do\u{301}or"), ["do\u{301}or"]);
+    }
+
+    #[test]
+    fn recovery_is_kept() {
+        let ix = index(&[
+            ("get_papers", false),
+            ("delete_file", true),
+            ("get_weather_forecast", false),
+            ("unlock_door", false),
+            ("deactivate_account", false),
+        ]);
+        assert_eq!(resolved(&ix, "get_paper"), Some((0, Rule::Plural)));
+        let r = resolve(&ix, "delte_file");
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert_eq!(r.suggestions.first(), Some(&1));
+        assert_eq!(resolved(&ix, "get_weather_forcast"), Some((2, Rule::Typo)));
+        assert_eq!(resolved(&ix, "unlock_dor"), Some((3, Rule::Typo)));
+        assert_eq!(resolved(&ix, "deactivte_account"), Some((4, Rule::Typo)));
+        assert_eq!(resolved(&ix, "deactivate_acount"), Some((4, Rule::Typo)));
+    }
+
     #[test]
     fn another_object_is_not_a_typo() {
         let ix = index(&[

@@ -677,3 +677,73 @@ fn aligned_affixes<T: AsRef<str>>(q: &[char], f: &[char], words: &[T]) -> Affixe
     }
     best
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_relate_words() {
+        use Affixes::*;
+        for (a, b, want) in [
+            ("unlock", "lock", Opposed),
+            ("reactivate", "deactivate", Opposed),
+            ("reactivte", "deactivate", Opposed),
+            ("reinstall", "uninstall", Opposed),
+            ("enqueue", "dequeue", Opposed),
+            ("enable", "disable", Opposed),
+            ("async", "sync", Opposed),
+            ("increase", "decrease", Opposed),
+            ("inbound", "outbound", Opposed),
+            ("upload", "download", Opposed),
+            ("unlcok", "lock", Opposed),
+            ("invalid", "valid", Opposed),
+            ("reinstall", "install", Changed),
+            ("unregister", "deregister", Changed),
+            ("dactivate", "activate", Changed),
+            // `a` cannot tell `amount` from a negated `mount`: the safe side is to not suggest.
+            ("amount", "mount", Opposed),
+            // Plain typos and plain words.
+            ("dlete", "delete", Unrelated),
+            ("reprot", "report", Unrelated),
+            ("enbedded", "embedded", Unrelated),
+            ("raed", "read", Unrelated),
+            ("index", "dex", Changed),
+            ("unit", "it", Unrelated),
+            ("lock", "lock", Unrelated),
+        ] {
+            assert_eq!(affixes(a, b), want, "{a} {b}");
+            assert_eq!(affixes(b, a), want, "{b} {a}");
+        }
+    }
+
+    #[test]
+    fn opposites_come_from_the_table_and_the_prefixes() {
+        assert!(opposed("add", "remove"));
+        assert!(opposed("halt", "start"));
+        assert!(opposed("min", "max"));
+        assert!(opposed("relock", "unlock"));
+        assert!(!opposed("reinstall", "install"));
+        assert!(!opposed("delete", "delete"));
+        assert!(typo_possible("delte", "delete"));
+        assert!(!typo_possible("reinstall", "uninstall"));
+        assert!(!typo_possible("sync", "async"));
+    }
+
+    #[test]
+    fn fused_letters_are_cut_at_the_tool_words() {
+        use Affixes::*;
+        for (request, words, want) in [
+            ("dequeuevehicle", &["enqueue", "vehicle"][..], Opposed),
+            ("unlockdoor", &["lock", "door"], Opposed),
+            ("lockdoor", &["unlock", "door"], Opposed),
+            ("reactivateacount", &["deactivate", "account"], Opposed),
+            ("getunits", &["get", "business", "units"], Unrelated),
+            ("c3glide", &["c3", "glide", "details"], Unrelated),
+            ("readfiel", &["read", "file"], Unrelated),
+            ("reinstallpackage", &["install", "package"], Changed),
+        ] {
+            assert_eq!(fused_affixes(request, words), want, "{request} {words:?}");
+        }
+    }
+}
