@@ -340,7 +340,13 @@ fn near_miss(key: &str, value: &Value, targets: &[&ParamInfo]) -> Option<usize> 
                             0.0
                         }
                     } else {
-                        closeness(&norm, &normalise_key(n))
+                        // A change of prefix is another key, not a misspelling (`relimit`).
+                        let target = normalise_key(n);
+                        if super::polarity::typo_possible(&norm, &target) {
+                            closeness(&norm, &target)
+                        } else {
+                            0.0
+                        }
                     }
                 })
                 .fold(0.0, f64::max);
@@ -389,13 +395,13 @@ fn singular_words(key: &str) -> Vec<String> {
 /// (`unforce`/`force`, `min`/`max`) or as a word and the word with a negating word glued
 /// after it (`forceoff`/`force`), and the negations on the two sides do not cancel out.
 fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
-    use super::polarity::{is_negation, opposed};
+    use super::polarity::{is_negating_particle, opposed};
     let mut flips = 0usize;
     let mut left: Vec<&str> = Vec::with_capacity(a.len());
     let mut right: Vec<&str> = Vec::with_capacity(b.len());
     for (words, kept) in [(a, &mut left), (b, &mut right)] {
         for w in words {
-            if is_negation(w) {
+            if is_negating_particle(w) {
                 flips += 1;
             } else {
                 kept.push(w);
@@ -410,7 +416,20 @@ fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
         None => true,
     });
     if left.len() != right.len() {
-        return false;
+        // Words fused on one side (`maxprice` against `min_price`): the same letters but for
+        // a word of opposite meaning.
+        let (fused, words) = if left.len() < right.len() {
+            (left.concat(), &right)
+        } else {
+            (right.concat(), &left)
+        };
+        let joined = words.concat();
+        if fused == joined {
+            return flips % 2 == 1;
+        }
+        let opposed_letters = strsim::osa_distance(&fused, &joined) <= 3
+            && super::polarity::fused_affixes(&fused, words) == super::polarity::Affixes::Opposed;
+        return opposed_letters && flips % 2 == 0;
     }
     for w in &left {
         let pair = right
@@ -828,6 +847,33 @@ mod tests {
                 "{sent}"
             );
         }
+        // A change of prefix is another key, and fused opposites are opposites.
+        let t2 = tool(json!({
+            "type": "object",
+            "properties": {"limit": {"type": "integer"}, "min_price": {"type": "number"},
+                           "stops": {"type": "array"}, "no_of_adults": {"type": "integer"},
+                           "location": {"type": "string"}}
+        }));
+        for sent in [
+            json!({"relimit": 3}),
+            json!({"unlimit": 3}),
+            json!({"maxprice": 3}),
+            json!({"MaxPrice": 3}),
+        ] {
+            assert!(
+                prepare(&t2, args(sent.clone()), Repair::Safe).is_err(),
+                "{sent}"
+            );
+        }
+        // Nouns that look like negating verbs, and parameters with a `no` of their own, do not
+        // make a misspelled key an opposite.
+        let p = prepare(
+            &t2,
+            args(json!({"stpos": [], "loction": "Paris"})),
+            Repair::Safe,
+        )
+        .unwrap();
+        assert!(p.arguments.contains_key("stops") && p.arguments.contains_key("location"));
         // The plural of another parameter is that parameter, whatever its opposite says.
         let t = tool(json!({
             "type": "object",

@@ -168,6 +168,25 @@ pub(crate) fn is_negation(word: &str) -> bool {
     )
 }
 
+/// The negating words that are particles, not verbs: in an argument key, `stops` and
+/// `reverse` are things, while `no`, `not`, `dont`, `without`, `skip`, `off` only negate.
+pub(crate) fn is_negating_particle(word: &str) -> bool {
+    is_negation(word)
+        && !matches!(
+            word,
+            "undo"
+                | "revert"
+                | "reverse"
+                | "rollback"
+                | "cancel"
+                | "abort"
+                | "unset"
+                | "negate"
+                | "except"
+                | "stop"
+        )
+}
+
 // Polarity roles of an affix. Two affixes are opposed when a pair of `OPPOSED_ROLES` sets them
 // apart; two different affixes that are not opposed still make another word (`unregister` is
 // not a typo of `deregister`, `reinstall` is not a typo of `install`).
@@ -343,6 +362,14 @@ pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
     let mut plain_typo: Option<bool> = None;
     for x in &ra {
         for y in &rb {
+            // Opposite stems behind prefixes that do not negate (`reenable`/`disable`,
+            // `reopen`/`reclose`) are opposites too.
+            if (x.roles & NEG == 0) == (y.roles & NEG == 0)
+                && (x.prefix.len() + y.prefix.len() > 0)
+                && table_opposed(x.stem, y.stem)
+            {
+                return Affixes::Opposed;
+            }
             if family(x.prefix) == family(y.prefix) {
                 continue;
             }
