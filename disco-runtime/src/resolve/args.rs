@@ -429,7 +429,7 @@ fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
         }
         let opposed_letters = strsim::osa_distance(&fused, &joined) <= 3
             && super::polarity::fused_affixes(&fused, words) == super::polarity::Affixes::Opposed;
-        return opposed_letters && flips % 2 == 0;
+        return opposed_letters && flips.is_multiple_of(2);
     }
     for w in &left {
         let pair = right
