@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use disco_runtime::catalog::provider::JsonCatalogProvider;
 use disco_runtime::catalog::SearchOptions;
-use disco_runtime::resolve::args::{prepare, Repair};
-use disco_runtime::{Caller, Catalog, CatalogTool};
+use disco_runtime::resolve::args::{normalise_key, prepare, ArgFix, Repair};
+use disco_runtime::{Caller, Catalog, CatalogTool, NameRule};
 use serde_json::{json, Map, Value};
 
 #[path = "../../disco-macros/src/docs.rs"]
@@ -84,8 +84,57 @@ fn callers() -> [Caller; 2] {
     [Caller::new("user"), Caller::new("admin")]
 }
 
+// The morphology of negation, as tests/corpus/polarity/generate.py states it: affixes glued to
+// the name's first word, and words put before or after it. (`in`/`im`/`il`/`ir`/`a` are left
+// out: before a short word they make another word, not its negation.)
+const NEGATING_AFFIXES: &[&str] = &[
+    "un", "de", "dis", "non", "anti", "counter", "mis", "no", "not",
+];
+const NEGATING_WORDS: &[&str] = &[
+    "no", "not", "never", "dont", "without", "skip", "disable", "off", "undo", "revert", "cancel",
+    "unset", "stop", "non",
+];
+
+/// A few opposite forms of `name`, which reached `tool`, chosen by the input's bytes (every
+/// form of every input would make each run twenty times slower): an affix glued to the first
+/// word of the last namespace segment when that word is one of the tool's words (`unlock_door`,
+/// `mcp__x__unlockDoor`: an affix on stray letters negates nothing of the tool), or a
+/// negating word before it or at the end (`undo_lock_door`, `lock_door_off`).
+fn opposite_forms(name: &str, tool: &str, data: &[u8]) -> Vec<String> {
+    let start = ["__", ".", "/", ":"]
+        .iter()
+        .filter_map(|sep| name.rfind(sep).map(|i| i + sep.len()))
+        .max()
+        .unwrap_or(0);
+    let (head, tail) = name.split_at(start);
+    let seed = data
+        .iter()
+        .fold(0usize, |h, &b| h.wrapping_mul(31).wrapping_add(b as usize));
+    let before = NEGATING_WORDS[(seed / 7) % NEGATING_WORDS.len()];
+    let after = NEGATING_WORDS[(seed / 101) % NEGATING_WORDS.len()];
+    let mut forms = vec![format!("{head}{before}_{tail}"), format!("{name}_{after}")];
+    // The first word of the tail: its first letter, then lowercase letters.
+    let first_len = tail
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| !c.is_ascii_lowercase())
+        .map_or(tail.len(), |(i, _)| i);
+    let first = tail[..first_len].to_ascii_lowercase();
+    if first.len() >= 3
+        && first.chars().all(|c| c.is_ascii_lowercase())
+        && tool.split('_').any(|w| w == first)
+    {
+        let affix = NEGATING_AFFIXES[seed % NEGATING_AFFIXES.len()];
+        // Glued as one word: `unlockDoor`, not `unLockDoor`.
+        forms.push(format!("{head}{affix}{first}{}", &tail[first_len..]));
+    }
+    forms
+}
+
 /// Tool-name resolution: a fuzzy correction never reaches a destructive tool, nothing
-/// resolves to or suggests a tool the caller may not see, suggestions stay few.
+/// resolves to or suggests a tool the caller may not see, suggestions stay few, and no
+/// resolution crosses polarity: when the name reaches a tool, its opposite forms neither
+/// reach nor suggest that same tool.
 pub fn name_resolution(data: &[u8]) {
     let name = String::from_utf8_lossy(data);
     let c = catalog();
@@ -104,6 +153,25 @@ pub fn name_resolution(data: &[u8]) {
                 tool.name
             );
             assert!(r.suggestions.is_empty());
+            if name.len() <= disco_runtime::resolve::name::MAX_NAME_LEN {
+                for opposite in opposite_forms(&name, &tool.name, data) {
+                    let o = c.resolve(&opposite, &caller);
+                    if let (Some(t), Some(rule)) = (&o.tool, o.rule) {
+                        assert!(
+                            t.name != tool.name
+                                || matches!(rule, NameRule::Exact | NameRule::Alias),
+                            "{name:?} reaches {} and so does its opposite {opposite:?} ({})",
+                            tool.name,
+                            rule.as_str()
+                        );
+                    }
+                    assert!(
+                        !o.suggestions.contains(&tool.name),
+                        "{name:?} reaches {} and its opposite {opposite:?} suggests it",
+                        tool.name
+                    );
+                }
+            }
         }
         assert!(
             r.suggestions.len() <= 10,
@@ -117,7 +185,8 @@ pub fn name_resolution(data: &[u8]) {
     }
 }
 
-/// Argument repair: never panics, and arguments it accepts satisfy the tool's schema.
+/// Argument repair: never panics, arguments it accepts satisfy the tool's schema, and no key
+/// that negates a parameter is renamed into it.
 pub fn arg_repair(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
         return;
@@ -145,6 +214,15 @@ pub fn arg_repair(data: &[u8]) {
     for repair in [Repair::Safe, Repair::Strict] {
         match prepare(tool, args.clone(), repair) {
             Ok(prepared) => {
+                for fix in &prepared.fixes {
+                    if let ArgFix::Renamed { from, to, rule } = fix {
+                        assert!(
+                            !negates(from, to),
+                            "{}: the negated key {from:?} was renamed to {to:?} ({rule})",
+                            tool.name
+                        );
+                    }
+                }
                 let problems = tool.validate_input(&Value::Object(prepared.arguments.clone()));
                 assert!(
                     problems.is_empty(),
@@ -164,6 +242,19 @@ pub fn arg_repair(data: &[u8]) {
             }
         }
     }
+}
+
+/// Whether `key` is `param` with a negating affix or word glued on, in any spelling
+/// (`no_force`, `forceOff`, `unforce`, `Not-Force`): such a key is never taken for `param`.
+fn negates(key: &str, param: &str) -> bool {
+    let (key, param) = (normalise_key(key), normalise_key(param));
+    if key == param || param.is_empty() {
+        return false;
+    }
+    NEGATING_AFFIXES
+        .iter()
+        .chain(NEGATING_WORDS)
+        .any(|n| key.strip_prefix(n) == Some(&param) || key.strip_suffix(n) == Some(&param))
 }
 
 /// Search: bounded, finite scores, best first, only tools the caller may see.
