@@ -230,35 +230,59 @@ const fn affix(text: &'static str, roles: u16, weak: bool) -> Affix {
     Affix { text, roles, weak }
 }
 
-/// Prefixes that carry polarity. Longer ones first, so that `dis` is tried before `de`.
+/// Prefixes that carry polarity, grouped by first letter, longer ones first (`dis` before
+/// `de`, `non` before `no`).
 const AFFIXES: &[Affix] = &[
-    affix("counter", NEG, false),
-    affix("under", UNDER, false),
     affix("anti", NEG, false),
+    affix("a", NEG, true),
+    affix("counter", NEG, false),
     affix("dont", NEG, false),
     affix("down", DOWN, false),
-    affix("over", OVER, false),
-    affix("post", POST, false),
     affix("dis", NEG, false),
-    affix("mis", NEG, false),
-    affix("non", NEG, false),
-    affix("not", NEG, false),
-    affix("out", OUT, false),
-    affix("pre", PRE, false),
     affix("de", NEG | DOWN, false),
     affix("em", EN, false),
     affix("en", EN, false),
     affix("ex", OUT, false),
-    affix("no", NEG, false),
-    affix("re", RE, false),
-    affix("un", NEG, false),
-    affix("up", UP, false),
     affix("il", NEG, true),
     affix("im", NEG | IN, true),
     affix("in", NEG | IN, true),
     affix("ir", NEG, true),
-    affix("a", NEG, true),
+    affix("mis", NEG, false),
+    affix("non", NEG, false),
+    affix("not", NEG, false),
+    affix("no", NEG, false),
+    affix("over", OVER, false),
+    affix("out", OUT, false),
+    affix("post", POST, false),
+    affix("pre", PRE, false),
+    affix("re", RE, false),
+    affix("under", UNDER, false),
+    affix("un", NEG, false),
+    affix("up", UP, false),
 ];
+
+/// The prefixes that start with `first`, longest first (a slice of `AFFIXES`, which keeps
+/// the prefixes of one letter together).
+fn affixes_starting(first: u8) -> &'static [Affix] {
+    static RANGES: OnceLock<[(u8, u8); 128]> = OnceLock::new();
+    let ranges = RANGES.get_or_init(|| {
+        let mut ranges = [(0u8, 0u8); 128];
+        for (i, a) in AFFIXES.iter().enumerate() {
+            let r = &mut ranges[usize::from(a.text.as_bytes()[0] & 0x7f)];
+            if r.0 == r.1 {
+                *r = (i as u8, i as u8 + 1);
+            } else {
+                r.1 = i as u8 + 1;
+            }
+        }
+        ranges
+    });
+    if first >= 128 {
+        return &[];
+    }
+    let (from, to) = ranges[usize::from(first)];
+    &AFFIXES[usize::from(from)..usize::from(to)]
+}
 
 /// The shortest stem an affix may stand before (`undo` is `un` + `do` only through the table).
 const MIN_STEM: usize = 3;
@@ -290,30 +314,52 @@ struct Reading<'w> {
 }
 
 /// Every reading of `word`: as it is, and after each polarity prefix it starts with (a `_` or
-/// `-` after the prefix is part of it: `un-lock`).
-fn readings<'w>(word: &'w str, out: &mut Vec<Reading<'w>>) {
-    out.clear();
-    out.push(Reading {
+/// `-` after the prefix is part of it: `un-lock`). At most four: no word starts with more than
+/// three of the prefixes (`nonstop`: `non`, `no`).
+#[derive(Clone, Copy)]
+struct Readings<'w> {
+    items: [Reading<'w>; 4],
+    len: usize,
+}
+
+impl<'w> Readings<'w> {
+    fn as_slice(&self) -> &[Reading<'w>] {
+        &self.items[..self.len]
+    }
+}
+
+fn readings(word: &str) -> Readings<'_> {
+    let bare = Reading {
         prefix: "",
         roles: BARE,
         weak: false,
         stem: word,
-    });
-    for a in AFFIXES {
+    };
+    let mut out = Readings {
+        items: [bare; 4],
+        len: 1,
+    };
+    let Some(&first) = word.as_bytes().first() else {
+        return out;
+    };
+    // This runs for every pair of words compared: only the prefixes of its first letter.
+    for a in affixes_starting(first) {
         let Some(rest) = word.strip_prefix(a.text) else {
             continue;
         };
         let stem = rest.strip_prefix(['_', '-']).unwrap_or(rest);
         let min = if a.weak { MIN_WEAK_STEM } else { MIN_STEM };
-        if stem.chars().count() >= min {
-            out.push(Reading {
+        if out.len < out.items.len() && stem.chars().take(min).count() == min {
+            out.items[out.len] = Reading {
                 prefix: a.text,
                 roles: a.roles,
                 weak: a.weak,
                 stem,
-            });
+            };
+            out.len += 1;
         }
     }
+    out
 }
 
 /// Spellings of one prefix: `em` before b/m/p, `im`/`il`/`ir` before m, l, r.
@@ -350,9 +396,8 @@ pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
     if a == b {
         return Affixes::Unrelated;
     }
-    let (mut ra, mut rb) = (Vec::with_capacity(4), Vec::with_capacity(4));
-    readings(a, &mut ra);
-    readings(b, &mut rb);
+    let (ra, rb) = (readings(a), readings(b));
+    let (ra, rb) = (ra.as_slice(), rb.as_slice());
     if ra.len() == 1 && rb.len() == 1 {
         return prefix_added(a, b);
     }
@@ -360,8 +405,8 @@ pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
     // Only computed when a reading pair needs it: whether the two words are one typo apart
     // as written.
     let mut plain_typo: Option<bool> = None;
-    for x in &ra {
-        for y in &rb {
+    for x in ra {
+        for y in rb {
             // Opposite stems behind prefixes that do not negate (`reenable`/`disable`,
             // `reopen`/`reclose`) are opposites too.
             if (x.roles & NEG == 0) == (y.roles & NEG == 0)
@@ -418,8 +463,11 @@ pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
 /// edit of the word's start only, where the polarity prefixes are: another word, not a typo.
 fn prefix_added(a: &str, b: &str) -> Affixes {
     let (long, short) = if a.len() > b.len() { (a, b) } else { (b, a) };
-    let extra = long.chars().count() - short.chars().count();
-    if (1..=2).contains(&extra) && short.chars().count() >= MIN_STEM && long.ends_with(short) {
+    if long.len() == short.len() || !long.ends_with(short) {
+        return Affixes::Unrelated;
+    }
+    let extra = long[..long.len() - short.len()].chars().count();
+    if extra <= 2 && short.chars().take(MIN_STEM).count() == MIN_STEM {
         Affixes::Changed
     } else {
         Affixes::Unrelated
@@ -470,9 +518,7 @@ pub(crate) fn typo_possible(a: &str, b: &str) -> bool {
 /// `word` negates a word this catalog or the tables know (`unget`, `unrun`, `noforce`): the
 /// request negates something the tool does not even have.
 pub(crate) fn negates_known_word(word: &str, known: &dyn Fn(&str) -> bool) -> bool {
-    let mut found = Vec::with_capacity(4);
-    readings(word, &mut found);
-    found.iter().skip(1).any(|r| {
+    readings(word).as_slice().iter().skip(1).any(|r| {
         r.roles & NEG != 0
             && (known(r.stem)
                 || !super::vocab::canon(r.stem).is_empty()
