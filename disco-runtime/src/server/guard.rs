@@ -11,10 +11,11 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 
+use super::sessions::Sessions;
 use super::McpHandler;
+use crate::tool::Caller;
 use http::{header, HeaderValue, Method, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, RequestId};
 use serde_json::{json, Map, Value};
@@ -359,8 +360,11 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
 /// request, and a clone of rmcp's service copies its configuration (host and origin lists).
 #[derive(Clone)]
 pub(crate) struct Guarded {
-    pub(crate) inner: Arc<StreamableHttpService<McpHandler, LocalSessionManager>>,
+    pub(crate) inner: Arc<StreamableHttpService<McpHandler, Sessions>>,
     pub(crate) max_body_bytes: usize,
+    pub(crate) body_read_timeout: std::time::Duration,
+    /// The sessions (sessions mode): each answers only to the caller that created it.
+    pub(crate) sessions: Option<Arc<Sessions>>,
 }
 
 impl tower_service::Service<Request> for Guarded {
@@ -377,13 +381,27 @@ impl tower_service::Service<Request> for Guarded {
 
     fn call(&mut self, req: Request) -> Self::Future {
         let this = self.clone();
-        Box::pin(async move { Ok(this.guard(req).await) })
+        // rmcp calls back into the handler without the request (the `Mcp-Param-*` check's
+        // `get_tool`, session creation): they read the caller from here.
+        let caller = req
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+            .unwrap_or_default();
+        Box::pin(super::REQUEST_CALLER.scope(caller, async move { Ok(this.guard(req).await) }))
     }
 }
 
 impl Guarded {
     async fn guard(self, req: Request) -> Response {
         let max_body_bytes = self.max_body_bytes;
+        let body_read_timeout = self.body_read_timeout;
+        let sessions = self.sessions.clone();
+        if let Some(sessions) = &sessions {
+            if let Some(refused) = foreign_session(sessions, &req) {
+                return refused;
+            }
+        }
         let forward = |req: Request| async move { self.inner.handle(req).await.map(Body::new) };
         if req.method() == Method::DELETE {
             // rmcp closes the session and answers 202 Accepted with an empty body; the
@@ -399,7 +417,23 @@ impl Guarded {
             return forward(req).await;
         }
         let (parts, body) = req.into_parts();
-        let bytes = match read_body(body, max_body_bytes).await {
+        let read = tokio::time::timeout(body_read_timeout, read_body(body, max_body_bytes));
+        let Ok(read) = read.await else {
+            let answer = error(
+                None,
+                INVALID_REQUEST,
+                format!(
+                    "Invalid Request: the request body did not arrive within {} s",
+                    body_read_timeout.as_secs_f64()
+                ),
+            );
+            let mut response = json_response(StatusCode::REQUEST_TIMEOUT, answer);
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        };
+        let bytes = match read {
             Ok(bytes) => bytes,
             Err(BodyError::TooLong) => {
                 let answer = error(
@@ -429,6 +463,11 @@ impl Guarded {
                 return json_response(StatusCode::BAD_REQUEST, answer);
             }
         }
+        if let Some(sessions) = &sessions {
+            if sessions.full() && !parts.headers.contains_key(SESSION_ID) && initialize(&bytes) {
+                return sessions_full(&bytes);
+            }
+        }
         let json_body = parts
             .headers
             .get(header::CONTENT_TYPE)
@@ -446,6 +485,55 @@ impl Guarded {
         }
         response
     }
+}
+
+const SESSION_ID: &str = "mcp-session-id";
+
+/// The answer to a request naming a session its caller did not create: the one rmcp gives
+/// for a session that does not exist (404, the same text), so it says nothing of the session.
+/// `None` when the session is the caller's, or unknown (rmcp answers that).
+///
+/// rmcp answers the DELETE of a session that does not exist as if it had closed one: that
+/// gets the 404 too (MCP: a request naming a terminated or unknown session gets 404).
+fn foreign_session(sessions: &Sessions, req: &Request) -> Option<Response> {
+    let not_found = || (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    let id = req.headers().get(SESSION_ID)?;
+    let Some(owner) = id.to_str().ok().and_then(|id| sessions.owner(id)) else {
+        return (req.method() == Method::DELETE).then(not_found);
+    };
+    let caller = req
+        .extensions()
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or_default();
+    if owner == caller {
+        return None;
+    }
+    tracing::info!(
+        caller = caller.id().unwrap_or("anonymous"),
+        "refused a session created by another caller"
+    );
+    Some(not_found())
+}
+
+/// Whether a body is an `initialize` request (read only when the sessions are full).
+fn initialize(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, b"initialize").is_some()
+        && serde_json::from_slice::<Value>(bytes)
+            .is_ok_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"))
+}
+
+fn sessions_full(bytes: &[u8]) -> Response {
+    let answer = error(
+        scan_id(bytes),
+        -32000,
+        "The server has as many sessions open as it allows: try again later".into(),
+    );
+    let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, answer);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
+    response
 }
 
 enum BodyError {
