@@ -744,22 +744,36 @@ async fn arguments_over_the_value_budget_get_a_tool_error_on_every_path() {
     still_serving(addr, 7).await;
 }
 
-/// The default budget, against the shape that costs most: a million-odd strings where
-/// integers are expected, in one body under the default 4 MiB limit; and 2,000 of them,
-/// within the budget, reported by their first error alone.
+/// The default budget, against the shape that costs most: a million strings where integers
+/// are expected, in one body under the default 4 MiB limit, refused before it is parsed (413
+/// with the id, as a body over the size limit); 100,000 values, the budget, are served; and
+/// 2,000 wrong ones are reported by their first error alone.
 #[tokio::test]
-async fn a_million_wrong_values_are_refused_before_validation() {
+async fn a_million_wrong_values_are_refused_before_they_are_parsed() {
     let (addr, _stop) =
         start(Server::from_inventory().http_options(HttpOptions::default().stateless(true))).await;
-    let body = call(1, "count_limits", json!({"limits": vec!["1"; 1_000_000]}));
-    assert!(body.len() < 4 * 1024 * 1024);
-    let r = post(addr, &[], &body).await;
-    let v = r.json();
-    assert_eq!(v["result"]["isError"], true, "{v}");
-    let text = v["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(text.contains("more than 100000 values"), "{text}");
+    for values in [vec![json!("1"); 1_000_000], vec![json!(1); 200_000]] {
+        let body = call(1, "count_limits", json!({ "limits": values }));
+        assert!(body.len() < 4 * 1024 * 1024);
+        let r = post(addr, &[], &body).await;
+        assert_eq!(r.status, 413, "{}", r.text());
+        let v = r.json();
+        assert_error(&v, -32600, Some(json!(1)));
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("more than 100064 JSON values"),
+            "{v}"
+        );
+    }
+    let r = post(
+        addr,
+        &[],
+        &call(4, "count_limits", json!({"limits": vec![7; 99_999]})),
+    )
+    .await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "99999");
     let r = post(
         addr,
         &[],

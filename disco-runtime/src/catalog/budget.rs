@@ -31,6 +31,38 @@ pub(crate) fn count_values(args: &Map<String, Value>, limit: usize) -> usize {
     count
 }
 
+/// About how many JSON values the JSON text `bytes` holds (commas and opening brackets
+/// outside strings: within one per array or object of the exact count), counting up to
+/// `limit + 1` at most. For a message too large to parse without cost: no allocation.
+pub(crate) fn count_values_in_text(bytes: &[u8], limit: usize) -> usize {
+    let mut count = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string: to the next quote not escaped.
+                i += 1;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b',' | b'[' | b'{' => {
+                count += 1;
+                if count > limit {
+                    return count;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    count
+}
+
 /// The tool error for arguments over the budget, or `None` when they are within it.
 pub(crate) fn over_budget(args: &Map<String, Value>, limit: usize) -> Option<String> {
     (count_values(args, limit) > limit).then(|| {
@@ -62,5 +94,15 @@ mod tests {
         assert_eq!(count_values(&many, 10), 11);
         assert!(over_budget(&many, 1000).is_some());
         assert!(over_budget(&many, 1001).is_none());
+    }
+
+    #[test]
+    fn values_in_text_are_counted_outside_strings() {
+        assert_eq!(count_values_in_text(b"{}", 10), 1);
+        assert_eq!(count_values_in_text(br#"{"a":[1,2,3]}"#, 10), 4);
+        assert_eq!(count_values_in_text(br#"{"a":"x,[{y\",\\"}"#, 10), 1);
+        let many = serde_json::to_vec(&json!({"limits": vec!["1"; 1000]})).unwrap();
+        assert_eq!(count_values_in_text(&many, 10_000), 1001);
+        assert_eq!(count_values_in_text(&many, 10), 11);
     }
 }

@@ -517,6 +517,11 @@ impl Catalog {
         self.lookup.get(name).map(|&i| &*self.tools[i])
     }
 
+    /// The most JSON values one call's arguments may hold.
+    pub(crate) fn max_argument_values(&self) -> usize {
+        self.config.max_argument_values
+    }
+
     /// Live counters of resolution, repair and failures.
     pub fn stats(&self) -> StatsSnapshot {
         self.config.stats.snapshot()

@@ -363,6 +363,9 @@ pub(crate) struct Guarded {
     pub(crate) inner: Arc<StreamableHttpService<McpHandler, Sessions>>,
     pub(crate) max_body_bytes: usize,
     pub(crate) body_read_timeout: std::time::Duration,
+    /// Bodies holding more JSON values than this are refused before rmcp parses them: see
+    /// [`message_values`].
+    pub(crate) max_message_values: usize,
     /// The sessions (sessions mode): each answers only to the caller that created it.
     pub(crate) sessions: Option<Arc<Sessions>>,
 }
@@ -454,6 +457,9 @@ impl Guarded {
                 return json_response(StatusCode::BAD_REQUEST, answer);
             }
         };
+        if let Some(refused) = too_many_values(&bytes, self.max_message_values) {
+            return refused;
+        }
         // rmcp would run a `notifications/*` method sent with an id as a request: the only
         // well-formed message it misreads, and the only one checked before it (a byte search
         // finds the rare candidates without parsing every body).
@@ -488,6 +494,32 @@ impl Guarded {
 }
 
 const SESSION_ID: &str = "mcp-session-id";
+
+/// The most JSON values a request body may hold: a call's argument budget
+/// ([`crate::CatalogBuilder::max_argument_values`]) and room for the message around them.
+///
+/// rmcp parses a body into a tree of values, and untagged enums buffer it once more on the
+/// way: for a body of tiny values (`["1","1",...]`) that is about 50 times the body before a
+/// handler sees it. A body over the budget is refused before that parse, for the price of
+/// one pass over bodies long enough to hold that many values (every value takes two bytes
+/// or more with its separator); other bodies are not scanned.
+pub(crate) fn message_values(max_argument_values: usize) -> usize {
+    max_argument_values.saturating_add(64)
+}
+
+fn too_many_values(bytes: &[u8], limit: usize) -> Option<Response> {
+    if bytes.len() / 2 <= limit
+        || crate::catalog::budget::count_values_in_text(bytes, limit) <= limit
+    {
+        return None;
+    }
+    let answer = error(
+        scan_id(bytes),
+        INVALID_REQUEST,
+        format!("Invalid Request: the message holds more than {limit} JSON values"),
+    );
+    Some(json_response(StatusCode::PAYLOAD_TOO_LARGE, answer))
+}
 
 /// The answer to a request naming a session its caller did not create: the one rmcp gives
 /// for a session that does not exist (404, the same text), so it says nothing of the session.

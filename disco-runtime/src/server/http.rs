@@ -224,6 +224,7 @@ pub(crate) fn router(
     if options.stateless {
         config = config.with_json_response(true);
     }
+    let max_message_values = super::guard::message_values(shared.catalog().max_argument_values());
     let base = McpHandler::new(shared);
     let sessions = Arc::new(Sessions::new(options.max_sessions));
     let service =
@@ -234,6 +235,7 @@ pub(crate) fn router(
         inner: Arc::new(service),
         max_body_bytes: options.max_body_bytes,
         body_read_timeout: options.body_read_timeout,
+        max_message_values,
         sessions: (!options.stateless).then_some(sessions),
     };
     let mut router = axum::Router::new().route_service(&options.path, guarded);
