@@ -420,8 +420,17 @@ impl Guarded {
             return forward(req).await;
         }
         let (parts, body) = req.into_parts();
-        let read = tokio::time::timeout(body_read_timeout, read_body(body, max_body_bytes));
-        let Ok(read) = read.await else {
+        // A body that is there already is read without arming a timer.
+        let mut reading = std::pin::pin!(read_body(body, max_body_bytes));
+        let first = std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(std::future::Future::poll(reading.as_mut(), cx))
+        })
+        .await;
+        let read = match first {
+            std::task::Poll::Ready(read) => Ok(read),
+            std::task::Poll::Pending => tokio::time::timeout(body_read_timeout, reading).await,
+        };
+        let Ok(read) = read else {
             let answer = error(
                 None,
                 INVALID_REQUEST,
