@@ -95,8 +95,29 @@ const SECRETS: &[(&str, &[&str])] = &[
     ),
 ];
 
-fn visible(caller: &Caller, tool: &CatalogTool) -> bool {
-    !ADMIN_ONLY.contains(&tool.name.as_str()) || caller.id() == Some("admin")
+/// Tools the intern may not see, and everyone else (the anonymous caller included) may.
+const INTERN_DENIED: &[&str] = &["unlock_door", "export_payroll", "vault_read"];
+
+/// Two shapes of visibility: an allow-list (only the admin sees the restricted tools, the
+/// anonymous caller sees least) and a deny-list (one signed-in caller sees less than the
+/// anonymous one, so no check may stand in the anonymous caller for the real one).
+#[derive(Clone, Copy, Debug)]
+enum Policy {
+    AllowList,
+    DenyList,
+}
+
+const POLICIES: [Policy; 2] = [Policy::AllowList, Policy::DenyList];
+
+fn hidden(policy: Policy, caller: &Caller, tool: &str) -> bool {
+    match policy {
+        Policy::AllowList => ADMIN_ONLY.contains(&tool) && caller.id() != Some("admin"),
+        Policy::DenyList => INTERN_DENIED.contains(&tool) && caller.id() == Some("intern"),
+    }
+}
+
+fn visibility(policy: Policy) -> impl Fn(&Caller, &CatalogTool) -> bool + Send + Sync + 'static {
+    move |caller, tool| !hidden(policy, caller, &tool.name)
 }
 
 fn vault_json() -> Value {
@@ -151,27 +172,27 @@ fn search(exposure: Exposure) -> SearchOptions {
 }
 
 /// The real catalog: every tool, visibility decides.
-fn full(exposure: Exposure) -> Catalog {
+fn full(policy: Policy, exposure: Exposure) -> Catalog {
     Catalog::builder()
         .provider(JsonCatalogProvider::from_value(&vault_json()).expect("valid"))
         .scoped_provider(Acme)
-        .visibility(visible)
+        .visibility(visibility(policy))
         .search(search(exposure))
         .from_inventory()
         .expect("catalog builds")
 }
 
 /// The catalog `caller` would see if the tools it may not see had never existed.
-fn reference(caller: &Caller, exposure: Exposure) -> Catalog {
-    let admin = caller.id() == Some("admin");
+fn reference(policy: Policy, caller: &Caller, exposure: Exposure) -> Catalog {
     let specs = disco_runtime::tool::registered()
-        .filter(|s| admin || !ADMIN_ONLY.contains(&s.name))
+        .filter(|s| !hidden(policy, caller, s.name))
         .filter(|s| !s.name.starts_with("__"));
     let vault = JsonCatalogProvider::from_value(&vault_json())
         .expect("valid")
         .tools();
+    let vault_seen = !hidden(policy, caller, "vault_read");
     Catalog::builder()
-        .provider(Filtered(if admin { vault } else { Vec::new() }))
+        .provider(Filtered(if vault_seen { vault } else { Vec::new() }))
         .scoped_provider(Acme)
         .search(search(exposure))
         .from_specs(specs)
@@ -184,6 +205,7 @@ fn callers() -> Vec<Caller> {
         Caller::new("user"),
         Caller::new("acme"),
         Caller::new("admin"),
+        Caller::new("intern"),
     ]
 }
 
@@ -323,12 +345,12 @@ async fn observe(c: &Catalog, caller: &Caller, probe: &str, query: Option<&str>)
     out
 }
 
-fn invisible_secrets(caller: &Caller) -> Vec<&'static str> {
+fn invisible_secrets(policy: Policy, caller: &Caller) -> Vec<&'static str> {
     SECRETS
         .iter()
         .filter(|(tool, _)| match *tool {
             "acme_quarterly_report" => caller.id() != Some("acme"),
-            t => ADMIN_ONLY.contains(&t) && caller.id() != Some("admin"),
+            t => hidden(policy, caller, t),
         })
         .flat_map(|(_, words)| words.iter().copied())
         .collect()
@@ -362,22 +384,27 @@ fn disclosed(v: &Value) -> String {
 #[tokio::test]
 async fn every_path_answers_as_if_hidden_tools_did_not_exist() {
     let mut checked = 0usize;
-    for exposure in [
-        Exposure::All,
-        Exposure::SearchFirst {
-            pinned: vec!["list_rooms".into()],
-        },
-    ] {
+    for (policy, exposure) in POLICIES.into_iter().flat_map(|p| {
+        [
+            (p, Exposure::All),
+            (
+                p,
+                Exposure::SearchFirst {
+                    pinned: vec!["list_rooms".into()],
+                },
+            ),
+        ]
+    }) {
         for caller in callers() {
             // Fresh catalogs per caller, so their counters compare too.
-            let a = full(exposure.clone());
-            let b = reference(&caller, exposure.clone());
+            let a = full(policy, exposure.clone());
+            let b = reference(policy, &caller, exposure.clone());
             assert_eq!(
                 serde_json::to_value(a.list(&caller)).unwrap(),
                 serde_json::to_value(b.list(&caller)).unwrap(),
                 "tools/list for {caller:?}"
             );
-            let secrets = invisible_secrets(&caller);
+            let secrets = invisible_secrets(policy, &caller);
             let listed = serde_json::to_string(&a.list(&caller)).unwrap();
             for s in &secrets {
                 assert!(!listed.contains(s), "{s} listed for {caller:?}");
@@ -390,13 +417,13 @@ async fn every_path_answers_as_if_hidden_tools_did_not_exist() {
                 let seen_b = observe(&b, &caller, probe, Some(q)).await;
                 assert_eq!(
                     seen_a, seen_b,
-                    "{caller:?} probe {probe:?} query {q:?}: the full catalog answers differently"
+                    "{policy:?} {caller:?} probe {probe:?} query {q:?}: the full catalog answers differently"
                 );
                 let shown = disclosed(&seen_a);
                 for s in &secrets {
                     assert!(
                         !shown.contains(s),
-                        "{caller:?} probe {probe:?} query {q:?} discloses {s}: {shown}"
+                        "{policy:?} {caller:?} probe {probe:?} query {q:?} discloses {s}: {shown}"
                     );
                 }
                 // A destructive tool is never reached by a fuzzy correction.
@@ -415,7 +442,7 @@ async fn every_path_answers_as_if_hidden_tools_did_not_exist() {
 
 #[tokio::test]
 async fn guessed_exact_names_are_refused_for_those_who_may_not_see_them() {
-    let c = full(Exposure::All);
+    let c = full(Policy::AllowList, Exposure::All);
     let user = Caller::new("user");
     let ctx = Context::builder().caller(user.clone()).build();
     for name in [
@@ -466,14 +493,32 @@ fn tokens() -> BearerTokens {
         .token("tok-user-7f3a", Caller::new("user"))
         .token("tok-admin-91c2", Caller::new("admin"))
         .token("tok-acme-5d0e", Caller::new("acme"))
+        .token("tok-intern-2b8d", Caller::new("intern"))
+        .token("tok-anonymous-0000", Caller::anonymous())
+}
+
+/// The token of each of [`callers`].
+fn token_of(caller: &Caller) -> &'static str {
+    match caller.id() {
+        None => "tok-anonymous-0000",
+        Some("user") => "tok-user-7f3a",
+        Some("admin") => "tok-admin-91c2",
+        Some("acme") => "tok-acme-5d0e",
+        Some("intern") => "tok-intern-2b8d",
+        Some(other) => panic!("no token for {other}"),
+    }
 }
 
 fn http_server(stateless: bool) -> Server {
+    http_server_with(Policy::AllowList, stateless)
+}
+
+fn http_server_with(policy: Policy, stateless: bool) -> Server {
     Server::from_inventory()
         .name("disco")
         .provider(JsonCatalogProvider::from_value(&vault_json()).expect("valid"))
         .scoped_provider(Acme)
-        .visibility(visible)
+        .visibility(visibility(policy))
         .search(search(Exposure::All))
         .page_size(2)
         .http_options(
@@ -540,7 +585,7 @@ async fn over_http_tokens_decide_the_caller_and_nothing_leaks() {
                 break;
             }
         }
-        let expected: Vec<String> = full(Exposure::All)
+        let expected: Vec<String> = full(Policy::AllowList, Exposure::All)
             .list(&caller)
             .iter()
             .map(|t| t.name.to_string())
@@ -594,7 +639,7 @@ async fn over_http_tokens_decide_the_caller_and_nothing_leaks() {
         }
         let r = post(addr, &h, &body(5, "tools/call", json!({"name": "tool_search", "arguments": {"query": "ZEBRAFISH salary vault quarterly erase archive bolt"}}))).await;
         transcript.push_str(&r.text());
-        for s in invisible_secrets(&caller) {
+        for s in invisible_secrets(Policy::AllowList, &caller) {
             assert!(!transcript.contains(s), "{caller:?} sees {s}: {transcript}");
         }
         if caller.id() == Some("admin") {
@@ -658,4 +703,99 @@ fn http_defaults_accept_only_loopback() {
         .all(|h| h.contains("localhost") || h.contains("127.0.0.1") || h.contains("[::1]")));
     assert!(o.auth.is_none());
     assert!(!o.stateless);
+}
+
+/// A stateless caller (protocol 2026-07-28, `Mcp-Name` naming the tool, no `Mcp-Param-*`
+/// headers) over every probe of the matrix, under both policies: each tools/call answers as
+/// the catalog without the caller's hidden tools answers the same call (the error, its
+/// `data`, or the result), and tools/list shows what that catalog lists. The only other
+/// answer allowed is the header check's, for a tool the caller may see by its exact name.
+#[tokio::test]
+async fn stateless_callers_get_the_answers_of_a_catalog_without_their_hidden_tools() {
+    let arguments = json!({"door": "front", "month": "may", "city": "Oslo", "key": "k"});
+    let mut checked = 0usize;
+    for policy in POLICIES {
+        let (addr, _stop) = start(http_server_with(policy, true)).await;
+        for caller in callers() {
+            let reference = reference(policy, &caller, Exposure::All);
+            let ctx = Context::builder().caller(caller.clone()).build();
+            let auth = format!("Bearer {}", token_of(&caller));
+            let r = post_modern(
+                addr,
+                &[
+                    ("Authorization", auth.as_str()),
+                    ("Mcp-Method", "tools/list"),
+                ],
+                &modern_request(1, "tools/list", json!({})),
+            )
+            .await;
+            let listed: Vec<String> = r.json()["result"]["tools"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{policy:?} {caller:?}: {}", r.text()))
+                .iter()
+                .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+                .collect();
+            let expected: Vec<String> = reference
+                .list(&caller)
+                .iter()
+                .take(2)
+                .map(|t| t.name.to_string())
+                .collect();
+            assert_eq!(
+                listed, expected,
+                "{policy:?} {caller:?}: first tools/list page"
+            );
+            for probe in probes() {
+                if probe.trim().is_empty() {
+                    continue; // not a valid Mcp-Name header
+                }
+                let r = post_modern(
+                    addr,
+                    &[
+                        ("Authorization", auth.as_str()),
+                        ("Mcp-Method", "tools/call"),
+                        ("Mcp-Name", probe.as_str()),
+                    ],
+                    &modern_call(2, &probe, arguments.clone()),
+                )
+                .await;
+                let v = r.json();
+                let expected = reference
+                    .call_with(&probe, Some(arguments.clone()), &ctx)
+                    .await;
+                let seen_by_exact_name = reference.get(&probe).is_some();
+                match (&v["error"], expected) {
+                    (e, _) if e["code"] == -32020 && seen_by_exact_name => {}
+                    (e, Err(err)) => {
+                        assert_eq!(e["code"], -32602, "{policy:?} {caller:?} {probe:?}: {v}");
+                        assert_eq!(
+                            e["message"].as_str(),
+                            Some(err.to_string().as_str()),
+                            "{policy:?} {caller:?} {probe:?}: {v}"
+                        );
+                    }
+                    (Value::Null, Ok(result)) => {
+                        let result = serde_json::to_value(&result).unwrap();
+                        assert_eq!(
+                            v["result"]["content"], result["content"],
+                            "{policy:?} {caller:?} {probe:?}"
+                        );
+                        assert_eq!(v["result"]["isError"], result["isError"]);
+                    }
+                    (e, Ok(result)) => panic!(
+                        "{policy:?} {caller:?} {probe:?}: error {e} where the reference answers {result:?}"
+                    ),
+                }
+                for s in invisible_secrets(policy, &caller) {
+                    let shown = r.text().replace(probe.as_str(), "");
+                    assert!(
+                        !shown.contains(s),
+                        "{policy:?} {caller:?} {probe:?} discloses {s}: {shown}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} stateless tools/call probes compared over HTTP");
 }

@@ -384,3 +384,408 @@ async fn the_stateless_protocol_works_with_its_headers() {
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["id"], 1);
 }
+
+/// Return how many limits were given.
+#[mcp_tool(read_only)]
+fn count_limits(limits: Vec<u32>) -> String {
+    limits.len().to_string()
+}
+
+fn tokens() -> disco_runtime::BearerTokens {
+    disco_runtime::BearerTokens::new()
+        .token("tok-alice", disco_runtime::Caller::new("alice"))
+        .token("tok-bob", disco_runtime::Caller::new("bob"))
+        .token("tok-admin", disco_runtime::Caller::new("admin"))
+}
+
+#[tokio::test]
+async fn logging_set_level_with_an_unknown_level_is_invalid_params() {
+    let (addr, _stop) = start(Server::from_inventory()).await;
+    let session = open_session(addr, &[]).await;
+    let s = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    for level in [json!("verbose"), json!("DEBUG"), json!(3), json!(null)] {
+        let body = json!({"jsonrpc": "2.0", "id": 5, "method": "logging/setLevel",
+                          "params": {"level": level}});
+        let r = post(addr, &s, body.to_string().as_bytes()).await;
+        let v = r.json();
+        assert_error(&v, -32602, Some(json!(5)));
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("warning"),
+            "{level}: {v}"
+        );
+        assert_eq!(v["error"]["data"]["levels"][0], "debug", "{v}");
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 6, "method": "logging/setLevel",
+                      "params": {"level": "warning"}});
+    let r = post(addr, &s, body.to_string().as_bytes()).await;
+    assert!(r.json().get("result").is_some(), "{}", r.text());
+    // Other unknown methods are still -32601.
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "made/up", "params": {}});
+    let r = post(addr, &s, body.to_string().as_bytes()).await;
+    assert_error(&r.json(), -32601, Some(json!(7)));
+}
+
+/// Every caller x every method on a session: another caller's session answers exactly as a
+/// session that does not exist, and is left as it was.
+#[tokio::test]
+async fn sessions_answer_only_to_the_caller_that_created_them() {
+    let (addr, _stop) =
+        start(Server::from_inventory().http_options(HttpOptions::default().bearer_auth(tokens())))
+            .await;
+    let callers = ["tok-alice", "tok-bob", "tok-admin"];
+    let auth: Vec<String> = callers.iter().map(|t| format!("Bearer {t}")).collect();
+    let mut sessions = Vec::new();
+    for a in &auth {
+        sessions.push(open_session(addr, &[("Authorization", a.as_str())]).await);
+    }
+    let echo_body = call(9, "echo", json!({"text": "mine"}));
+    let mut refused = 0;
+    for (owner, session) in sessions.iter().enumerate() {
+        for (other, a) in auth.iter().enumerate() {
+            if other == owner {
+                continue;
+            }
+            for method in ["POST", "GET", "DELETE"] {
+                let body: &[u8] = if method == "POST" { &echo_body } else { b"" };
+                let mut seen = Vec::new();
+                for id in [session.as_str(), "00000000-0000-0000-0000-000000000000"] {
+                    let headers = [
+                        ACCEPT,
+                        JSON,
+                        ("Authorization", a.as_str()),
+                        ("MCP-Protocol-Version", "2025-06-18"),
+                        ("Mcp-Session-Id", id),
+                    ];
+                    let r = send(addr, method, &headers, body).await;
+                    seen.push((r.status, r.text()));
+                }
+                let (foreign, unknown) = (seen[0].clone(), seen[1].clone());
+                assert_eq!(foreign.0, 404, "{method} by {other} on {owner}'s session");
+                assert_eq!(foreign, unknown, "{method}: foreign vs unknown session");
+                assert!(!foreign.1.contains(session.as_str()));
+                refused += 1;
+            }
+        }
+        // The owner's session still works after every attempt.
+        let headers = [
+            ("Authorization", auth[owner].as_str()),
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ];
+        let r = post(addr, &headers, &echo_body).await;
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["result"]["content"][0]["text"], "mine");
+    }
+    // The owner can end its own session.
+    let r = send(
+        addr,
+        "DELETE",
+        &[
+            ("Authorization", auth[0].as_str()),
+            ("Mcp-Session-Id", sessions[0].as_str()),
+        ],
+        b"",
+    )
+    .await;
+    assert_eq!(r.status, 204);
+    eprintln!("{refused} requests on another caller's session refused as unknown");
+}
+
+#[tokio::test]
+async fn sessions_beyond_the_cap_are_refused_with_503() {
+    let (addr, _stop) =
+        start(Server::from_inventory().http_options(HttpOptions::default().max_sessions(3))).await;
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        sessions.push(open_session(addr, &[]).await);
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 41, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let r = post(addr, &[], init.to_string().as_bytes()).await;
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.header("retry-after").is_some());
+    assert!(r.header("mcp-session-id").is_none());
+    assert_error(&r.json(), -32000, Some(json!(41)));
+    // Open sessions go on; stateless requests are not sessions and are served.
+    let s = [
+        ("Mcp-Session-Id", sessions[1].as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let r = post(addr, &s, &call(2, "echo", json!({"text": "on"}))).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "on");
+    let r = post_modern(
+        addr,
+        &[("Mcp-Method", "tools/call"), ("Mcp-Name", "echo")],
+        &modern_call(3, "echo", json!({"text": "modern"})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    // A closed session makes room.
+    let r = send(
+        addr,
+        "DELETE",
+        &[("Mcp-Session-Id", sessions[0].as_str())],
+        b"",
+    )
+    .await;
+    assert_eq!(r.status, 204);
+    open_session(addr, &[]).await;
+    let r = post(addr, &[], init.to_string().as_bytes()).await;
+    assert_eq!(r.status, 503, "{}", r.text());
+}
+
+/// Repeated headers, userinfo, bad ports and absolute-form targets, in both modes.
+#[tokio::test]
+async fn ambiguous_or_malformed_authority_headers_are_refused() {
+    for stateless in [false, true] {
+        let (addr, _stop) = start(
+            Server::from_inventory().http_options(HttpOptions::default().stateless(stateless)),
+        )
+        .await;
+        let port = addr.port().to_string();
+        let here = format!("127.0.0.1:{port}");
+        let local = format!("http://localhost:{port}");
+        let body = initialize_or_call(stateless);
+        type Headers<'a> = Vec<(&'a str, &'a str)>;
+        let mut cases: Vec<(Headers, &str, u16)> = vec![
+            (
+                vec![("Host", &here), ("Host", "evil.example.com")],
+                "/mcp",
+                400,
+            ),
+            (
+                vec![("Host", "evil.example.com"), ("Host", &here)],
+                "/mcp",
+                400,
+            ),
+            (
+                vec![("Origin", &local), ("Origin", "http://evil.example.com")],
+                "/mcp",
+                400,
+            ),
+            (vec![("Content-Type", "text/plain")], "/mcp", 400),
+            (
+                vec![
+                    ("MCP-Protocol-Version", "2025-06-18"),
+                    ("MCP-Protocol-Version", "2025-03-26"),
+                ],
+                "/mcp",
+                400,
+            ),
+            (
+                vec![("Mcp-Session-Id", "a"), ("Mcp-Session-Id", "b")],
+                "/mcp",
+                400,
+            ),
+            (vec![("Host", "evil.com:80@localhost")], "/mcp", 400),
+            (vec![("Host", "localhost:99999")], "/mcp", 400),
+            (vec![("Host", "localhost:8o")], "/mcp", 400),
+            (vec![("Origin", "http://evil.com@localhost:1")], "/mcp", 403),
+            (vec![], "http://evil.example.com/mcp", 403),
+            (vec![], "http://evil.example.com:80/mcp", 403),
+            (
+                vec![("Host", "evil.example.com")],
+                "http://localhost/mcp",
+                403,
+            ),
+        ];
+        // The usual Content-Type is sent too, so one more makes two.
+        cases[3].0.push(JSON);
+        let count = cases.len();
+        for (i, (extra, target, status)) in cases.into_iter().enumerate() {
+            let mut headers = vec![ACCEPT];
+            if i != 3 {
+                headers.push(JSON);
+            }
+            headers.extend(extra.iter().copied());
+            let mut conn = Conn::open(addr).await;
+            let r = tokio::time::timeout(
+                Duration::from_secs(10),
+                conn.request("POST", target, &headers, &body),
+            )
+            .await
+            .expect("an answer in time")
+            .expect("a readable answer");
+            assert_eq!(
+                r.status,
+                status,
+                "stateless={stateless} case {i} {target} {extra:?}: {}",
+                r.text()
+            );
+            assert!(r.header("mcp-session-id").is_none(), "case {i}");
+        }
+        // An absolute-form target naming an allowed host is served.
+        let target = format!("http://127.0.0.1:{port}/mcp");
+        let mut conn = Conn::open(addr).await;
+        let r = conn
+            .request("POST", &target, &[ACCEPT, JSON], &body)
+            .await
+            .expect("answer");
+        assert_eq!(r.status, 200, "{}", r.text());
+        eprintln!("stateless={stateless}: {count} header cases refused");
+    }
+}
+
+/// A head sent halfway, or a body a byte at a time: answered 408 (or closed) once the
+/// timeouts pass, where the connection would otherwise stay open for as long as the client
+/// likes. 20 connections of each kind, 1 s timeouts, 20 s at most.
+#[tokio::test]
+async fn slow_heads_and_slow_bodies_are_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let options = HttpOptions::default()
+        .stateless(true)
+        .header_read_timeout(Duration::from_secs(1))
+        .body_read_timeout(Duration::from_secs(1));
+    let (addr, _stop) = start(Server::from_inventory().http_options(options)).await;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        tasks.push(tokio::spawn(async move {
+            let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n",
+                addr.port()
+            );
+            tcp.write_all(head.as_bytes()).await.expect("write");
+            let slow_body = i % 2 == 1;
+            if slow_body {
+                tcp.write_all(b"Content-Length: 4000000\r\n\r\n{").await.expect("write");
+            }
+            // Keep sending slowly (a byte per 200 ms) until the server gives up.
+            let mut answer = Vec::new();
+            let mut buf = [0u8; 1024];
+            loop {
+                tokio::select! {
+                    n = tcp.read(&mut buf) => match n {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => answer.extend_from_slice(&buf[..n]),
+                    },
+                    _ = tokio::time::sleep(Duration::from_millis(200)) => {
+                        let byte: &[u8] = if slow_body { b" " } else { b"X" };
+                        if tcp.write_all(byte).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            (slow_body, String::from_utf8_lossy(&answer).into_owned())
+        }));
+    }
+    for task in tasks {
+        let (slow_body, answer) = tokio::time::timeout(Duration::from_secs(20), task)
+            .await
+            .expect("the server closed the connection in time")
+            .expect("task");
+        if slow_body {
+            assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+            assert!(answer.contains("-32600"), "{answer}");
+        } else {
+            assert!(
+                answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+                "{answer}"
+            );
+        }
+    }
+    eprintln!("40 slow clients cut off after {:?}", started.elapsed());
+    still_serving(addr, 1).await;
+}
+
+#[tokio::test]
+async fn arguments_over_the_value_budget_get_a_tool_error_on_every_path() {
+    let options = HttpOptions::default().stateless(true);
+    let search = disco_runtime::catalog::SearchOptions {
+        enabled: true,
+        ..Default::default()
+    };
+    let (addr, _stop) = start(
+        Server::from_inventory()
+            .search(search)
+            .max_argument_values(50)
+            .http_options(options),
+    )
+    .await;
+    let within: Vec<u32> = (0..49).collect();
+    let over: Vec<u32> = (0..50).collect();
+    let r = post(
+        addr,
+        &[],
+        &call(1, "count_limits", json!({"limits": within})),
+    )
+    .await;
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "49",
+        "{}",
+        r.text()
+    );
+    for (id, name, arguments) in [
+        (2, "count_limits", json!({"limits": over})),
+        (3, "count_limits", json!({"limits": vec!["1"; 60]})),
+        (4, "count_lmits", json!({"limits": over})),
+        (
+            5,
+            "execute_tool",
+            json!({"name": "count_limits", "arguments": {"limits": over}}),
+        ),
+        (6, "tool_search", json!({"query": vec!["x"; 60]})),
+    ] {
+        let r = post(addr, &[], &call(id, name, arguments)).await;
+        let v = r.json();
+        assert_eq!(v["result"]["isError"], true, "{name}: {v}");
+        let text = v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains("more than 50 values"), "{name}: {text}");
+        assert!(r.body.len() < 2_000, "{name}: {} bytes", r.body.len());
+    }
+    still_serving(addr, 7).await;
+}
+
+/// The default budget, against the shape that costs most: a million strings where integers
+/// are expected, in one body under the default 4 MiB limit, refused before it is parsed (413
+/// with the id, as a body over the size limit); 100,000 values, the budget, are served; and
+/// 2,000 wrong ones are reported by their first error alone.
+#[tokio::test]
+async fn a_million_wrong_values_are_refused_before_they_are_parsed() {
+    let (addr, _stop) =
+        start(Server::from_inventory().http_options(HttpOptions::default().stateless(true))).await;
+    for values in [vec![json!("1"); 1_000_000], vec![json!(1); 200_000]] {
+        let body = call(1, "count_limits", json!({ "limits": values }));
+        assert!(body.len() < 4 * 1024 * 1024);
+        let r = post(addr, &[], &body).await;
+        assert_eq!(r.status, 413, "{}", r.text());
+        let v = r.json();
+        assert_error(&v, -32600, Some(json!(1)));
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("more than 100064 JSON values"),
+            "{v}"
+        );
+    }
+    let r = post(
+        addr,
+        &[],
+        &call(4, "count_limits", json!({"limits": vec![7; 99_999]})),
+    )
+    .await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "99999");
+    let r = post(
+        addr,
+        &[],
+        &call(2, "count_limits", json!({"limits": vec!["1"; 2_000]})),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    let text = v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("/limits/"), "{text}");
+    assert!(r.body.len() < 4_000, "{} bytes", r.body.len());
+    still_serving(addr, 3).await;
+}

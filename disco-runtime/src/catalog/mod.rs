@@ -5,6 +5,7 @@
 //! One call, one direction: visibility for the caller -> name resolution -> argument repair
 //! and validation -> handler (panics, timeouts, cancellation contained) -> output check.
 
+pub(crate) mod budget;
 pub mod provider;
 pub mod stats;
 pub(crate) mod tool;
@@ -163,6 +164,7 @@ struct Config {
     state: Arc<StateMap>,
     default_timeout: Option<Duration>,
     repair: Repair,
+    max_argument_values: usize,
     policy: Policy,
     server_name: Option<String>,
     visibility: Option<Arc<dyn Visibility>>,
@@ -198,6 +200,7 @@ impl Default for CatalogBuilder {
                 state: Arc::new(StateMap::default()),
                 default_timeout: None,
                 repair: Repair::default(),
+                max_argument_values: budget::DEFAULT_MAX_ARGUMENT_VALUES,
                 policy: Policy::default(),
                 server_name: None,
                 visibility: None,
@@ -231,6 +234,13 @@ impl CatalogBuilder {
     /// How far argument repair goes (default: every safe repair).
     pub fn arg_repair(mut self, repair: Repair) -> Self {
         self.config.repair = repair;
+        self
+    }
+    /// The most JSON values one call's arguments may hold, at every depth (default 100,000).
+    /// Arguments over it get a tool error (`isError`) before any repair or validation runs:
+    /// the work and memory those spend grow with the number of values.
+    pub fn max_argument_values(mut self, values: usize) -> Self {
+        self.config.max_argument_values = values;
         self
     }
     /// How far tool-name correction goes: `Off` (exact names), `Strict` (and declared
@@ -507,6 +517,11 @@ impl Catalog {
         self.lookup.get(name).map(|&i| &*self.tools[i])
     }
 
+    /// The most JSON values one call's arguments may hold.
+    pub(crate) fn max_argument_values(&self) -> usize {
+        self.config.max_argument_values
+    }
+
     /// Live counters of resolution, repair and failures.
     pub fn stats(&self) -> StatsSnapshot {
         self.config.stats.snapshot()
@@ -730,6 +745,13 @@ impl Catalog {
                 )))
             }
         };
+        // Before repair and validation, for every tool and meta-tool alike (execute_tool's
+        // inner arguments are among its own).
+        if let Some(message) = budget::over_budget(&arguments, self.config.max_argument_values) {
+            stats.count(Event::ArgsRejected);
+            tracing::info!(requested = %clip(name, 128), "arguments over the budget");
+            return Ok(error_result(message));
+        }
         if allow_meta {
             if let Some(m) = self.meta.iter().find(|m| m.name == name) {
                 stats.count(Event::Exact);

@@ -79,6 +79,23 @@ impl fmt::Debug for CatalogTool {
     }
 }
 
+/// Arguments with more values than this get the first schema error alone (see
+/// [`CatalogTool::validate_input`]).
+const MAX_VALUES_FOR_ALL_ERRORS: usize = 1_000;
+
+/// One schema error as a line, with its path.
+fn error_line(e: &jsonschema::ValidationError<'_>) -> String {
+    let path = e.instance_path().to_string();
+    let line = if path.is_empty() {
+        e.to_string()
+    } else {
+        format!("`{path}`: {e}")
+    };
+    // The validator quotes the offending value whole: a 4 MB string must not come back in
+    // the error.
+    super::clip(&line, 300)
+}
+
 impl CatalogTool {
     pub fn param(&self, name: &str) -> Option<&ParamInfo> {
         self.params.iter().find(|p| p.name == name)
@@ -100,20 +117,25 @@ impl CatalogTool {
         if validator.is_valid(arguments) {
             return Vec::new();
         }
+        // `iter_errors` collects every error before the first is read, one per bad item of
+        // an array: for large arguments, report the first alone.
+        let large = match arguments {
+            Value::Object(map) => {
+                super::budget::count_values(map, MAX_VALUES_FOR_ALL_ERRORS)
+                    > MAX_VALUES_FOR_ALL_ERRORS
+            }
+            _ => false,
+        };
+        if large {
+            return match validator.validate(arguments) {
+                Ok(()) => Vec::new(),
+                Err(e) => vec![error_line(&e)],
+            };
+        }
         validator
             .iter_errors(arguments)
             .take(10)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                let line = if path.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("`{path}`: {e}")
-                };
-                // The validator quotes the offending value whole: a 4 MB string must not come
-                // back in the error.
-                super::clip(&line, 300)
-            })
+            .map(|e| error_line(&e))
             .collect()
     }
 

@@ -11,10 +11,11 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 
+use super::sessions::Sessions;
 use super::McpHandler;
+use crate::tool::Caller;
 use http::{header, HeaderValue, Method, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, RequestId};
 use serde_json::{json, Map, Value};
@@ -359,8 +360,14 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
 /// request, and a clone of rmcp's service copies its configuration (host and origin lists).
 #[derive(Clone)]
 pub(crate) struct Guarded {
-    pub(crate) inner: Arc<StreamableHttpService<McpHandler, LocalSessionManager>>,
+    pub(crate) inner: Arc<StreamableHttpService<McpHandler, Sessions>>,
     pub(crate) max_body_bytes: usize,
+    pub(crate) body_read_timeout: std::time::Duration,
+    /// Bodies holding more JSON values than this are refused before rmcp parses them: see
+    /// [`message_values`].
+    pub(crate) max_message_values: usize,
+    /// The sessions (sessions mode): each answers only to the caller that created it.
+    pub(crate) sessions: Option<Arc<Sessions>>,
 }
 
 impl tower_service::Service<Request> for Guarded {
@@ -377,13 +384,27 @@ impl tower_service::Service<Request> for Guarded {
 
     fn call(&mut self, req: Request) -> Self::Future {
         let this = self.clone();
-        Box::pin(async move { Ok(this.guard(req).await) })
+        // rmcp calls back into the handler without the request (the `Mcp-Param-*` check's
+        // `get_tool`, session creation): they read the caller from here.
+        let caller = req
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+            .unwrap_or_default();
+        Box::pin(super::REQUEST_CALLER.scope(caller, async move { Ok(this.guard(req).await) }))
     }
 }
 
 impl Guarded {
     async fn guard(self, req: Request) -> Response {
         let max_body_bytes = self.max_body_bytes;
+        let body_read_timeout = self.body_read_timeout;
+        let sessions = self.sessions.clone();
+        if let Some(sessions) = &sessions {
+            if let Some(refused) = foreign_session(sessions, &req) {
+                return refused;
+            }
+        }
         let forward = |req: Request| async move { self.inner.handle(req).await.map(Body::new) };
         if req.method() == Method::DELETE {
             // rmcp closes the session and answers 202 Accepted with an empty body; the
@@ -399,7 +420,32 @@ impl Guarded {
             return forward(req).await;
         }
         let (parts, body) = req.into_parts();
-        let bytes = match read_body(body, max_body_bytes).await {
+        // A body that is there already is read without arming a timer.
+        let mut reading = std::pin::pin!(read_body(body, max_body_bytes));
+        let first = std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(std::future::Future::poll(reading.as_mut(), cx))
+        })
+        .await;
+        let read = match first {
+            std::task::Poll::Ready(read) => Ok(read),
+            std::task::Poll::Pending => tokio::time::timeout(body_read_timeout, reading).await,
+        };
+        let Ok(read) = read else {
+            let answer = error(
+                None,
+                INVALID_REQUEST,
+                format!(
+                    "Invalid Request: the request body did not arrive within {} s",
+                    body_read_timeout.as_secs_f64()
+                ),
+            );
+            let mut response = json_response(StatusCode::REQUEST_TIMEOUT, answer);
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        };
+        let bytes = match read {
             Ok(bytes) => bytes,
             Err(BodyError::TooLong) => {
                 let answer = error(
@@ -420,6 +466,9 @@ impl Guarded {
                 return json_response(StatusCode::BAD_REQUEST, answer);
             }
         };
+        if let Some(refused) = too_many_values(&bytes, self.max_message_values) {
+            return refused;
+        }
         // rmcp would run a `notifications/*` method sent with an id as a request: the only
         // well-formed message it misreads, and the only one checked before it (a byte search
         // finds the rare candidates without parsing every body).
@@ -427,6 +476,11 @@ impl Guarded {
         if suspicious && !well_formed(&bytes) {
             if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
                 return json_response(StatusCode::BAD_REQUEST, answer);
+            }
+        }
+        if let Some(sessions) = &sessions {
+            if sessions.full() && !parts.headers.contains_key(SESSION_ID) && initialize(&bytes) {
+                return sessions_full(&bytes);
             }
         }
         let json_body = parts
@@ -446,6 +500,81 @@ impl Guarded {
         }
         response
     }
+}
+
+const SESSION_ID: &str = "mcp-session-id";
+
+/// The most JSON values a request body may hold: a call's argument budget
+/// ([`crate::CatalogBuilder::max_argument_values`]) and room for the message around them.
+///
+/// rmcp parses a body into a tree of values, and untagged enums buffer it once more on the
+/// way: for a body of tiny values (`["1","1",...]`) that is about 50 times the body before a
+/// handler sees it. A body over the budget is refused before that parse, for the price of
+/// one pass over bodies long enough to hold that many values (every value takes two bytes
+/// or more with its separator); other bodies are not scanned.
+pub(crate) fn message_values(max_argument_values: usize) -> usize {
+    max_argument_values.saturating_add(64)
+}
+
+fn too_many_values(bytes: &[u8], limit: usize) -> Option<Response> {
+    if bytes.len() / 2 <= limit
+        || crate::catalog::budget::count_values_in_text(bytes, limit) <= limit
+    {
+        return None;
+    }
+    let answer = error(
+        scan_id(bytes),
+        INVALID_REQUEST,
+        format!("Invalid Request: the message holds more than {limit} JSON values"),
+    );
+    Some(json_response(StatusCode::PAYLOAD_TOO_LARGE, answer))
+}
+
+/// The answer to a request naming a session its caller did not create: the one rmcp gives
+/// for a session that does not exist (404, the same text), so it says nothing of the session.
+/// `None` when the session is the caller's, or unknown (rmcp answers that).
+///
+/// rmcp answers the DELETE of a session that does not exist as if it had closed one: that
+/// gets the 404 too (MCP: a request naming a terminated or unknown session gets 404).
+fn foreign_session(sessions: &Sessions, req: &Request) -> Option<Response> {
+    let not_found = || (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    let id = req.headers().get(SESSION_ID)?;
+    let Some(owner) = id.to_str().ok().and_then(|id| sessions.owner(id)) else {
+        return (req.method() == Method::DELETE).then(not_found);
+    };
+    let caller = req
+        .extensions()
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or_default();
+    if owner == caller {
+        return None;
+    }
+    tracing::info!(
+        caller = caller.id().unwrap_or("anonymous"),
+        "refused a session created by another caller"
+    );
+    Some(not_found())
+}
+
+/// Whether a body is an `initialize` request (read only when the sessions are full).
+fn initialize(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, b"initialize").is_some()
+        && serde_json::from_slice::<Value>(bytes)
+            .is_ok_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"))
+}
+
+fn sessions_full(bytes: &[u8]) -> Response {
+    let answer = error(
+        scan_id(bytes),
+        -32000,
+        "The server has as many sessions open as it allows: try again later".into(),
+    );
+    let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, answer);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
+    response
 }
 
 enum BodyError {

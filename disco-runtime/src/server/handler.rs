@@ -84,6 +84,18 @@ fn call_error(err: CallError) -> ErrorData {
     ErrorData::invalid_params(err.to_string(), data)
 }
 
+/// The levels of `logging/setLevel` (RFC 5424 severities, as MCP names them).
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 fn invalid_cursor(cursor: &str) -> ErrorData {
     ErrorData::invalid_params(
         "Invalid cursor: pass the `nextCursor` of the previous tools/list page, or no cursor \
@@ -149,17 +161,15 @@ impl ServerHandler for McpHandler {
     }
 
     /// rmcp's HTTP layer checks `Mcp-Param-*` headers against the schema found here, without
-    /// telling us the caller: answer only for tools an anonymous caller may see, or a caller
-    /// could learn of a tool hidden from it by the header error ("missing Mcp-Param-Key").
-    /// For the others the headers go unchecked; the body is what the call uses.
+    /// passing the request: the HTTP guard runs rmcp with the request's caller in
+    /// [`super::REQUEST_CALLER`], and a tool is found only when that caller may call it by
+    /// this exact name. A tool hidden from the caller is not found, as a tool that does not
+    /// exist; outside an HTTP request nothing is found (the headers go unchecked).
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let catalog = self.shared.catalog();
-        let tool = catalog.get(name)?;
-        let found = catalog.resolve(name, &crate::tool::Caller::anonymous());
+        let caller = super::REQUEST_CALLER.try_with(Clone::clone).ok()?;
+        let found = self.shared.catalog().resolve(name, &caller);
         match (found.tool, found.rule) {
-            (Some(seen), Some(crate::catalog::NameRule::Exact)) if seen.name == tool.name => {
-                Some(tool.tool.clone())
-            }
+            (Some(seen), Some(crate::catalog::NameRule::Exact)) => Some(seen.tool.clone()),
             _ => None,
         }
     }
@@ -219,6 +229,17 @@ impl ServerHandler for McpHandler {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if request.method == "logging/setLevel" {
+            // rmcp routes a setLevel whose params it cannot read here; the server declares
+            // logging, so the method exists: say which levels there are.
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "logging/setLevel takes {{\"level\": ...}} with one of {}",
+                    LOG_LEVELS.join(", ")
+                ),
+                Some(json!({ "levels": LOG_LEVELS })),
+            ));
+        }
         if request.method != "tools/call" {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,

@@ -2,16 +2,16 @@
 //! needs and rmcp leaves to us (Origin allow-list on by default, bearer tokens, TCP_NODELAY).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use http::{header, HeaderValue, StatusCode};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use subtle::ConstantTimeEq;
 
+use super::sessions::Sessions;
 use super::{Error, McpHandler, Shared};
 use crate::tool::Caller;
 
@@ -68,11 +68,16 @@ impl TokenCheck for BearerTokens {
 }
 
 /// Options of the Streamable HTTP transport.
+///
+/// The limits on connections, sessions and slow clients hold before any bearer token is
+/// checked: a client without a token can open connections and send bytes, nothing more.
 #[derive(Clone)]
 pub struct HttpOptions {
     /// The URL path of the MCP endpoint.
     pub path: String,
-    /// Accepted `Host` values (DNS-rebinding protection). Default: loopback names.
+    /// Accepted `Host` values (DNS-rebinding protection). Default: loopback names. An entry
+    /// without a port accepts any port. An absolute-form request target (`POST http://h/mcp`)
+    /// must name an accepted host too: its authority is the one that counts.
     pub allowed_hosts: Vec<String>,
     /// Accepted `Origin` values; requests without `Origin` (non-browser clients) pass.
     /// Default: loopback origins on any port.
@@ -85,6 +90,26 @@ pub struct HttpOptions {
     /// When set, every request needs `Authorization: Bearer <token>`, and the token decides
     /// the caller.
     pub auth: Option<Arc<dyn TokenCheck>>,
+    /// How long a client has to send a request's whole head (request line and headers),
+    /// counted from when the server starts waiting for it, which includes the idle time of a
+    /// keep-alive connection between requests. A client that takes longer gets 408 and its
+    /// connection is closed. Default 10 s.
+    pub header_read_timeout: Duration,
+    /// How long a client has to send a request's whole body once its head arrived. A client
+    /// that takes longer gets 408 with a JSON-RPC error and its connection is closed.
+    /// Default 30 s (4 MiB at about 140 KB/s).
+    pub body_read_timeout: Duration,
+    /// Connections open at once. When all are taken, a new connection closes the oldest one
+    /// that is waiting for a request (idle, or still sending its head); if every connection
+    /// is in the middle of a request, the new one is closed at once. Default: three quarters
+    /// of the process's open-file limit (`ulimit -n`) above 64 kept for everything else,
+    /// between 16 and 16,384 (1,024 where the limit cannot be read).
+    pub max_connections: usize,
+    /// Sessions open at once (sessions mode). An `initialize` beyond it gets 503 with a
+    /// JSON-RPC error and `Retry-After`, until a session is deleted or idles out. Default:
+    /// enough for 1/64 of the machine's memory at 64 KiB per session (BENCHMARKS.md measures
+    /// about that), between 256 and 16,384 (1,024 where the memory size cannot be read).
+    pub max_sessions: usize,
 }
 
 impl Default for HttpOptions {
@@ -103,8 +128,45 @@ impl Default for HttpOptions {
             stateless: false,
             max_body_bytes: 4 * 1024 * 1024,
             auth: None,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: default_max_connections(),
+            max_sessions: default_max_sessions(),
         }
     }
+}
+
+/// Three quarters of the open-file limit above a reserve of 64.
+fn default_max_connections() -> usize {
+    #[cfg(unix)]
+    {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+        if let Some(soft) = limit.current {
+            let usable = usize::try_from(soft)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(64);
+            return (usable / 4 * 3).clamp(16, 16_384);
+        }
+    }
+    1_024
+}
+
+/// 1/64 of the machine's memory at 64 KiB per session.
+fn default_max_sessions() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let info = rustix::system::sysinfo();
+        // `totalram` is a C `unsigned long`: 32 bits on 32-bit targets.
+        #[allow(clippy::useless_conversion)]
+        let bytes = u64::from(info.totalram).saturating_mul(u64::from(info.mem_unit.max(1)));
+        if bytes > 0 {
+            let sessions = bytes / 64 / (64 * 1024);
+            return usize::try_from(sessions)
+                .unwrap_or(usize::MAX)
+                .clamp(256, 16_384);
+        }
+    }
+    1_024
 }
 
 impl HttpOptions {
@@ -128,6 +190,22 @@ impl HttpOptions {
         self.max_body_bytes = bytes;
         self
     }
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
 }
 
 /// The axum router serving MCP at `options.path`; cancelling `stop` ends every session and
@@ -146,17 +224,19 @@ pub(crate) fn router(
     if options.stateless {
         config = config.with_json_response(true);
     }
+    let max_message_values = super::guard::message_values(shared.catalog().max_argument_values());
     let base = McpHandler::new(shared);
-    let service = StreamableHttpService::new(
-        move || Ok(base.for_session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let sessions = Arc::new(Sessions::new(options.max_sessions));
+    let service =
+        StreamableHttpService::new(move || Ok(base.for_session()), sessions.clone(), config);
     // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415; a
-    // session DELETE gets 204.
+    // session DELETE gets 204; a session answers only to its creator.
     let guarded = super::guard::Guarded {
         inner: Arc::new(service),
         max_body_bytes: options.max_body_bytes,
+        body_read_timeout: options.body_read_timeout,
+        max_message_values,
+        sessions: (!options.stateless).then_some(sessions),
     };
     let mut router = axum::Router::new().route_service(&options.path, guarded);
     if let Some(auth) = options.auth.clone() {
@@ -216,14 +296,12 @@ pub(crate) async fn serve(
             "sessions"
         }
     );
-    // rmcp writes an SSE event and the end of the body separately: with Nagle on, every
-    // call would stall ~40 ms waiting for the peer's delayed ACK.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let limits = super::conn::Limits {
+        header_read_timeout: options.header_read_timeout,
+        max_connections: options.max_connections,
+        headers: super::headers::HeaderRules::new(&options.allowed_hosts),
+    };
+    super::conn::serve(listener, app, limits, shutdown).await?;
     Ok(())
 }
 

@@ -1,9 +1,12 @@
 //! The MCP server: the official SDK (`rmcp`) speaks the protocol and runs the transports;
 //! disco owns tools/list and tools/call on top of the [`Catalog`].
 
+mod conn;
 mod guard;
 mod handler;
+mod headers;
 mod http;
+mod sessions;
 mod stdio;
 
 use std::collections::HashMap;
@@ -290,6 +293,12 @@ impl Server {
         self.catalog = self.catalog.default_timeout(timeout);
         self
     }
+    /// The most JSON values one call's arguments may hold (default 100,000); see
+    /// [`CatalogBuilder::max_argument_values`].
+    pub fn max_argument_values(mut self, values: usize) -> Self {
+        self.catalog = self.catalog.max_argument_values(values);
+        self
+    }
     /// Answer a call to an unknown tool with a tool result (`isError: true`) instead of the
     /// JSON-RPC error (-32602), for clients that do not show protocol errors to the model.
     pub fn unknown_tool_as_result(mut self, yes: bool) -> Self {
@@ -434,6 +443,12 @@ fn default_package() -> (String, String) {
             env!("CARGO_PKG_VERSION").to_string(),
         ),
     }
+}
+
+tokio::task_local! {
+    /// The caller of the HTTP request rmcp is handling, for the parts of rmcp's HTTP layer
+    /// that call into the handler without the request (`get_tool`, session creation).
+    pub(crate) static REQUEST_CALLER: Caller;
 }
 
 /// The caller an HTTP request was authenticated as, or anonymous.
