@@ -66,6 +66,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 );
             }
             "--stateless" => a.stateless = true,
+            // Serving stdio is the default; the flag is accepted for launchers that pass it.
+            "--stdio" => {}
             "--search" => {
                 a.search = Some(match value("--search")?.as_str() {
                     "all" => ExposureKind::All,
@@ -224,7 +226,7 @@ fn visibility(
         let Some(t) = tokens.iter().find(|t| t.caller == id) else {
             return true;
         };
-        if t.tools.iter().any(|n| *n == tool.name) {
+        if t.tools.contains(&tool.name) {
             return true;
         }
         match &t.servers {
@@ -291,7 +293,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             let bound = listener.local_addr().map_err(|e| e.to_string())?;
             tracing::info!(addr = %bound, "serving Streamable HTTP at /mcp");
             // The address actually bound (`--http 127.0.0.1:0` picks a port), for scripts.
-            println!("DISCO_LISTENING http://{bound}/mcp");
+            println!("LISTENING http://{bound}/mcp");
             server
                 .serve_http_on(listener, stop_signal())
                 .await

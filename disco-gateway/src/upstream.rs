@@ -16,11 +16,12 @@ use std::time::{Duration, Instant};
 use disco_runtime::rmcp;
 use disco_runtime::Context;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
-    Implementation, LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam,
-    ProgressToken, RequestMetaObject, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, ContentBlock, Implementation,
+    LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken,
+    ResultType, ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
@@ -59,11 +60,15 @@ struct Live {
 pub struct Upstream {
     pub config: ServerConfig,
     live: RwLock<Live>,
-    /// Calls in flight, by the progress token sent upstream: where its progress and log
-    /// messages go.
+    /// Calls in flight, by a number of their own: where log messages go.
     calls: Mutex<HashMap<u64, Context>>,
+    /// Calls in flight that asked for progress, by the progress token rmcp sent upstream.
+    progress: Mutex<HashMap<u64, Context>>,
     next_call: AtomicU64,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The process group of the child being started, so that a shutdown during its start-up
+    /// still ends it.
+    starting_group: Mutex<Group>,
 }
 
 /// Everything the upstream tasks share with the provider.
@@ -93,8 +98,10 @@ impl Hub {
                             tools: Arc::new(Vec::new()),
                         }),
                         calls: Mutex::new(HashMap::new()),
+                        progress: Mutex::new(HashMap::new()),
                         next_call: AtomicU64::new(1),
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
+                        starting_group: Mutex::new(None),
                     })
                 })
                 .collect(),
@@ -214,16 +221,46 @@ impl Upstream {
                 "Server `{name}` is not available: {why}. Try again shortly."
             ));
         };
-        let mut params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
-        if ctx.wants_progress() {
-            let mut meta = RequestMetaObject::default();
-            meta.set_progress_token(ProgressToken(NumberOrString::Number(id as i64)));
-            params.meta = Some(meta);
-        }
-        let _registered = CallGuard::new(self, id, ctx);
-        match peer.call_tool(params).await {
-            Ok(result) => result,
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // rmcp gives every request a progress token of its own: the handle says which, and
+        // the upstream's progress on it is passed to this call's client.
+        let handle = match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
+        };
+        let mut abandoned = Abandoned {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let _progress = ctx.wants_progress().then(|| {
+            CallGuard::new(
+                &self.progress,
+                token_key(&handle.progress_token),
+                ctx.clone(),
+            )
+        });
+        let _logs = CallGuard::new(
+            &self.calls,
+            self.next_call.fetch_add(1, Ordering::Relaxed),
+            ctx,
+        );
+        let response = handle.await_response().await;
+        abandoned.id = None;
+        match response {
+            Ok(ServerResult::CallToolResult(mut result)) => {
+                // An upstream of an older protocol era sends no `resultType`, which means
+                // "complete" (SEP-2322); a 2026-07-28 client needs it said. rmcp strips it again
+                // for clients of the older eras.
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                result
+            }
+            Ok(_) => error(format!(
+                "Server `{name}` answered `{tool}` with something other than a tool result."
+            )),
             Err(e) => {
                 tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
                 error(format!("Server `{name}` could not run `{tool}`: {e}"))
@@ -232,31 +269,64 @@ impl Upstream {
     }
 }
 
+/// The key of a progress token in [`Upstream::calls`]: rmcp's tokens are numbers.
+fn token_key(token: &ProgressToken) -> u64 {
+    match &token.0 {
+        NumberOrString::Number(n) => *n as u64,
+        NumberOrString::String(s) => {
+            // Not rmcp's form; kept apart from the numbers by the top bit.
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            s.hash(&mut h);
+            h.finish() | (1 << 63)
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` upstream when a call is dropped before its answer (the
+/// client cancelled, or the call timed out).
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let reason = Some("the gateway's caller abandoned the call".to_string());
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                    .await;
+            });
+        }
+    }
+}
+
 /// Keeps a call's context where the upstream's progress and log messages can reach it, for
 /// as long as the call runs (also when it is dropped: cancelled or timed out).
 struct CallGuard<'a> {
-    upstream: &'a Upstream,
-    id: u64,
+    map: &'a Mutex<HashMap<u64, Context>>,
+    key: u64,
 }
 
 impl<'a> CallGuard<'a> {
-    fn new(upstream: &'a Upstream, id: u64, ctx: Context) -> Self {
-        upstream
-            .calls
-            .lock()
+    fn new(map: &'a Mutex<HashMap<u64, Context>>, key: u64, ctx: Context) -> Self {
+        map.lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(id, ctx);
-        CallGuard { upstream, id }
+            .insert(key, ctx);
+        CallGuard { map, key }
     }
 }
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
-        self.upstream
-            .calls
+        self.map
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.id);
+            .remove(&self.key);
     }
 }
 
@@ -280,15 +350,12 @@ impl ClientHandler for Client {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let NumberOrString::Number(id) = params.progress_token.0 else {
-            return;
-        };
         let ctx = self
             .upstream
-            .calls
+            .progress
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&(id as u64))
+            .get(&token_key(&params.progress_token))
             .cloned();
         if let Some(ctx) = ctx {
             let _ = ctx
@@ -356,7 +423,15 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
             r = connect(&hub, &upstream) => Some(r),
             _ = hub.shutdown.cancelled() => None,
         };
-        let Some(outcome) = outcome else { break };
+        let starting = upstream
+            .starting_group
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let Some(outcome) = outcome else {
+            kill_group(starting);
+            break;
+        };
         match outcome {
             Ok((running, relist, group)) => {
                 if first {
@@ -440,11 +515,16 @@ async fn connect(
             // grandchild, which must end with it.
             #[cfg(unix)]
             cmd.process_group(0);
+            cmd.kill_on_drop(true);
             let (transport, stderr) = TokioChildProcess::builder(cmd)
                 .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
             let group = transport.id();
+            *upstream
+                .starting_group
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = group;
             upstream
                 .stderr
                 .lock()

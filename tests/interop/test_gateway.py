@@ -101,7 +101,7 @@ class HttpUpstream(Process):
 
 
 class Gateway(Process):
-    """`disco-gateway --http 127.0.0.1:0`; its URL is read from its `DISCO_LISTENING` line."""
+    """`disco-gateway --http 127.0.0.1:0`; its URL is read from its `LISTENING` line."""
 
     def __init__(self, config: Path, *args: str) -> None:
         super().__init__([gateway_binary(), "--config", str(config), "--http", "127.0.0.1:0", *args],
@@ -110,7 +110,7 @@ class Gateway(Process):
         reader = threading.Thread(target=lambda: line.append(self.proc.stdout.readline()), daemon=True)
         reader.start()
         reader.join(timeout=90)
-        if not line or not line[0].startswith("DISCO_LISTENING "):
+        if not line or not line[0].startswith("LISTENING "):
             self.stop()
             raise RuntimeError(f"the gateway did not start: {line!r}\n{self.log_text()}")
         self.url = line[0].split()[1]
@@ -220,11 +220,13 @@ def target(transport: str, world, request) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_the_merged_catalog(world, transport, request):
+@pytest.mark.parametrize("mode", ("legacy", "auto"))
+def test_the_merged_catalog(world, transport, mode, request):
     """Every upstream's tools on every page, named server.tool; the one that never started has
-    none; calls reach each upstream and come back with the upstream's own result."""
+    none; calls reach each upstream and come back with the upstream's own result, to clients
+    of both protocol eras."""
     async def body():
-        async with connect(transport, **target(transport, world, request)) as client:
+        async with connect(transport, mode=mode, **target(transport, world, request)) as client:
             tools, pages = await list_all(client)
             listed = {t.name for t in tools}
             assert pages > 1
@@ -243,6 +245,16 @@ def test_the_merged_catalog(world, transport, request):
             assert texts(r) == ["gateway notes\n"], texts(r)
             r = await client.call_tool("memory.read_graph", {})
             assert r.is_error is not True, texts(r)
+            # The upstream's progress notifications reach the caller that asked for them.
+            progress: list[float] = []
+
+            async def on_progress(value: float, total: float | None, message: str | None) -> None:
+                progress.append(value)
+
+            r = await client.call_tool("everything.trigger-long-running-operation",
+                                       {"duration": 0.3, "steps": 3}, progress_callback=on_progress)
+            assert r.is_error is not True, texts(r)
+            assert len(progress) == 3 and progress == sorted(progress), progress
             for server in ("py", "pyhttp"):
                 r = await client.call_tool(f"{server}.lookup_weather", {"city": "Oslo"})
                 assert texts(r) == ["weather in Oslo: sunny, 21 C"], texts(r)
@@ -447,3 +459,33 @@ def test_a_malformed_config_is_an_error_naming_the_key(world):
                               text=True, timeout=30, env=env, stdin=subprocess.DEVNULL)
         assert done.returncode == 2, (config, done.stderr)
         assert key in done.stderr, (key, done.stderr)
+
+
+@pytest.mark.parametrize("mode", ("legacy", "auto"))
+def test_two_stateless_gateways_serve_one_client(world, mode):
+    """Behind a load balancer: two `--stateless` gateway processes, each with its own
+    upstreams, on alternating connections. A cursor one hands out pages the other's list, and
+    calls and corrections land the same on either."""
+    async def body():
+        gateways = [Gateway(world["base"], "--stateless"), Gateway(world["base"], "--stateless")]
+        try:
+            seen: list[str] = []
+            cursor = None
+            for i in range(40):
+                gateway = gateways[i % 2]
+                async with connect("http", gateway=gateway, mode=mode) as client:
+                    page = await client.list_tools(cursor=cursor)
+                    seen.extend(t.name for t in page.tools)
+                    cursor = page.next_cursor
+                    r = await client.call_tool("py.lookup_wether", {"city": f"c{i}"})
+                    assert texts(r) == [f"weather in c{i}: sunny, 21 C"], texts(r)
+                if cursor is None:
+                    break
+            assert cursor is None
+            assert len(seen) == len(set(seen)), seen
+            async with connect("http", gateway=gateways[0], mode=mode) as client:
+                assert set(seen) == await names(client)
+        finally:
+            for g in gateways:
+                g.stop()
+    run(body, limit=240)
