@@ -489,3 +489,38 @@ def test_two_stateless_gateways_serve_one_client(world, mode):
             for g in gateways:
                 g.stop()
     run(body, limit=240)
+
+
+def test_docs_and_lint_of_the_merged_catalog_keep_secrets_out(world, tmp_path):
+    """`docs` and `lint` cover every upstream's tools; the upstreams' env and headers appear
+    in neither, nor in the log, even at debug level."""
+    secret_env, secret_header = "s3cr3t-env-value", "s3cr3t-header-value"
+    servers = {
+        "py": {**world["servers"]["py"], "env": {"DISCO_TEST_SECRET": secret_env}},
+        "pyhttp": {**world["servers"]["pyhttp"], "headers": {"X-Test-Secret": secret_header}},
+    }
+    config = write_config(tmp_path, "secrets", servers, DISCO)
+    env = {**os.environ, "RUST_LOG": "debug"}
+    docs = subprocess.run([gateway_binary(), "docs", "--config", str(config)], capture_output=True,
+                          text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert docs.returncode == 0, docs.stderr[-3000:]
+    assert "py.lookup_weather" in docs.stdout and "pyhttp.lookup_weather" in docs.stdout
+    lint = subprocess.run([gateway_binary(), "lint", "--config", str(config)], capture_output=True,
+                          text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert lint.returncode == 0, lint.stderr[-3000:]
+    assert "schema-uncompiled" in lint.stdout and "py.find_files" in lint.stdout
+    for out in (docs.stdout, docs.stderr, lint.stdout, lint.stderr):
+        assert secret_env not in out and secret_header not in out
+    denied = subprocess.run([gateway_binary(), "lint", "--config", str(config), "--deny", "warnings"],
+                            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert denied.returncode == 1, denied.stdout[-2000:]
+
+
+def test_colliding_names_without_namespaces_are_a_start_up_error(world, tmp_path):
+    config = write_config(tmp_path, "collide",
+                          {"first": world["servers"]["py"], "second": world["servers"]["py"]},
+                          {**DISCO, "namespace": "none"})
+    done = subprocess.run([gateway_binary(), "lint", "--config", str(config)], capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "server `first` and server `second`" in done.stderr, done.stderr[-2000:]
