@@ -22,6 +22,8 @@
 //! | `schema-dialect` | error | a `$schema` other than draft-07 or 2020-12 |
 //! | `schema-not-object` | error | a root schema that is not `"type": "object"` |
 //! | `output-schema-ref` | warning | `$ref` in an output schema |
+//! | `schema-uncompiled` | warning | a schema that cannot be compiled: the tool is kept, its arguments go unchecked |
+//! | `schema-older-draft` | info | a schema written in an older draft than it declares (validated with that draft) |
 //! | `token-cost` | info | estimated tokens of tools/list, heaviest tools |
 //! | `catalog-too-large` | warning | more tools or tokens than models choose well among |
 //! | `tool-token-cost` | warning | one tool's entry is unusually expensive |
@@ -744,6 +746,26 @@ fn at_most_three(items: &[String]) -> String {
 
 fn schema_rules(tool: &CatalogTool, out: &mut Vec<Finding>) {
     let name = Some(tool.name.as_str());
+    for problem in &tool.schema_problems {
+        out.push(finding(
+            name,
+            Severity::Warning,
+            "schema-uncompiled",
+            format!("the tool is served, but {problem}"),
+            "fix the schema (the message says where the validator stopped), or declare the \
+             draft it is written in with `$schema`"
+                .into(),
+        ));
+    }
+    for note in &tool.schema_notes {
+        out.push(finding(
+            name,
+            Severity::Info,
+            "schema-older-draft",
+            note.clone(),
+            "declare the draft with `$schema`, or rewrite the schema in draft 2020-12".into(),
+        ));
+    }
     let input = Value::Object((*tool.input_schema).clone());
     let mut found = SchemaScan::default();
     scan(&input, "", &mut found);

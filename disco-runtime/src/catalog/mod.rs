@@ -985,6 +985,9 @@ fn add_provider_tools(
         match CatalogTool::from_dynamic(def, ToolHandler::Provider(provider.clone())) {
             Ok(mut tool) => {
                 tool.timeout = config.default_timeout;
+                for problem in &tool.schema_problems {
+                    tracing::warn!(tool = %clip(&name, 128), problem = %problem, "tool kept with a schema problem");
+                }
                 tools.push(Arc::new(tool));
             }
             Err(err) => problems.push(format!("provider tool `{name}`: {err}")),

@@ -18,6 +18,10 @@ pub struct DynamicTool {
     pub aliases: Vec<String>,
     pub keywords: Vec<String>,
     pub hidden: bool,
+    /// What was wrong with the definition as received and how it was made usable (a schema
+    /// that is not an object, say): reported with the tool's schema problems, by the log and
+    /// `lint`.
+    pub problems: Vec<String>,
 }
 
 impl DynamicTool {
@@ -27,6 +31,7 @@ impl DynamicTool {
             aliases: Vec::new(),
             keywords: Vec::new(),
             hidden: false,
+            problems: Vec::new(),
         }
     }
 }
@@ -68,10 +73,33 @@ impl JsonCatalogProvider {
         let mut tools = Vec::with_capacity(list.len());
         for (i, item) in list.iter().enumerate() {
             let mut item = item.clone();
-            // Some catalogs omit the schema of tools without parameters.
+            let mut problems = Vec::new();
             if let Value::Object(obj) = &mut item {
-                obj.entry("inputSchema")
+                // Some catalogs omit the schema of tools without parameters.
+                let input = obj
+                    .entry("inputSchema")
                     .or_insert_with(|| serde_json::json!({"type": "object"}));
+                // A schema that is not even an object cannot be served as MCP requires; the
+                // tool stays, with the schema that accepts any arguments.
+                if !input.is_object() {
+                    problems.push(format!(
+                        "its inputSchema is {}, not an object: served as `{{\"type\": \"object\"}}`, \
+                         so arguments are not validated against a schema",
+                        super::json_kind(input)
+                    ));
+                    *input = serde_json::json!({"type": "object"});
+                }
+                if obj
+                    .get("outputSchema")
+                    .is_some_and(|o| !o.is_object() && !o.is_null())
+                {
+                    let kind = obj.get("outputSchema").map(super::json_kind).unwrap_or("");
+                    problems.push(format!(
+                        "its outputSchema is {kind}, not an object: left out, so structured \
+                         output is not validated"
+                    ));
+                    obj.remove("outputSchema");
+                }
             }
             let tool: Tool = serde_json::from_value(item)
                 .map_err(|e| format!("tool #{i} is not a valid MCP tool: {e}"))?;
@@ -89,6 +117,7 @@ impl JsonCatalogProvider {
                     .unwrap_or_default()
             };
             let mut def = DynamicTool::new(tool.clone());
+            def.problems = problems;
             def.aliases = strings("disco/aliases");
             def.keywords = strings("disco/keywords");
             def.hidden = tool

@@ -54,6 +54,13 @@ pub struct CatalogTool {
     pub output_schema: Option<Arc<JsonObject>>,
     /// A recursive parameter or output type kept `$defs` in a portable schema.
     pub recursive_schema: bool,
+    /// What could not be done with the tool's schemas as received (a schema that does not
+    /// compile: its arguments then reach the tool unchecked, and the tool itself decides).
+    /// Reported by the log and by `lint`; empty for `#[mcp_tool]` functions.
+    pub schema_problems: Vec<String>,
+    /// How older schema forms were read (the draft used when a schema declares none but is
+    /// written in an older one). Reported by `lint` as information.
+    pub schema_notes: Vec<String>,
     /// Where the tool was declared (`module::function (file:line)`).
     pub origin: String,
     /// The Cargo package (name, version) that declares the tool.
@@ -221,6 +228,8 @@ impl CatalogTool {
             input_schema,
             output_schema,
             recursive_schema,
+            schema_problems: Vec::new(),
+            schema_notes: Vec::new(),
             origin: spec.origin.to_string(),
             package: spec.origin.package,
             tool,
@@ -231,6 +240,58 @@ impl CatalogTool {
             shared_name: Arc::from(spec.name),
         })
     }
+}
+
+/// Compiles a schema as found in the wild, with the draft it declares (`$schema`). One that
+/// declares none, or a URL no draft has, is read as 2020-12 and, when it does not compile so,
+/// as the older drafts in turn (draft-07, then draft-04: `definitions`, tuple `items`, boolean
+/// `exclusiveMinimum` are older forms that 2020-12 refuses or reads differently). Returns the
+/// validator and, when an older draft was used, a note saying which.
+pub(crate) fn compile_schema(
+    schema: &JsonObject,
+) -> Result<(jsonschema::Validator, Option<String>), String> {
+    use jsonschema::Draft;
+    let declared = schema.get("$schema");
+    let draft = declared
+        .and_then(Value::as_str)
+        .map(Draft::from_schema_uri)
+        .filter(|d| *d != Draft::Unknown);
+    let build = |draft: Draft, value: &Value| {
+        jsonschema::options()
+            .with_draft(draft)
+            .build(value)
+            .map_err(|e| super::clip(&e.to_string(), 300))
+    };
+    if let Some(draft) = draft {
+        return build(draft, &Value::Object(schema.clone())).map(|v| (v, None));
+    }
+    // An unknown `$schema` would send the validator looking for a meta-schema it cannot have.
+    let mut value = schema.clone();
+    let unknown = value.remove("$schema");
+    let value = Value::Object(value);
+    let unknown_note = unknown.map(|u| {
+        format!(
+            "`$schema` {} names no JSON Schema draft; read as the drafts below allow",
+            super::clip(&u.to_string(), 100)
+        )
+    });
+    let first = match build(Draft::Draft202012, &value) {
+        Ok(v) => return Ok((v, unknown_note)),
+        Err(e) => e,
+    };
+    for (older, label) in [(Draft::Draft7, "draft-07"), (Draft::Draft4, "draft-04")] {
+        if let Ok(v) = build(older, &value) {
+            let note = format!(
+                "written in an older form that 2020-12 refuses ({first}); validated as {label}"
+            );
+            let note = match &unknown_note {
+                Some(u) => format!("{u}; {note}"),
+                None => note,
+            };
+            return Ok((v, Some(note)));
+        }
+    }
+    Err(first)
 }
 
 impl CatalogTool {
@@ -264,14 +325,33 @@ impl CatalogTool {
                     .collect()
             })
             .unwrap_or_default();
-        let compile = |schema: &JsonObject, what: &str| {
-            jsonschema::validator_for(&Value::Object(schema.clone()))
-                .map(Arc::new)
-                .map_err(|e| format!("its {what} schema is not valid JSON Schema: {e}"))
+        // One tool's schema never sinks the catalog: a schema that cannot be compiled leaves
+        // the tool in, its arguments unchecked here (the tool, or the server behind it, checks
+        // them), and says so.
+        let mut schema_problems = def.problems;
+        let mut schema_notes = Vec::new();
+        let mut compile = |schema: &JsonObject, what: &str| match compile_schema(schema) {
+            Ok((validator, note)) => {
+                if let Some(note) = note {
+                    schema_notes.push(format!("{what} schema: {note}"));
+                }
+                Some(Arc::new(validator))
+            }
+            Err(e) => {
+                schema_problems.push(format!(
+                    "its {what} schema cannot be compiled ({e}), so {}",
+                    if what == "input" {
+                        "arguments are not validated against it"
+                    } else {
+                        "structured output is not validated against it"
+                    }
+                ));
+                None
+            }
         };
-        let input_validator = Some(compile(&input, "input")?);
+        let input_validator = compile(&input, "input");
         let output_validator = match &tool.output_schema {
-            Some(schema) => Some(compile(schema, "output")?),
+            Some(schema) => compile(schema, "output"),
             None => None,
         };
         let annotations = tool
@@ -302,6 +382,8 @@ impl CatalogTool {
             input_schema: tool.input_schema.clone(),
             output_schema: tool.output_schema.clone(),
             recursive_schema,
+            schema_problems,
+            schema_notes,
             origin: "a tool provider".to_string(),
             package: ("", ""),
             tool,
@@ -326,5 +408,110 @@ impl CatalogTool {
                 .map(|p| (p.name.clone(), p.description.clone().unwrap_or_default()))
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const DRAFTS: [(&str, bool); 5] = [
+        ("http://json-schema.org/draft-04/schema#", true),
+        ("http://json-schema.org/draft-06/schema#", false),
+        ("http://json-schema.org/draft-07/schema#", false),
+        ("https://json-schema.org/draft/2019-09/schema", false),
+        ("https://json-schema.org/draft/2020-12/schema", false),
+    ];
+
+    /// "Above zero" in the form of draft-04 (a boolean beside `minimum`) or of its successors
+    /// (a number).
+    fn above_zero(draft04_form: bool, declared: Option<&str>) -> JsonObject {
+        let bound = if draft04_form {
+            json!({"type": "number", "minimum": 0, "exclusiveMinimum": true})
+        } else {
+            json!({"type": "number", "exclusiveMinimum": 0})
+        };
+        let mut schema = json!({"type": "object", "properties": {"n": bound}});
+        if let Some(uri) = declared {
+            schema["$schema"] = json!(uri);
+        }
+        match schema {
+            Value::Object(o) => o,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Every declared draft with the exclusive bound in its own form compiles and means what
+    /// that draft says; in the other form, the declared draft refuses it.
+    #[test]
+    fn each_declared_draft_reads_its_own_form_and_refuses_the_other() {
+        for (uri, draft04) in DRAFTS {
+            let (v, note) = compile_schema(&above_zero(draft04, Some(uri)))
+                .unwrap_or_else(|e| panic!("{uri}: {e}"));
+            assert!(note.is_none(), "{uri}: {note:?}");
+            assert!(!v.is_valid(&json!({"n": 0})), "{uri}: 0 accepted");
+            assert!(v.is_valid(&json!({"n": 0.5})), "{uri}: 0.5 refused");
+            assert!(
+                compile_schema(&above_zero(!draft04, Some(uri))).is_err(),
+                "{uri} accepted the other draft's form"
+            );
+        }
+    }
+
+    /// Undeclared, or declared with a URL that names no draft: either form is read by the
+    /// draft it belongs to, and the older one is noted.
+    #[test]
+    fn an_undeclared_draft_is_read_from_the_form() {
+        for declared in [None, Some("https://example.com/meta")] {
+            for draft04 in [false, true] {
+                let (v, note) = compile_schema(&above_zero(draft04, declared))
+                    .unwrap_or_else(|e| panic!("{declared:?} {draft04}: {e}"));
+                assert!(!v.is_valid(&json!({"n": 0})));
+                assert!(v.is_valid(&json!({"n": 0.5})));
+                let noted = note.as_deref().unwrap_or_default();
+                assert_eq!(noted.contains("draft-04"), draft04, "{noted}");
+                assert_eq!(
+                    noted.contains("names no JSON Schema draft"),
+                    declared.is_some()
+                );
+            }
+        }
+    }
+
+    /// What no draft can compile is an error, whatever is declared.
+    #[test]
+    fn a_schema_no_draft_compiles_is_an_error() {
+        let broken = [
+            json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "(["}}}),
+            json!({"type": "object", "properties": {"w": {"type": "integr"}}}),
+            json!({"type": "object", "required": "name"}),
+        ];
+        for schema in broken {
+            for declared in [None, Some(DRAFTS[0].0), Some(DRAFTS[4].0)] {
+                let mut schema = schema.clone();
+                if let Some(uri) = declared {
+                    schema["$schema"] = json!(uri);
+                }
+                let Value::Object(o) = &schema else {
+                    unreachable!()
+                };
+                assert!(compile_schema(o).is_err(), "{schema} compiled");
+            }
+        }
+    }
+
+    /// A provider tool with a broken schema is built, without a validator, its problem said.
+    #[test]
+    fn a_provider_tool_with_a_broken_schema_is_kept() {
+        let schema = json!({"type": "object", "properties": {"w": {"type": "integr"}}});
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        let def = DynamicTool::new(Tool::new("t", "a tool", Arc::new(schema)));
+        let tool = CatalogTool::from_dynamic(def, ToolHandler::Meta(MetaKind::Search))
+            .expect("the tool is kept");
+        assert_eq!(tool.schema_problems.len(), 1);
+        assert!(tool.validate_input(&json!({"w": "wide"})).is_empty());
     }
 }

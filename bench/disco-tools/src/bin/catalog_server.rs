@@ -2,7 +2,8 @@
 //! `catalog_server CATALOG --stdio` or `catalog_server CATALOG --http 127.0.0.1:0`.
 //! Calls to the catalog's tools answer with their name and arguments (they have no code).
 //! Like FastMCP's search transform, tools/list shows only the meta-tools (search-first).
-//! `--threshold X` overrides the abstention threshold (0 never abstains).
+//! `--threshold X` overrides the abstention threshold (0 never abstains). `--list-all` lists
+//! every tool instead (an upstream of many tools, for the gateway's start-up benchmark).
 
 use disco_runtime::catalog::JsonCatalogProvider;
 use disco_runtime::{Exposure, SearchOptions, Server};
@@ -15,9 +16,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         std::process::exit(2);
     };
     let provider = JsonCatalogProvider::from_file(std::path::Path::new(path))?;
+    let exposure = if args.iter().any(|a| a == "--list-all") {
+        Exposure::All
+    } else {
+        Exposure::SearchFirst { pinned: Vec::new() }
+    };
     let mut search = SearchOptions {
         enabled: true,
-        exposure: Exposure::SearchFirst { pinned: Vec::new() },
+        exposure,
         ..SearchOptions::default()
     };
     if let Some(i) = args.iter().position(|a| a == "--threshold") {

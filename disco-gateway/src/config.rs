@@ -1,0 +1,726 @@
+//! The configuration: the `mcpServers` JSON that desktop and editor clients already use, with
+//! disco's own settings under `"disco"`. `${VAR}` (and `${VAR:-default}`) in any string of a
+//! server or of the `disco` key is taken from the environment. Every error names the key.
+//!
+//! Read by hand over `serde_json::Value` rather than with `#[derive(Deserialize)]`: serde's
+//! errors name a field but not where it sits, and an operator with ten servers needs
+//! `mcpServers.search.headers.Authorization`, not `unknown field`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+/// One upstream server.
+#[derive(Clone)]
+pub struct ServerConfig {
+    pub name: String,
+    pub transport: Transport,
+}
+
+/// How to reach an upstream. `env` and `headers` hold secrets: this type has no `Debug`
+/// that could print them, and nothing logs them.
+#[derive(Clone)]
+pub enum Transport {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<String>,
+    },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl Transport {
+    /// What the log may say of it: the command and its arguments, or the URL (never the env
+    /// or the headers).
+    pub fn describe(&self) -> String {
+        match self {
+            Transport::Stdio { command, args, .. } => {
+                let mut s = command.clone();
+                for a in args {
+                    s.push(' ');
+                    s.push_str(a);
+                }
+                s
+            }
+            Transport::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("transport", &self.transport.describe())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How upstream tools are named downstream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Namespace {
+    /// `server{sep}tool` (default `.`, the MCP naming rule's advice for aggregators).
+    Separator(String),
+    /// The upstream's own names; a name two servers share is an error naming both.
+    None,
+}
+
+/// What tools/list shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExposureKind {
+    All,
+    SearchFirst,
+}
+
+/// One bearer token of HTTP callers: who it is, and which servers and tools it may see.
+#[derive(Clone)]
+pub struct TokenConfig {
+    pub token: String,
+    pub caller: String,
+    /// `None`: every server.
+    pub servers: Option<Vec<String>>,
+    /// Tools seen besides those of `servers`, by their downstream names.
+    pub tools: Vec<String>,
+}
+
+/// disco's own settings (the `"disco"` key).
+#[derive(Clone)]
+pub struct DiscoConfig {
+    pub exposure: ExposureKind,
+    pub pinned: Vec<String>,
+    pub page_size: usize,
+    pub call_timeout: Duration,
+    pub startup_timeout: Duration,
+    pub restart_initial: Duration,
+    pub restart_max: Duration,
+    pub namespace: Namespace,
+    /// Extra aliases and keywords by downstream tool name.
+    pub aliases: BTreeMap<String, Vec<String>>,
+    pub keywords: BTreeMap<String, Vec<String>>,
+    pub tokens: Vec<TokenConfig>,
+}
+
+impl Default for DiscoConfig {
+    fn default() -> Self {
+        DiscoConfig {
+            exposure: ExposureKind::All,
+            pinned: Vec::new(),
+            page_size: 100,
+            call_timeout: Duration::from_secs(60),
+            startup_timeout: Duration::from_secs(10),
+            restart_initial: Duration::from_millis(500),
+            restart_max: Duration::from_secs(30),
+            namespace: Namespace::Separator(".".into()),
+            aliases: BTreeMap::new(),
+            keywords: BTreeMap::new(),
+            tokens: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Config {
+    /// Sorted by name.
+    pub servers: Vec<ServerConfig>,
+    pub disco: DiscoConfig,
+}
+
+/// A configuration error: the key it concerns and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn err(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        key: key.to_string(),
+        message: message.into(),
+    }
+}
+
+impl Config {
+    /// Reads a configuration, expanding `${VAR}` with `env`.
+    pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON: {e}")))?;
+        let Value::Object(root) = value else {
+            return Err(err("", "the configuration must be a JSON object"));
+        };
+        for key in root.keys() {
+            if key != "mcpServers" && key != "disco" {
+                return Err(err(
+                    key,
+                    "unknown key (expected \"mcpServers\" and, optionally, \"disco\")",
+                ));
+            }
+        }
+        let servers = match root.get("mcpServers") {
+            Some(Value::Object(servers)) => servers,
+            Some(_) => return Err(err("mcpServers", "must be an object of servers by name")),
+            None => return Err(err("mcpServers", "missing: no servers to serve")),
+        };
+        let mut list = Vec::new();
+        for (name, spec) in servers {
+            if let Some(server) = parse_server(name, spec, env)? {
+                list.push(server);
+            }
+        }
+        list.sort_by(|a, b| a.name.cmp(&b.name));
+        let disco = match root.get("disco") {
+            None => DiscoConfig::default(),
+            Some(Value::Object(d)) => parse_disco(d, env)?,
+            Some(_) => return Err(err("disco", "must be an object")),
+        };
+        let config = Config {
+            servers: list,
+            disco,
+        };
+        config.check_names()?;
+        Ok(config)
+    }
+
+    /// A configuration of one stdio server, from a command line.
+    pub fn single(name: String, command: String, args: Vec<String>) -> Config {
+        Config {
+            servers: vec![ServerConfig {
+                name,
+                transport: Transport::Stdio {
+                    command,
+                    args,
+                    env: BTreeMap::new(),
+                    cwd: None,
+                },
+            }],
+            disco: DiscoConfig::default(),
+        }
+    }
+
+    fn check_names(&self) -> Result<(), ConfigError> {
+        if let Namespace::Separator(sep) = &self.disco.namespace {
+            for s in &self.servers {
+                if s.name.contains(sep.as_str()) {
+                    return Err(err(
+                        &format!("mcpServers.{}", s.name),
+                        format!(
+                            "a server name must not contain the namespace separator `{sep}` \
+                             (its tools' names would be ambiguous)"
+                        ),
+                    ));
+                }
+            }
+        }
+        for t in &self.disco.tokens {
+            for s in t.servers.iter().flatten() {
+                if !self.servers.iter().any(|c| &c.name == s) {
+                    return Err(err(
+                        &format!("disco.tokens.{}.servers", t.caller),
+                        format!("no server is named `{s}`"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_server(
+    name: &str,
+    spec: &Value,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<ServerConfig>, ConfigError> {
+    let key = format!("mcpServers.{name}");
+    if name.is_empty() {
+        return Err(err("mcpServers", "a server name must not be empty"));
+    }
+    let Value::Object(obj) = spec else {
+        return Err(err(&key, "must be an object with `command` or `url`"));
+    };
+    const KEYS: [&str; 7] = ["command", "args", "env", "cwd", "url", "headers", "type"];
+    for k in obj.keys() {
+        if k == "disabled" {
+            continue;
+        }
+        if !KEYS.contains(&k.as_str()) {
+            return Err(err(
+                &format!("{key}.{k}"),
+                format!("unknown key (expected one of {})", KEYS.join(", ")),
+            ));
+        }
+    }
+    if obj.get("disabled") == Some(&Value::Bool(true)) {
+        return Ok(None);
+    }
+    let string = |k: &str| -> Result<Option<String>, ConfigError> {
+        match obj.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => expand(s, &format!("{key}.{k}"), env).map(Some),
+            Some(_) => Err(err(&format!("{key}.{k}"), "must be a string")),
+        }
+    };
+    let map = |k: &str| -> Result<BTreeMap<String, String>, ConfigError> {
+        match obj.get(k) {
+            None => Ok(BTreeMap::new()),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(name, v)| {
+                    let at = format!("{key}.{k}.{name}");
+                    match v {
+                        Value::String(s) => Ok((name.clone(), expand(s, &at, env)?)),
+                        _ => Err(err(&at, "must be a string")),
+                    }
+                })
+                .collect(),
+            Some(_) => Err(err(&format!("{key}.{k}"), "must be an object of strings")),
+        }
+    };
+    let kind = string("type")?;
+    let command = string("command")?;
+    let url = string("url")?;
+    let transport = match (command, url) {
+        (Some(_), Some(_)) => {
+            return Err(err(&key, "has both `command` and `url`: give one"));
+        }
+        (None, None) => {
+            return Err(err(
+                &key,
+                "has neither `command` (a stdio server) nor `url` (a Streamable HTTP server)",
+            ))
+        }
+        (Some(command), None) => {
+            if let Some(k) = kind.as_deref().filter(|k| *k != "stdio") {
+                return Err(err(
+                    &format!("{key}.type"),
+                    format!("`{k}` does not fit a server with `command` (use \"stdio\")"),
+                ));
+            }
+            for k in ["headers"] {
+                if obj.contains_key(k) {
+                    return Err(err(&format!("{key}.{k}"), "only for servers with `url`"));
+                }
+            }
+            let args = match obj.get("args") {
+                None => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let at = format!("{key}.args[{i}]");
+                        match v {
+                            Value::String(s) => expand(s, &at, env),
+                            _ => Err(err(&at, "must be a string")),
+                        }
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(err(&format!("{key}.args"), "must be an array of strings")),
+            };
+            Transport::Stdio {
+                command,
+                args,
+                env: map("env")?,
+                cwd: string("cwd")?,
+            }
+        }
+        (None, Some(url)) => {
+            if let Some(k) = kind
+                .as_deref()
+                .filter(|k| !matches!(*k, "http" | "streamable-http" | "streamableHttp"))
+            {
+                return Err(err(
+                    &format!("{key}.type"),
+                    format!("`{k}` is not supported (Streamable HTTP: \"http\")"),
+                ));
+            }
+            for k in ["args", "env", "cwd"] {
+                if obj.contains_key(k) {
+                    return Err(err(
+                        &format!("{key}.{k}"),
+                        "only for servers with `command`",
+                    ));
+                }
+            }
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(err(
+                    &format!("{key}.url"),
+                    "must be an http:// or https:// URL",
+                ));
+            }
+            Transport::Http {
+                url,
+                headers: map("headers")?,
+            }
+        }
+    };
+    Ok(Some(ServerConfig {
+        name: name.to_string(),
+        transport,
+    }))
+}
+
+fn parse_disco(
+    d: &Map<String, Value>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<DiscoConfig, ConfigError> {
+    let mut c = DiscoConfig::default();
+    for (k, v) in d {
+        let key = format!("disco.{k}");
+        let millis = |v: &Value| -> Result<Duration, ConfigError> {
+            v.as_u64()
+                .filter(|&n| n > 0)
+                .map(Duration::from_millis)
+                .ok_or_else(|| err(&key, "must be a positive number of milliseconds"))
+        };
+        match k.as_str() {
+            "exposure" => {
+                c.exposure = match v.as_str() {
+                    Some("all") => ExposureKind::All,
+                    Some("search-first") => ExposureKind::SearchFirst,
+                    _ => return Err(err(&key, "must be \"all\" or \"search-first\"")),
+                }
+            }
+            "pinned" => c.pinned = strings(v, &key)?,
+            "pageSize" => {
+                c.page_size = v
+                    .as_u64()
+                    .filter(|&n| n > 0)
+                    .map(|n| n as usize)
+                    .ok_or_else(|| err(&key, "must be a positive integer"))?
+            }
+            "callTimeoutMs" => c.call_timeout = millis(v)?,
+            "startupTimeoutMs" => c.startup_timeout = millis(v)?,
+            "restartInitialMs" => c.restart_initial = millis(v)?,
+            "restartMaxMs" => c.restart_max = millis(v)?,
+            "namespace" => {
+                c.namespace =
+                    match v.as_str() {
+                        Some("none") => Namespace::None,
+                        Some(sep) if !sep.is_empty() && sep.len() <= 4 => {
+                            Namespace::Separator(sep.to_string())
+                        }
+                        _ => return Err(err(
+                            &key,
+                            "must be \"none\" or a separator of 1 to 4 characters (default \".\")",
+                        )),
+                    }
+            }
+            "aliases" | "keywords" => {
+                let Value::Object(m) = v else {
+                    return Err(err(
+                        &key,
+                        "must be an object: tool name -> array of strings",
+                    ));
+                };
+                let mut out = BTreeMap::new();
+                for (tool, list) in m {
+                    out.insert(tool.clone(), strings(list, &format!("{key}.{tool}"))?);
+                }
+                if k == "aliases" {
+                    c.aliases = out;
+                } else {
+                    c.keywords = out;
+                }
+            }
+            "tokens" => {
+                let Value::Array(items) = v else {
+                    return Err(err(
+                        &key,
+                        "must be an array of {\"token\", \"caller\", \"servers\", \"tools\"}",
+                    ));
+                };
+                for (i, item) in items.iter().enumerate() {
+                    let at = format!("{key}[{i}]");
+                    let Value::Object(t) = item else {
+                        return Err(err(&at, "must be an object"));
+                    };
+                    for f in t.keys() {
+                        if !["token", "caller", "servers", "tools"].contains(&f.as_str()) {
+                            return Err(err(
+                                &format!("{at}.{f}"),
+                                "unknown key (expected token, caller, servers, tools)",
+                            ));
+                        }
+                    }
+                    let token = match t.get("token") {
+                        Some(Value::String(s)) => expand(s, &format!("{at}.token"), env)?,
+                        _ => return Err(err(&format!("{at}.token"), "missing or not a string")),
+                    };
+                    if token.is_empty() {
+                        return Err(err(&format!("{at}.token"), "must not be empty"));
+                    }
+                    let caller = match t.get("caller") {
+                        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                        _ => return Err(err(&format!("{at}.caller"), "missing or not a string")),
+                    };
+                    let servers = match t.get("servers") {
+                        None => None,
+                        Some(v) => Some(strings(v, &format!("{at}.servers"))?),
+                    };
+                    let tools = match t.get("tools") {
+                        None => Vec::new(),
+                        Some(v) => strings(v, &format!("{at}.tools"))?,
+                    };
+                    c.tokens.push(TokenConfig {
+                        token,
+                        caller,
+                        servers,
+                        tools,
+                    });
+                }
+            }
+            _ => {
+                return Err(err(
+                    &key,
+                    "unknown key (expected exposure, pinned, pageSize, callTimeoutMs, \
+                     startupTimeoutMs, restartInitialMs, restartMaxMs, namespace, aliases, \
+                     keywords, tokens)",
+                ))
+            }
+        }
+    }
+    Ok(c)
+}
+
+fn strings(v: &Value, key: &str) -> Result<Vec<String>, ConfigError> {
+    match v {
+        Value::Array(a) => a
+            .iter()
+            .map(|s| {
+                s.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| err(key, "must be an array of strings"))
+            })
+            .collect(),
+        _ => Err(err(key, "must be an array of strings")),
+    }
+}
+
+/// `${VAR}` and `${VAR:-default}` from `env`; `$$` is a literal `$`. An unset variable without
+/// a default is an error naming the key (and the variable, never its value).
+pub fn expand(
+    text: &str,
+    key: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ConfigError> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(body) = after.strip_prefix('{') {
+            let Some(end) = body.find('}') else {
+                return Err(err(key, "`${` without its closing `}`"));
+            };
+            let inner = &body[..end];
+            let (name, default) = match inner.split_once(":-") {
+                Some((n, d)) => (n, Some(d)),
+                None => (inner, None),
+            };
+            let valid = !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit());
+            if !valid {
+                return Err(err(key, format!("`${{{inner}}}` is not a variable name")));
+            }
+            match (env(name), default) {
+                (Some(v), _) => out.push_str(&v),
+                (None, Some(d)) => out.push_str(d),
+                (None, None) => {
+                    return Err(err(
+                        key,
+                        format!("the environment variable `{name}` is not set"),
+                    ))
+                }
+            }
+            rest = &body[end + 1..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "TOKEN" => Some("s3cret".into()),
+            "HOME" => Some("/home/u".into()),
+            _ => None,
+        }
+    }
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, &env)
+    }
+
+    #[test]
+    fn expansion() {
+        let cases = [
+            ("plain", Ok("plain")),
+            ("${HOME}/notes", Ok("/home/u/notes")),
+            ("Bearer ${TOKEN}", Ok("Bearer s3cret")),
+            ("${UNSET:-fallback}", Ok("fallback")),
+            ("${HOME:-x}", Ok("/home/u")),
+            ("$$HOME", Ok("$HOME")),
+            ("cost $5", Ok("cost $5")),
+            (
+                "${UNSET}",
+                Err("the environment variable `UNSET` is not set"),
+            ),
+            ("${HOME", Err("`${` without its closing `}`")),
+            ("${1X}", Err("`${1X}` is not a variable name")),
+            ("${}", Err("`${}` is not a variable name")),
+        ];
+        for (text, want) in cases {
+            let got = expand(text, "k", &env);
+            match want {
+                Ok(s) => assert_eq!(got, Ok(s.to_string()), "{text}"),
+                Err(m) => assert_eq!(got, Err(err("k", m)), "{text}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_configuration_reads() {
+        let c = parse(
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "server-filesystem", "${HOME}"], "env": {"A": "${TOKEN}"}},
+                "search": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "type": "http"},
+                "off": {"command": "nothing", "disabled": true}
+            },
+            "disco": {"exposure": "search-first", "pinned": ["fs.read_file"], "pageSize": 50,
+                      "callTimeoutMs": 5000, "namespace": "__",
+                      "aliases": {"fs.read_text_file": ["read_file"]},
+                      "keywords": {"fs.read_text_file": ["cat"]},
+                      "tokens": [{"token": "${TOKEN}", "caller": "ops", "servers": ["fs"], "tools": ["search.find"]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c.servers
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>(),
+            ["fs", "search"]
+        );
+        match &c.servers[0].transport {
+            Transport::Stdio { args, env, .. } => {
+                assert_eq!(args[2], "/home/u");
+                assert_eq!(env["A"], "s3cret");
+            }
+            _ => panic!("fs is stdio"),
+        }
+        match &c.servers[1].transport {
+            Transport::Http { headers, .. } => {
+                assert_eq!(headers["Authorization"], "Bearer s3cret")
+            }
+            _ => panic!("search is http"),
+        }
+        assert_eq!(c.disco.exposure, ExposureKind::SearchFirst);
+        assert_eq!(c.disco.page_size, 50);
+        assert_eq!(c.disco.call_timeout, Duration::from_secs(5));
+        assert_eq!(c.disco.namespace, Namespace::Separator("__".into()));
+        assert_eq!(c.disco.aliases["fs.read_text_file"], ["read_file"]);
+        assert_eq!(c.disco.tokens[0].token, "s3cret");
+        // Secrets stay out of what may be logged.
+        let shown = format!("{:?}", c.servers);
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
+
+    /// Each mistake is an error naming its key.
+    #[test]
+    fn errors_name_the_key() {
+        let cases = [
+            (r#"[]"#, ""),
+            (r#"{"servers": {}}"#, "servers"),
+            (r#"{"disco": {}}"#, "mcpServers"),
+            (r#"{"mcpServers": {"a": {}}}"#, "mcpServers.a"),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}"#,
+                "mcpServers.a",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "argz": []}}}"#,
+                "mcpServers.a.argz",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "args": [1]}}}"#,
+                "mcpServers.a.args[0]",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${NOPE}"}}}}"#,
+                "mcpServers.a.env.K",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h", "headers": {"Authorization": "${NOPE}"}}}}"#,
+                "mcpServers.a.headers.Authorization",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "ftp://h"}}}"#,
+                "mcpServers.a.url",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h", "args": []}}}"#,
+                "mcpServers.a.args",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "type": "sse"}}}"#,
+                "mcpServers.a.type",
+            ),
+            (
+                r#"{"mcpServers": {"a.b": {"command": "x"}}}"#,
+                "mcpServers.a.b",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"exposur": "all"}}"#,
+                "disco.exposur",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"exposure": "some"}}"#,
+                "disco.exposure",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"callTimeoutMs": 0}}"#,
+                "disco.callTimeoutMs",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": "${NOPE}", "caller": "c"}]}}"#,
+                "disco.tokens[0].token",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": "t", "caller": "c", "servers": ["b"]}]}}"#,
+                "disco.tokens.c.servers",
+            ),
+        ];
+        for (text, key) in cases {
+            match parse(text) {
+                Ok(_) => panic!("{text} was accepted"),
+                Err(e) => assert_eq!(e.key, key, "{text}: {e}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,476 @@
+//! disco-gateway: any MCP servers behind disco's catalog. Safe tool-name correction, argument
+//! repair, `tool_search` / `execute_tool`, per-caller visibility, docs and lint for tools
+//! written in any language.
+//!
+//! ```text
+//! disco-gateway --config servers.json [--http 127.0.0.1:8080] [--stateless] [--search all|search-first]
+//! disco-gateway [--name NAME] -- npx -y @modelcontextprotocol/server-filesystem ~/notes
+//! disco-gateway docs --config servers.json [--out DIR]
+//! disco-gateway lint --config servers.json [--deny warnings|errors]
+//! ```
+
+mod config;
+mod provider;
+mod upstream;
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use disco_runtime::catalog::lint::{self, LintOptions, Severity};
+use disco_runtime::catalog::{docs, Exposure, SearchOptions};
+use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
+
+use config::{Config, ExposureKind};
+use provider::GatewayProvider;
+use upstream::Hub;
+
+const USAGE: &str = "usage:
+  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first]
+  disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
+  disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
+  disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]";
+
+#[derive(Default)]
+struct Args {
+    command: Option<String>,
+    config: Option<String>,
+    http: Option<SocketAddr>,
+    stateless: bool,
+    search: Option<ExposureKind>,
+    name: Option<String>,
+    out: Option<String>,
+    deny: Option<Severity>,
+    upstream: Vec<String>,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut a = Args::default();
+    let mut first = true;
+    while let Some(arg) = args.next() {
+        if first && (arg == "docs" || arg == "lint") {
+            a.command = Some(arg);
+            first = false;
+            continue;
+        }
+        first = false;
+        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--config" => a.config = Some(value("--config")?),
+            "--http" => {
+                let v = value("--http")?;
+                a.http = Some(
+                    v.parse()
+                        .map_err(|_| format!("--http {v}: not an address like 127.0.0.1:8080"))?,
+                );
+            }
+            "--stateless" => a.stateless = true,
+            // Serving stdio is the default; the flag is accepted for launchers that pass it.
+            "--stdio" => {}
+            "--search" => {
+                a.search = Some(match value("--search")?.as_str() {
+                    "all" => ExposureKind::All,
+                    "search-first" => ExposureKind::SearchFirst,
+                    other => return Err(format!("--search {other}: expected all or search-first")),
+                })
+            }
+            "--name" => a.name = Some(value("--name")?),
+            "--out" => a.out = Some(value("--out")?),
+            "--deny" => {
+                a.deny = Some(match value("--deny")?.as_str() {
+                    "warnings" => Severity::Warning,
+                    "errors" => Severity::Error,
+                    "info" => Severity::Info,
+                    other => return Err(format!("--deny {other}: expected warnings or errors")),
+                })
+            }
+            "-h" | "--help" => return Err(String::new()),
+            "--" => {
+                a.upstream = args.by_ref().collect();
+                if a.upstream.is_empty() {
+                    return Err("`--` must be followed by the command of a stdio server".into());
+                }
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    match (&a.config, a.upstream.is_empty()) {
+        (Some(_), false) => Err("give --config or a command after `--`, not both".into()),
+        (None, true) => Err("give --config FILE, or a server's command after `--`".into()),
+        _ => Ok(a),
+    }
+}
+
+/// A name for the one server of `disco-gateway -- COMMAND`: the package or script it runs.
+fn derive_name(command: &[String]) -> String {
+    let launchers = [
+        "npx", "uvx", "node", "python", "python3", "bunx", "deno", "docker", "uv", "pnpm", "yarn",
+    ];
+    let base = |s: &str| {
+        let s = s.rsplit('/').next().unwrap_or(s);
+        let s = s.split('@').next().filter(|p| !p.is_empty()).unwrap_or(s);
+        s.trim_end_matches(".py")
+            .trim_end_matches(".js")
+            .to_string()
+    };
+    let program = base(&command[0]);
+    let picked = if launchers.contains(&program.as_str()) {
+        command[1..]
+            .iter()
+            .filter(|a| !a.starts_with('-') && !matches!(a.as_str(), "run" | "exec" | "dlx"))
+            .map(|a| base(a.trim_start_matches('@')))
+            .next()
+            .unwrap_or(program)
+    } else {
+        program
+    };
+    let name: String = picked
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        "server".into()
+    } else {
+        name
+    }
+}
+
+fn load_config(args: &Args) -> Result<Config, String> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            Config::parse(&text, &|name| std::env::var(name).ok())
+                .map_err(|e| format!("{path}: {e}"))?
+        }
+        None => {
+            let name = args
+                .name
+                .clone()
+                .unwrap_or_else(|| derive_name(&args.upstream));
+            Config::single(name, args.upstream[0].clone(), args.upstream[1..].to_vec())
+        }
+    };
+    if let Some(search) = args.search {
+        config.disco.exposure = search;
+    }
+    #[cfg(not(feature = "tls"))]
+    for s in &config.servers {
+        if let config::Transport::Http { url, .. } = &s.transport {
+            if url.starts_with("https://") {
+                return Err(format!(
+                    "mcpServers.{}.url: https needs disco-gateway built with `--features tls`",
+                    s.name
+                ));
+            }
+        }
+    }
+    Ok(config)
+}
+
+fn search_options(config: &Config) -> SearchOptions {
+    SearchOptions {
+        enabled: true,
+        exposure: match config.disco.exposure {
+            ExposureKind::All => Exposure::All,
+            ExposureKind::SearchFirst => Exposure::SearchFirst {
+                pinned: config.disco.pinned.clone(),
+            },
+        },
+        ..SearchOptions::default()
+    }
+}
+
+/// Starts the upstreams and waits for them (or the start-up timeout); refuses colliding names.
+async fn start(config: &Config) -> Result<(Arc<Hub>, GatewayProvider), String> {
+    let hub = Hub::new(config.servers.clone(), config.disco.clone());
+    hub.start();
+    let late = hub.settle(config.disco.startup_timeout).await;
+    if !late.is_empty() {
+        tracing::warn!(servers = ?late, "serving without these upstreams for now; they join when ready");
+    }
+    let provider = GatewayProvider::new(hub.clone());
+    let (tools, collisions) = provider.current();
+    if let Some(c) = collisions.first() {
+        hub.stop().await;
+        return Err(c.to_string());
+    }
+    for (what, map) in [
+        ("aliases", &config.disco.aliases),
+        ("keywords", &config.disco.keywords),
+    ] {
+        for tool in map.keys() {
+            if !tools.iter().any(|t| t.tool.name == tool.as_str()) {
+                tracing::warn!(key = %format!("disco.{what}.{tool}"), "no such tool (yet)");
+            }
+        }
+    }
+    Ok((hub, provider))
+}
+
+/// Who may see what: a token's servers and extra tools; callers without a token entry (stdio,
+/// the local user) see everything.
+fn visibility(
+    config: &Config,
+    provider: GatewayProvider,
+) -> impl Fn(&Caller, &CatalogTool) -> bool + Send + Sync + 'static {
+    let tokens = config.disco.tokens.clone();
+    move |caller: &Caller, tool: &CatalogTool| {
+        let Some(id) = caller.id() else { return true };
+        let Some(t) = tokens.iter().find(|t| t.caller == id) else {
+            return true;
+        };
+        if t.tools.contains(&tool.name) {
+            return true;
+        }
+        match &t.servers {
+            None => true,
+            Some(servers) => provider
+                .server_of(&tool.name)
+                .is_some_and(|s| servers.contains(&s)),
+        }
+    }
+}
+
+async fn serve(args: Args, config: Config) -> Result<(), String> {
+    let (hub, provider) = start(&config).await?;
+    let mut server = Server::from_inventory()
+        .name("disco-gateway")
+        .version(env!("CARGO_PKG_VERSION"))
+        .provider(provider.clone())
+        .search(search_options(&config))
+        .page_size(config.disco.page_size)
+        .default_timeout(config.disco.call_timeout);
+    if !config.disco.tokens.is_empty() {
+        server = server.visibility(visibility(&config, provider.clone()));
+    }
+    let mut http = HttpOptions::default().stateless(args.stateless);
+    if !config.disco.tokens.is_empty() {
+        let mut tokens = BearerTokens::new();
+        for t in &config.disco.tokens {
+            tokens = tokens.token(t.token.clone(), Caller::new(t.caller.clone()));
+        }
+        http = http.bearer_auth(tokens);
+    }
+    server = server.http_options(http);
+
+    // Each change upstream rebuilds the catalog and tells the clients whose list changed.
+    let handle = server.handle();
+    let reloads = {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            loop {
+                hub.changed.notified().await;
+                loop {
+                    match handle.reload().await {
+                        Ok(()) => break,
+                        // Not serving yet: the catalog being built has the change, or will
+                        // get it at the next try.
+                        Err(_) if handle.stats().is_none() => {
+                            tokio::time::sleep(Duration::from_millis(50)).await
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %e, "the catalog could not be rebuilt; the previous one stays");
+                            break;
+                        }
+                    }
+                }
+            }
+        })
+    };
+
+    let result = match args.http {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("--http {addr}: {e}"))?;
+            let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            tracing::info!(addr = %bound, "serving Streamable HTTP at /mcp");
+            // The address actually bound (`--http 127.0.0.1:0` picks a port), for scripts.
+            println!("LISTENING http://{bound}/mcp");
+            server
+                .serve_http_on(listener, stop_signal())
+                .await
+                .map_err(|e| e.to_string())
+        }
+        None => tokio::select! {
+            r = server.serve_stdio() => r.map_err(|e| e.to_string()),
+            _ = stop_signal() => Ok(()),
+        },
+    };
+    reloads.abort();
+    hub.stop().await;
+    result
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// The merged catalog, as the server would build it, for docs and lint.
+async fn catalog(config: &Config) -> Result<(Arc<Hub>, Catalog), String> {
+    let (hub, provider) = start(config).await?;
+    let built = Catalog::builder()
+        .server_name("disco-gateway")
+        .provider(provider)
+        .search(search_options(config))
+        .default_timeout(config.disco.call_timeout)
+        .from_inventory();
+    match built {
+        Ok(c) => Ok((hub, c)),
+        Err(e) => {
+            hub.stop().await;
+            Err(e.to_string())
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<ExitCode, String> {
+    let config = load_config(&args)?;
+    match args.command.as_deref() {
+        None => serve(args, config).await.map(|()| ExitCode::SUCCESS),
+        Some("docs") => {
+            let (hub, catalog) = catalog(&config).await?;
+            let out = match &args.out {
+                Some(dir) => docs::write(&catalog, dir, false)
+                    .map(|report| {
+                        for p in report.written {
+                            eprintln!("wrote {}", p.display());
+                        }
+                    })
+                    .map_err(|e| e.to_string()),
+                None => {
+                    print!("{}", docs::markdown(&catalog));
+                    Ok(())
+                }
+            };
+            hub.stop().await;
+            out.map(|()| ExitCode::SUCCESS)
+        }
+        Some(_) => {
+            let (hub, catalog) = catalog(&config).await?;
+            let findings = lint::lint(&catalog, &LintOptions::default());
+            for f in &findings {
+                println!("{f}");
+            }
+            let worst = lint::worst(&findings);
+            println!(
+                "{} finding(s); worst: {}",
+                findings.len(),
+                worst
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "none".into())
+            );
+            hub.stop().await;
+            let denied = matches!((args.deny, worst), (Some(deny), Some(w)) if w >= deny);
+            Ok(if denied {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("disco-gateway: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    init_tracing();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("disco-gateway: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("disco-gateway: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(cmd: &str) -> String {
+        derive_name(&cmd.split(' ').map(str::to_string).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_single_server_is_named_after_what_it_runs() {
+        assert_eq!(
+            names("npx -y @modelcontextprotocol/server-filesystem /tmp"),
+            "server-filesystem"
+        );
+        assert_eq!(
+            names("npx -y @modelcontextprotocol/server-memory@2025.9.25"),
+            "server-memory"
+        );
+        assert_eq!(names("uvx mcp-server-git"), "mcp-server-git");
+        assert_eq!(names("python3 tests/upstream.py"), "upstream");
+        assert_eq!(names("/usr/local/bin/my-server --flag"), "my-server");
+    }
+
+    #[test]
+    fn arguments() {
+        let parse = |s: &str| parse_args(s.split(' ').map(str::to_string));
+        assert!(parse("--config a.json --http 127.0.0.1:1 --search search-first").is_ok());
+        assert!(parse("-- npx -y x").is_ok());
+        assert_eq!(
+            parse("lint --config a.json --deny warnings").unwrap().deny,
+            Some(Severity::Warning)
+        );
+        assert!(parse("--config a.json -- x").is_err());
+        assert!(parse("--http nowhere --config a").is_err());
+        assert!(parse("--bogus").is_err());
+        assert!(parse("--search some --config a").is_err());
+    }
+}
