@@ -48,12 +48,14 @@
 //! use disco_runtime::{mcp_tool, Server, State};
 //!
 //! #[derive(Default)]
-//! struct Counter(Mutex<u64>);
+//! struct Counter {
+//!     value: Mutex<u64>,
+//! }
 //!
 //! /// Add one to the counter and return its new value. Nothing else is changed.
 //! #[mcp_tool(destructive = false)]
 //! fn increment(counter: State<Counter>) -> String {
-//!     let mut n = counter.0.lock().unwrap_or_else(|e| e.into_inner());
+//!     let mut n = counter.value.lock().unwrap_or_else(|e| e.into_inner());
 //!     *n += 1;
 //!     n.to_string()
 //! }
@@ -138,11 +140,8 @@ pub use tool::{
 /// problems. Call it from a test so `cargo test` catches conflicts before a server starts:
 ///
 /// ```
-/// #[test]
-/// fn tools_are_consistent() {
-///     disco_runtime::check().unwrap();
-/// }
-/// # disco_runtime::check().unwrap();
+/// // in a `#[test] fn tools_are_consistent()`
+/// disco_runtime::check().unwrap();
 /// ```
 ///
 /// It needs no application state: whether every `State<T>` is registered is checked by

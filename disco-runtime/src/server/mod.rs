@@ -415,11 +415,8 @@ impl Server {
     ///     Server::from_inventory().with_state(Db)
     /// }
     ///
-    /// #[test]
-    /// fn server_is_complete() {
-    ///     server().check().unwrap();
-    /// }
-    /// # server().check().unwrap();
+    /// // in a `#[test] fn server_is_complete()`
+    /// server().check().unwrap();
     /// ```
     pub fn check(self) -> Result<(), CatalogError> {
         self.build_shared().map(|_| ())
