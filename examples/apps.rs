@@ -338,7 +338,7 @@ fn convert_temperature(
 }
 
 #[tokio::main]
-async fn main() -> Result<(), disco_runtime::server::Error> {
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let server = Server::from_inventory()
         .name("apps")
@@ -354,8 +354,9 @@ async fn main() -> Result<(), disco_runtime::server::Error> {
                 .ok_or("--http needs an address, e.g. 127.0.0.1:8080")?;
             server
                 .serve_http(addr.parse::<std::net::SocketAddr>()?)
-                .await
+                .await?
         }
-        None => server.serve_stdio().await,
+        None => server.serve_stdio().await?,
     }
+    Ok(())
 }

@@ -6,6 +6,9 @@
 //! cargo run --example knowledge_base -- --http 127.0.0.1:8080 # Streamable HTTP at /mcp
 //! cargo run --example knowledge_base -- --db ~/notes.json     # another file
 //! ```
+//!
+//! The data file defaults to `$XDG_DATA_HOME/disco/knowledge_base.json` (or
+//! `~/.local/share/disco/knowledge_base.json`); `--db` or `DISCO_KB` chooses another.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -242,25 +245,41 @@ fn arg_value(args: &[String], flag: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+/// The data file when neither `--db` nor `DISCO_KB` names one: in the user's data directory,
+/// never in the directory the server happens to be started from.
+fn default_db() -> Result<PathBuf, String> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/share")))
+        .ok_or("no data directory (set HOME or XDG_DATA_HOME, or pass --db FILE)")?;
+    let dir = data.join("disco");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir.join("knowledge_base.json"))
+}
+
 #[tokio::main]
-async fn main() -> Result<(), disco_runtime::server::Error> {
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args: Vec<String> = std::env::args().collect();
-    let db = arg_value(&args, "--db")
-        .or_else(|| std::env::var("DISCO_KB").ok())
-        .unwrap_or_else(|| "knowledge_base.json".into());
+    let db = match arg_value(&args, "--db").or_else(|| std::env::var("DISCO_KB").ok()) {
+        Some(db) => PathBuf::from(db),
+        None => default_db()?,
+    };
+    eprintln!("knowledge-base: data in {}", db.display());
     let server = Server::from_inventory()
         .name("knowledge-base")
         .instructions(
             "A personal knowledge base. Search with search_papers, read one item with \
              get_item, save new notes with add_note.",
         )
-        .with_state(Kb::open(Path::new(&db))?);
+        .with_state(Kb::open(&db)?);
     match arg_value(&args, "--http") {
         Some(addr) => {
             server
                 .serve_http(addr.parse::<std::net::SocketAddr>()?)
-                .await
+                .await?
         }
-        None => server.serve_stdio().await,
+        None => server.serve_stdio().await?,
     }
+    Ok(())
 }

@@ -1,16 +1,29 @@
-//! The one rule on tool declarations that the macro cannot check: whether a literal default
-//! (`default = "five"`) fits the parameter's type is known only to serde, so the catalog checks
-//! it at start-up and refuses to build. This file is its own test binary, so the broken tool
-//! below is seen only by these tests; they still pick it out by name, so the test does not
-//! depend on which other tools the binary links.
+//! The one rule on tool declarations that the macro cannot always check: whether a literal
+//! default fits a type the macro cannot read (`default = "five"` on an enum; on a `u32` it is a
+//! compile error, tests/ui/params/default_literal_type.rs) is known only to serde, so the
+//! catalog checks it at start-up and refuses to build. This file is its own test binary, so the
+//! broken tool below is seen only by these tests; they still pick it out by name, so the test
+//! does not depend on which other tools the binary links.
 
 use disco_runtime::{mcp_tool, Catalog};
 
+/// How far to count.
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Limit {
+    Three,
+    Ten,
+}
+
 /// Count to a number.
 #[mcp_tool]
-fn count_to(#[param(default = "five")] limit: u32) -> String {
-    (1..=limit)
-        .map(|n| n.to_string())
+fn count_to(#[param(default = "five")] limit: Limit) -> String {
+    let n = match limit {
+        Limit::Three => 3,
+        Limit::Ten => 10,
+    };
+    (1..=n)
+        .map(|n: u32| n.to_string())
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -39,7 +52,7 @@ fn a_literal_default_that_does_not_fit_the_type_stops_the_catalog() {
     assert!(problem.contains("catalog_errors.rs"), "{problem}");
     assert!(problem.contains("limit"), "{problem}");
     assert!(problem.contains("\"five\""), "{problem}");
-    assert!(problem.contains("u32"), "{problem}");
+    assert!(problem.contains("Limit"), "{problem}");
 }
 
 #[test]

@@ -298,6 +298,27 @@ fn a_provider_tool_clashing_with_a_macro_tool_is_a_catalog_error() {
     );
 }
 
+#[test]
+fn a_name_clashing_with_an_alias_names_both_sides_in_plain_words() {
+    let clash = json!([
+        {"name": "archive_mail", "description": "x", "inputSchema": {"type": "object"},
+         "_meta": {"disco/aliases": ["stash_mail"]}},
+        {"name": "stash_mail", "description": "y", "inputSchema": {"type": "object"}},
+    ]);
+    let err = Catalog::builder()
+        .provider(JsonCatalogProvider::from_value(&clash).unwrap())
+        .from_specs([])
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("`stash_mail` is an alias of tool `archive_mail` at ")
+            && text.contains(" and the name of tool `stash_mail` at "),
+        "{text}"
+    );
+    // `{:?}` (what `unwrap()` and a returned error print) reads the same as `{}`.
+    assert_eq!(format!("{err:?}"), text);
+}
+
 #[tokio::test]
 async fn json_catalog_aliases_resolve_as_declared() {
     let c = catalog(Exposure::All);

@@ -468,3 +468,73 @@ fn a_well_described_catalog_has_no_warnings() {
         expected: String::new(),
     };
 }
+
+// ------------------------------------------------------------------ annotations
+
+#[test]
+fn a_tool_that_states_no_annotations_is_told_it_loses_name_correction() {
+    // Every combination a tools/list entry can state. The finding must appear exactly for the
+    // tools that name correction treats as destructive without their author having said so.
+    let hints = [None, Some(false), Some(true)];
+    let mut entries = Vec::new();
+    for (i, read_only) in hints.iter().enumerate() {
+        for (j, destructive) in hints.iter().enumerate() {
+            let mut annotations = serde_json::Map::new();
+            if let Some(r) = read_only {
+                annotations.insert("readOnlyHint".into(), serde_json::json!(r));
+            }
+            if let Some(d) = destructive {
+                annotations.insert("destructiveHint".into(), serde_json::json!(d));
+            }
+            entries.push(serde_json::json!({
+                "name": format!("tool_{i}_{j}"),
+                "description": "Change one record of the ledger and return the changed record.",
+                "inputSchema": {"type": "object"},
+                "annotations": annotations,
+            }));
+        }
+    }
+    let provider = disco_runtime::catalog::provider::JsonCatalogProvider::from_value(
+        &serde_json::Value::Array(entries),
+    )
+    .unwrap();
+    let catalog = Catalog::builder()
+        .provider(provider)
+        .from_specs([])
+        .unwrap();
+    let findings = lint::lint(&catalog, &LintOptions::default());
+    for tool in catalog.tools() {
+        let expected = tool.is_destructive() && tool.annotations.destructive != Some(true);
+        let found = has(&findings, "annotations-missing", Some(&tool.name));
+        assert_eq!(found, expected, "{} {:?}", tool.name, tool.annotations);
+        if found {
+            let f = find(&findings, "annotations-missing", Some(&tool.name));
+            assert_eq!(f.severity, Severity::Info);
+            assert!(
+                f.problem.contains("name correction will not guess it"),
+                "{f}"
+            );
+            assert!(f.fix.contains("destructive = false"), "{f}");
+        }
+    }
+    // Two of the nine: nothing stated, and `readOnlyHint: false` alone.
+    assert_eq!(
+        findings
+            .iter()
+            .filter(|f| f.code == "annotations-missing")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn an_empty_catalog_is_an_error_that_says_where_tools_must_live() {
+    let empty = Catalog::builder().from_specs([]).unwrap();
+    let findings = lint::lint(&empty, &LintOptions::default());
+    let f = find(&findings, "catalog-empty", None);
+    assert_eq!(f.severity, Severity::Error);
+    assert!(f.fix.contains("library crate"), "{f}");
+    assert_eq!(lint::worst(&findings), Some(Severity::Error));
+    // One tool is enough not to be empty.
+    assert!(!has(&run("vague"), "catalog-empty", None));
+}

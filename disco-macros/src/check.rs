@@ -21,6 +21,7 @@ pub fn check(tool: &mut ToolFn, errors: &mut Errors) {
     extractors_take_no_settings(tool, errors);
     param_aliases_valid(tool, errors);
     option_has_no_default(tool, errors);
+    default_literal_fits(tool, errors);
     annotations_consistent(tool, errors);
     timeout_positive(tool, errors);
 }
@@ -375,6 +376,121 @@ fn option_has_no_default(tool: &ToolFn, errors: &mut Errors) {
                      boolean; write any other value as an expression of the parameter's type",
                 );
             }
+        }
+    }
+}
+
+/// The primitive a parameter's type names, when the macro can tell it from the tokens alone
+/// (`u32`, `f64`, `bool`, `String`, or `std::string::String`). `None` for every other type: a
+/// literal default of an enum or a newtype is judged by serde when the catalog is built.
+fn primitive(ty: &syn::Type) -> Option<String> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| {
+            if s.arguments.is_empty() {
+                s.ident.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    let joined = segments.join("::");
+    let name = match joined.as_str() {
+        "String" | "std::string::String" | "alloc::string::String" => "String",
+        other => other,
+    };
+    const KNOWN: &[&str] = &[
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64", "bool", "String",
+    ];
+    KNOWN.contains(&name).then(|| name.to_string())
+}
+
+/// Whether an integer literal's digits fit the integer type `ty` (the literal is never
+/// negative: `-5` is an expression, checked by the compiler as one).
+fn int_fits(lit: &syn::LitInt, ty: &str) -> Result<(), String> {
+    fn fits<T: std::str::FromStr>(lit: &syn::LitInt) -> bool
+    where
+        T::Err: std::fmt::Display,
+    {
+        lit.base10_parse::<T>().is_ok()
+    }
+    let ok = match ty {
+        "u8" => fits::<u8>(lit),
+        "u16" => fits::<u16>(lit),
+        "u32" => fits::<u32>(lit),
+        "u64" => fits::<u64>(lit),
+        "u128" => fits::<u128>(lit),
+        "usize" => fits::<u64>(lit),
+        "i8" => fits::<i8>(lit),
+        "i16" => fits::<i16>(lit),
+        "i32" => fits::<i32>(lit),
+        "i64" => fits::<i64>(lit),
+        "i128" => fits::<i128>(lit),
+        "isize" => fits::<i64>(lit),
+        _ => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{}` is out of range for `{ty}`",
+            lit.base10_digits()
+        ))
+    }
+}
+
+/// A literal default of a type the macro can read (`default = "five"` on a `u32`) must fit it,
+/// so the mistake is a compile error at the literal rather than a server that refuses to
+/// start.
+fn default_literal_fits(tool: &ToolFn, errors: &mut Errors) {
+    for p in &tool.params {
+        let (ParamKind::Argument { inner_option: None }, Some(DefaultValue::Literal(lit))) =
+            (&p.kind, &p.attr.default)
+        else {
+            continue;
+        };
+        let Some(ty) = primitive(&p.ty) else {
+            continue;
+        };
+        let (what, example) = match ty.as_str() {
+            "bool" => ("a boolean", "`default = true`"),
+            "String" => ("a string", "`default = \"text\"`"),
+            "f32" | "f64" => ("a number", "`default = 0.5`"),
+            _ => ("an integer", "`default = 5`"),
+        };
+        let given = match lit {
+            syn::Lit::Str(_) => "a string",
+            syn::Lit::Int(_) => "an integer",
+            syn::Lit::Float(_) => "a number with a fraction",
+            syn::Lit::Bool(_) => "a boolean",
+            _ => continue, // not a JSON literal: `option_has_no_default` reports it
+        };
+        let name = p.name();
+        let wrong_kind = || {
+            format!(
+                "`{name}` is `{ty}`, so its default must be {what} (e.g. {example}), not {given}"
+            )
+        };
+        let problem = match (ty.as_str(), lit) {
+            ("bool", syn::Lit::Bool(_)) | ("String", syn::Lit::Str(_)) => None,
+            ("f32" | "f64", syn::Lit::Float(_) | syn::Lit::Int(_)) => None,
+            ("bool" | "String" | "f32" | "f64", _) => Some(wrong_kind()),
+            (_, syn::Lit::Int(int)) => int_fits(int, &ty)
+                .err()
+                .map(|e| format!("the default of `{name}`: {e}")),
+            _ => Some(wrong_kind()),
+        };
+        if let Some(problem) = problem {
+            errors.push(lit.span(), problem);
         }
     }
 }

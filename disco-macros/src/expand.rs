@@ -67,8 +67,20 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
         syn::ReturnType::Default => item.sig.ident.span(),
         syn::ReturnType::Type(_, ty) => ty.span(),
     };
-    let output_assert = quote_spanned! {output_span=>
-        #rt::assert_output::<#output_ty>();
+    // `Json<T>` (alone or as a `Result`'s value) gets an assertion of its own at `T`, as a
+    // parameter does; the rest of the return type is then asserted with `Json<()>` in its
+    // place, so a `T` without `Serialize` is one error that names it, not rustc's list of every
+    // `Serialize` type.
+    let output_assert = match &item.sig.output {
+        syn::ReturnType::Type(_, ty) => match json_payload(ty) {
+            Some((payload, rest)) => quote!(#payload #rest),
+            None => quote_spanned! {output_span=>
+                #rt::assert_output::<#output_ty>();
+            },
+        },
+        syn::ReturnType::Default => quote_spanned! {output_span=>
+            #rt::assert_output::<#output_ty>();
+        },
     };
     // Past the assertions above, every trait is reached through a probe (see `__private`), so
     // a type that lacks one is reported once, where the assertion points.
@@ -133,6 +145,23 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
         }
     };
 
+    // The `State<T>` types the server must hold, checked when it starts.
+    let state_probes: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::State))
+        .map(|p| {
+            let ty = &p.ty;
+            quote! {
+                if let ::core::option::Option::Some(__t) =
+                    (&&#rt::Probe::<#ty>::new()).__disco_missing_state(__state)
+                {
+                    __missing.push(__t);
+                }
+            }
+        })
+        .collect();
+
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     quote! {
         #item
@@ -177,6 +206,19 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
                         }
                         __output_schema
                     },
+                    missing_state: {
+                        #[allow(unused_mut, unused_variables)]
+                        fn __missing_state(
+                            __state: &#rt::StateMap,
+                        ) -> ::std::vec::Vec<&'static str> {
+                            #[allow(unused_imports)]
+                            use #rt::{ExtractorFallback as _, ViaExtractor as _};
+                            let mut __missing = ::std::vec::Vec::new();
+                            #(#state_probes)*
+                            __missing
+                        }
+                        __missing_state
+                    },
                     handler: #handler_variant,
                     origin: #rt::Origin {
                         module: ::core::module_path!(),
@@ -189,6 +231,76 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
             }
         };
     }
+}
+
+/// For a return type `Json<T>` or `Result<Json<T>, E>` (by the last path segment's name): the
+/// assertion of `T`, spanned at it, and the return type asserted with `Json<()>` for `Json<T>`
+/// (spanned at the return type), as tokens.
+fn json_payload(ty: &syn::Type) -> Option<(TokenStream, TokenStream)> {
+    fn json_arg(ty: &syn::Type) -> Option<&syn::Type> {
+        let syn::Type::Path(p) = ty else { return None };
+        let last = p.path.segments.last()?;
+        if last.ident != "Json" {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        match args.args.first()? {
+            syn::GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
+            _ => None,
+        }
+    }
+    fn replaced(ty: &syn::Type) -> syn::Type {
+        let mut ty = ty.clone();
+        if let syn::Type::Path(p) = &mut ty {
+            if let Some(last) = p.path.segments.last_mut() {
+                if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
+                    if let Some(syn::GenericArgument::Type(t)) = args.args.first_mut() {
+                        *t = syn::parse_quote!(());
+                    }
+                }
+            }
+        }
+        ty
+    }
+    let rt = quote!(::disco_runtime::__private);
+    let assert_payload = |t: &syn::Type| {
+        quote_spanned! {t.span()=> #rt::assert_json_output::<#t>(); }
+    };
+    if let Some(t) = json_arg(ty) {
+        let rest = replaced(ty);
+        return Some((
+            assert_payload(t),
+            quote_spanned! {ty.span()=> #rt::assert_output::<#rest>(); },
+        ));
+    }
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let Some(syn::GenericArgument::Type(ok)) = args.args.first() else {
+        return None;
+    };
+    let t = json_arg(ok)?;
+    let mut rest = ty.clone();
+    if let syn::Type::Path(p) = &mut rest {
+        if let Some(last) = p.path.segments.last_mut() {
+            if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
+                if let Some(syn::GenericArgument::Type(ok)) = args.args.first_mut() {
+                    *ok = replaced(ok);
+                }
+            }
+        }
+    }
+    Some((
+        assert_payload(t),
+        quote_spanned! {ty.span()=> #rt::assert_output::<#rest>(); },
+    ))
 }
 
 fn opt_str(value: Option<&str>) -> TokenStream {

@@ -1,7 +1,7 @@
 //! The `#[mcp_tool]` attribute of disco. Use it through `disco-runtime`, which re-exports it
-//! together with everything the generated code needs.
+//! together with everything the generated code needs; the reference is on [`macro@mcp_tool`].
 //!
-//! Pipeline: attribute -> model ([`ast`]) -> rules ([`check`]) -> tokens ([`expand`]).
+//! Pipeline: attribute -> model (`ast`) -> rules (`check`) -> tokens (`expand`).
 
 use proc_macro::TokenStream;
 
@@ -11,9 +11,7 @@ mod check;
 mod docs;
 mod expand;
 
-/// Turns a plain function into an MCP tool collected by the runtime's catalog.
-///
-/// See the `disco-runtime` documentation for the full syntax.
+#[doc = include_str!("mcp_tool.md")]
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let input2: proc_macro2::TokenStream = input.clone().into();

@@ -1,19 +1,119 @@
 //! # disco
 //!
 //! Declare MCP tools as plain Rust functions that language models find and call reliably.
+//! The attribute reference (every key, parameters, defaults, return types) is on
+//! [`macro@mcp_tool`]; this page is the guide.
 //!
-//! ```ignore
-//! use disco_runtime::mcp_tool;
+//! ## A tool and a server
+//!
+//! ```no_run
+//! use disco_runtime::{mcp_tool, Server};
 //!
 //! /// Add two numbers and return their sum.
+//! ///
+//! /// # Arguments
+//! /// * `a` - the first number
+//! /// * `b` - the second number
 //! #[mcp_tool(read_only)]
 //! fn add(a: f64, b: f64) -> String {
 //!     (a + b).to_string()
 //! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     Server::from_inventory().serve_stdio().await?;
+//!     Ok(())
+//! }
 //! ```
 //!
 //! Every `#[mcp_tool]` in the binary (including those in library crates it links) is collected
-//! into the [`Catalog`] through `inventory`: there is no registration list.
+//! into the [`Catalog`] through `inventory`: there is no registration list. A crate whose tools
+//! must also be seen by an example or a test (the catalog docs and lint, `cargo test`) declares
+//! them in its library (`src/lib.rs`), since no other binary can link a `src/main.rs`.
+//!
+//! Run from a terminal, a stdio server logs to stderr that it waits for a client, and stops
+//! cleanly when stdin closes before a client spoke; an MCP client starts it itself (see the
+//! README for Claude Desktop, Claude Code, Cursor and VS Code).
+//! [`Server::serve_http`] serves Streamable HTTP at `/mcp` on the address given.
+//!
+//! ## State
+//!
+//! A `State<T>` parameter receives the value registered with [`Server::with_state`], shared by
+//! every call. For state that tools change, register a type with interior mutability. A
+//! server refuses to start when a tool takes a state that was not registered; test it with
+//! [`Server::check`]:
+//!
+//! ```
+//! use std::sync::Mutex;
+//! use disco_runtime::{mcp_tool, Server, State};
+//!
+//! #[derive(Default)]
+//! struct Counter {
+//!     value: Mutex<u64>,
+//! }
+//!
+//! /// Add one to the counter and return its new value. Nothing else is changed.
+//! #[mcp_tool(destructive = false)]
+//! fn increment(counter: State<Counter>) -> String {
+//!     let mut n = counter.value.lock().unwrap_or_else(|e| e.into_inner());
+//!     *n += 1;
+//!     n.to_string()
+//! }
+//!
+//! fn server() -> Server {
+//!     Server::from_inventory().with_state(Counter::default())
+//! }
+//!
+//! # fn main() {
+//! server().check().unwrap(); // in a #[test]
+//! assert!(Server::from_inventory().check().is_err()); // no Counter
+//! # }
+//! ```
+//!
+//! ## Context: progress, logging, cancellation
+//!
+//! ```
+//! use std::time::Duration;
+//! use disco_runtime::{mcp_tool, Context, LoggingLevel, ToolError};
+//!
+//! /// Import the rows of a file into the database and return how many were imported.
+//! ///
+//! /// # Arguments
+//! /// * `rows` - how many rows the file has
+//! #[mcp_tool(destructive = false, timeout_ms = 60_000)]
+//! async fn import_rows(ctx: Context, rows: u32) -> Result<String, ToolError> {
+//!     for done in 0..rows {
+//!         if ctx.is_cancelled() {
+//!             return Err(ToolError::new(format!("cancelled after {done} rows")));
+//!         }
+//!         // Sent only when the client asked for progress on this call; an error here means
+//!         // the client is gone, which the tool may ignore.
+//!         let _ = ctx.progress(done as f64, Some(rows as f64), None).await;
+//!         tokio::time::sleep(Duration::from_millis(1)).await;
+//!     }
+//!     let _ = ctx.log(LoggingLevel::Info, format!("imported {rows} rows")).await;
+//!     Ok(format!("{rows} rows imported"))
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! `ctx.cancelled().await` resolves when the client cancels the call or it times out, for a
+//! `tokio::select!` against the work; `ctx.caller()` is who calls (an HTTP bearer token's
+//! identity); `ctx.peer()` reaches the client for sampling and elicitation.
+//!
+//! ## Catching mistakes in `cargo test`
+//!
+//! [`check()`] checks names, aliases, defaults and schemas across every crate the test binary
+//! links; [`Server::check`] adds the state the server registers. The server's errors are a
+//! plain [`server::Error`], which `?` turns into `Box<dyn std::error::Error>`.
+//!
+//! ## Modules
+//!
+//! - [`catalog`]: the tools a server offers, their resolution and calls, [`catalog::docs`] and
+//!   [`catalog::lint`].
+//! - [`server`]: the MCP server over stdio and Streamable HTTP.
+//! - [`tool`]: what a tool is made of: its spec, extractors and results.
+//! - [`resolve`], [`search`]: name correction, argument repair and tool search.
 
 pub mod catalog;
 pub mod resolve;
@@ -39,12 +139,13 @@ pub use tool::{
 /// Checks every tool in the binary (names, aliases, defaults, schemas) and returns the
 /// problems. Call it from a test so `cargo test` catches conflicts before a server starts:
 ///
-/// ```ignore
-/// #[test]
-/// fn tools_are_consistent() {
-///     disco_runtime::check().unwrap();
-/// }
 /// ```
+/// // in a `#[test] fn tools_are_consistent()`
+/// disco_runtime::check().unwrap();
+/// ```
+///
+/// It needs no application state: whether every `State<T>` is registered is checked by
+/// [`Server::check`] on the server your `main` builds, and by every `serve_*`.
 pub fn check() -> Result<(), CatalogError> {
     Catalog::from_inventory().map(|_| ())
 }
@@ -60,7 +161,7 @@ pub mod __private {
     pub use schemars::{Schema, SchemaGenerator};
 
     pub use crate::tool::{
-        Annotations, ArgErrors, BoxFuture, Handler, Invocation, Origin, ParamSpec,
+        Annotations, ArgErrors, BoxFuture, Handler, Invocation, Origin, ParamSpec, StateMap,
         ToolRegistration, ToolSpec,
     };
     use std::marker::PhantomData;
@@ -86,7 +187,25 @@ pub mod __private {
     pub trait ArgJsonSchema {}
     impl<T: schemars::JsonSchema> ArgJsonSchema for T {}
 
+    /// The type inside a returned `Json<T>` is sent as structured content with its schema.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be returned in `Json<{Self}>`: it does not implement `serde::Serialize`",
+        label = "the type inside `Json<...>` must implement `serde::Serialize`",
+        note = "add `#[derive(serde::Serialize)]` to the type: its value is the tool's structured content"
+    )]
+    pub trait OutputSerialize {}
+    impl<T: serde::Serialize> OutputSerialize for T {}
+
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be returned in `Json<{Self}>`: it does not implement `schemars::JsonSchema`",
+        label = "the type inside `Json<...>` must implement `schemars::JsonSchema`",
+        note = "add `#[derive(schemars::JsonSchema)]` to the type, so the tool's output schema can describe it"
+    )]
+    pub trait OutputJsonSchema {}
+    impl<T: schemars::JsonSchema> OutputJsonSchema for T {}
+
     pub fn assert_argument<T: ArgDeserialize + ArgJsonSchema>() {}
+    pub fn assert_json_output<T: OutputSerialize + OutputJsonSchema>() {}
     pub fn assert_extractor<T: FromInvocation>() {}
     pub fn assert_output<T: IntoToolResult>() {}
 
@@ -195,14 +314,21 @@ pub mod __private {
 
     pub trait ViaExtractor<T> {
         fn __disco_extract(&self, errors: &mut ArgErrors, inv: &Invocation) -> Option<T>;
+        fn __disco_missing_state(&self, state: &StateMap) -> Option<&'static str>;
     }
     impl<T: FromInvocation> ViaExtractor<T> for &Probe<T> {
         fn __disco_extract(&self, errors: &mut ArgErrors, inv: &Invocation) -> Option<T> {
             errors.extract::<T>(inv)
         }
+        fn __disco_missing_state(&self, state: &StateMap) -> Option<&'static str> {
+            T::missing_state(state)
+        }
     }
     pub trait ExtractorFallback<T> {
         fn __disco_extract(&self, _: &mut ArgErrors, _: &Invocation) -> Option<T> {
+            None
+        }
+        fn __disco_missing_state(&self, _: &StateMap) -> Option<&'static str> {
             None
         }
     }

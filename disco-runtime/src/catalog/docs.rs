@@ -2,7 +2,7 @@
 //! and the exact JSON a client receives from tools/list.
 //!
 //! Both outputs are deterministic (the catalog is sorted by name and JSON objects are written
-//! with sorted keys), so they can be checked in and kept fresh by CI with [`write`] in check
+//! with sorted keys), so they can be checked in and kept fresh by CI with [`write()`] in check
 //! mode: a model reads these descriptions and schemas, and a reviewer should see every change
 //! to them in a diff.
 //!
@@ -23,12 +23,12 @@ use rmcp::model::Tool;
 use super::{Catalog, CatalogTool};
 use crate::tool::Caller;
 
-/// The Markdown file [`write`] produces.
+/// The Markdown file [`write()`] produces.
 pub const MARKDOWN_FILE: &str = "CATALOG.md";
-/// The JSON file [`write`] produces (the tools/list result).
+/// The JSON file [`write()`] produces (the tools/list result).
 pub const JSON_FILE: &str = "tools.json";
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// Files created or rewritten (always empty in check mode).
@@ -37,7 +37,7 @@ pub struct Report {
     pub unchanged: Vec<PathBuf>,
 }
 
-/// Why [`write`] failed.
+/// Why [`write()`] failed.
 #[derive(Debug)]
 pub enum DocsError {
     /// Check mode: these files are missing or differ from what the catalog generates.

@@ -12,6 +12,7 @@
 //! | `description-no-returns` | warning | says nothing of what comes back |
 //! | `description-no-when` | warning | has a neighbour, but does not say when to use it |
 //! | `param-no-description` | warning | a parameter without a description |
+//! | `annotations-missing` | info | neither `read_only` nor `destructive` stated: destructive by the MCP defaults, so name correction never guesses it |
 //! | `names-equivalent` | error | two names equal after normalising case, separators, plurals, word order |
 //! | `alias-shadows` | error | an alias equal (so normalised) to another tool's name or alias |
 //! | `alias-redundant` | info | an alias the spelling-equivalent tier already covers |
@@ -29,6 +30,7 @@
 //! | `tool-token-cost` | warning | one tool's entry is unusually expensive |
 //! | `search-misranked` | warning (info when in the top 5) | an example request whose expected tool search does not rank first |
 //! | `request-unknown-tool` | error | an example request expecting a tool the catalog lacks |
+//! | `catalog-empty` | error | no tools at all: the binary links none (tools in another binary's `src/main.rs`) |
 //!
 //! Words are maximal runs of letters and digits, lower-cased; `add_todo` is two words. Plural
 //! normalising drops a final `s` (`ies` → `y`, `ses`/`xes`/`ches`/`shes` → drop `es`), the
@@ -189,7 +191,22 @@ pub fn lint(catalog: &Catalog, options: &LintOptions) -> Vec<Finding> {
         let neighbours = neighbours(i, &tools, &texts, options);
         description_rules(tool, &neighbours, &tools, options, &mut findings);
         param_rules(tool, &mut findings);
+        annotation_rules(tool, &mut findings);
         schema_rules(tool, &mut findings);
+    }
+    if tools.is_empty() {
+        findings.push(finding(
+            None,
+            Severity::Error,
+            "catalog-empty",
+            "the catalog has no tools: this binary links no `#[mcp_tool]` function (an \
+             example or a test cannot link the tools of another binary, such as those in a \
+             server's `src/main.rs`)"
+                .to_string(),
+            "declare the tools in a library crate (`src/lib.rs` or a module of it) and link \
+             it from the binary that builds the catalog with `use my_crate as _;`"
+                .to_string(),
+        ));
     }
     name_rules(&tools, options, &mut findings);
     similar_descriptions(&tools, &texts, options, &mut findings);
@@ -501,6 +518,27 @@ fn param_rules(tool: &CatalogTool, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// Per the MCP annotations, a tool that states neither `readOnlyHint` nor `destructiveHint`
+/// is destructive, so name correction never guesses it (only exact names and declared aliases
+/// reach it). Correct, but silent: say it, per tool.
+fn annotation_rules(tool: &CatalogTool, out: &mut Vec<Finding>) {
+    let a = &tool.annotations;
+    if a.read_only == Some(true) || a.destructive.is_some() {
+        return;
+    }
+    out.push(finding(
+        Some(&tool.name),
+        Severity::Info,
+        "annotations-missing",
+        "states no annotations: by the MCP defaults it may destroy data, so name correction \
+         will not guess it (a misspelled call to it is refused, not corrected)"
+            .to_string(),
+        "add `read_only` if it changes nothing, or `destructive = false` if it cannot destroy \
+         data; `destructive` says that it can"
+            .to_string(),
+    ));
 }
 
 // ------------------------------------------------------------------------ names

@@ -37,9 +37,18 @@ pub use tool::{CatalogTool, ParamInfo};
 use tool::{MetaKind, ToolHandler};
 
 /// Problems found while building the catalog; each names the definitions involved.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its `Debug` form is its `Display` form, one problem a line, so that `check().unwrap()` and
+/// a `main` that returns the error print the problems as they read.
+#[derive(Clone, PartialEq)]
 pub struct CatalogError {
     pub problems: Vec<String>,
+}
+
+impl fmt::Debug for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 impl fmt::Display for CatalogError {
@@ -173,6 +182,9 @@ struct Config {
     search: SearchOptions,
     specs: Option<Vec<&'static ToolSpec>>,
     stats: Arc<Stats>,
+    /// Every `State<T>` a tool takes must be registered (a server that will run the tools);
+    /// off for a catalog built to be read (docs, lint, [`crate::check`]).
+    require_state: bool,
 }
 
 /// What a requested tool name resolved to.
@@ -209,6 +221,7 @@ impl Default for CatalogBuilder {
                 search: SearchOptions::default(),
                 specs: None,
                 stats: Arc::new(Stats::default()),
+                require_state: false,
             },
             state: StateMap::default(),
         }
@@ -272,6 +285,14 @@ impl CatalogBuilder {
     /// The search meta-tools and what tools/list shows.
     pub fn search(mut self, options: SearchOptions) -> Self {
         self.config.search = options;
+        self
+    }
+    /// Refuse to build when a tool takes a `State<T>` that was not registered with
+    /// [`CatalogBuilder::with_state`], naming the tool, where it is declared and the type. A
+    /// [`crate::Server`] always asks for this; a catalog built only to be read (docs, lint)
+    /// does not need its state.
+    pub fn require_state(mut self, yes: bool) -> Self {
+        self.config.require_state = yes;
         self
     }
     /// Every `#[mcp_tool]` in the binary, plus the providers' tools.
@@ -353,6 +374,15 @@ impl Catalog {
         });
         let mut tools: Vec<Arc<CatalogTool>> = Vec::with_capacity(specs.len());
         for spec in specs {
+            if config.require_state {
+                for ty in (spec.missing_state)(&config.state) {
+                    problems.push(format!(
+                        "tool `{}` at {} takes `State<{ty}>`, but the server has no state of \
+                         type `{ty}`: register it with `.with_state(...)`",
+                        spec.name, spec.origin
+                    ));
+                }
+            }
             match CatalogTool::from_spec(spec, config.schema_mode) {
                 Ok(mut tool) => {
                     if tool.timeout.is_none() {
@@ -410,8 +440,12 @@ impl Catalog {
                 if let Some(&(j, other_is_name)) = seen.get(form) {
                     let other = match tools.get(j) {
                         Some(t) => format!(
-                            "the {} of tool `{}` at {}",
-                            if other_is_name { "name" } else { "an alias" },
+                            "{} of tool `{}` at {}",
+                            if other_is_name {
+                                "the name"
+                            } else {
+                                "an alias"
+                            },
                             t.name,
                             t.origin
                         ),

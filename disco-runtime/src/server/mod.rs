@@ -28,16 +28,117 @@ pub use handler::McpHandler;
 pub use http::{BearerTokens, HttpOptions, TokenCheck};
 pub use stdio::{GuardedStdio, MAX_LINE_BYTES};
 
-/// Errors from starting or running a server.
-pub type Error = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// Why a server could not start, or stopped with an error. A plain error type: `?` turns it
+/// into `Box<dyn std::error::Error>` (or `anyhow::Error`), and [`Error::catalog`] gives the
+/// catalog's problems when that is what stopped the start.
+///
+/// ```
+/// # use disco_runtime::server::Error;
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     # fn serve() -> Result<(), Error> { Ok(()) }
+///     serve()?; // disco_runtime::server::Error into Box<dyn Error>
+///     Ok(())
+/// }
+/// ```
+///
+/// Its `Debug` form is its `Display` form followed by its causes, so that a `main` returning
+/// it prints a message to read.
+#[non_exhaustive]
+pub enum Error {
+    /// The catalog could not be built: conflicting names, defaults that do not fit, state
+    /// that was not registered (see [`CatalogError`]).
+    Catalog(CatalogError),
+    /// Binding or serving a socket, or reading and writing stdio.
+    Io(std::io::Error),
+    /// The MCP session failed: the client's initialization or the transport.
+    Protocol(Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// [`ServerHandle::reload`] before a `serve_*` call built the server.
+    NotRunning,
+}
+
+impl Error {
+    /// The catalog's problems, when the catalog is what failed.
+    pub fn catalog(&self) -> Option<&CatalogError> {
+        match self {
+            Error::Catalog(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            // The catalog's own text starts with "the tool catalog has N problem(s):".
+            Error::Catalog(e) => write!(f, "{e}"),
+            Error::Io(e) => write!(f, "I/O error: {e}"),
+            Error::Protocol(e) => write!(f, "MCP session failed: {e}"),
+            Error::NotRunning => f.write_str("the server is not running yet"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")?;
+        if let Error::Protocol(e) = self {
+            let mut source = e.source();
+            while let Some(s) = source {
+                write!(f, ": {s}")?;
+                source = s.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Catalog(e) => Some(e),
+            Error::Io(e) => Some(e),
+            Error::Protocol(e) => Some(&**e),
+            Error::NotRunning => None,
+        }
+    }
+}
+
+impl From<CatalogError> for Error {
+    fn from(e: CatalogError) -> Self {
+        Error::Catalog(e)
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+impl From<rmcp::service::ServerInitializeError> for Error {
+    fn from(e: rmcp::service::ServerInitializeError) -> Self {
+        Error::Protocol(Box::new(e))
+    }
+}
+
+impl From<tokio::task::JoinError> for Error {
+    fn from(e: tokio::task::JoinError) -> Self {
+        Error::Protocol(Box::new(e))
+    }
+}
 
 /// Builds and runs an MCP server over the catalog of `#[mcp_tool]` functions.
 ///
-/// ```ignore
+/// ```no_run
+/// # struct Kb;
+/// # impl Kb { fn open() -> std::io::Result<Kb> { Ok(Kb) } }
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// disco_runtime::Server::from_inventory()
 ///     .with_state(Kb::open()?)
 ///     .serve_stdio()
-///     .await
+///     .await?;
+/// # Ok(())
+/// # }
 /// ```
 pub struct Server {
     catalog: CatalogBuilder,
@@ -141,7 +242,7 @@ impl ServerHandle {
     /// the tools once it holds the acknowledgment.
     pub async fn reload(&self) -> Result<(), Error> {
         use futures_util::future::join_all;
-        let shared = self.running.get().ok_or("the server is not running yet")?;
+        let shared = self.running.get().ok_or(Error::NotRunning)?;
         let (before, fresh) = {
             let _one_at_a_time = shared.reloading.lock().await;
             let before = shared.catalog();
@@ -311,6 +412,25 @@ impl Server {
         self
     }
 
+    /// Builds the catalog as `serve_*` would and reports its problems, without serving: every
+    /// check of [`crate::check`], and besides that every `State<T>` a tool takes has been
+    /// registered with [`Server::with_state`]. Call it from a test on the server your `main`
+    /// builds:
+    ///
+    /// ```
+    /// # use disco_runtime::Server;
+    /// # struct Db;
+    /// fn server() -> Server {
+    ///     Server::from_inventory().with_state(Db)
+    /// }
+    ///
+    /// // in a `#[test] fn server_is_complete()`
+    /// server().check().unwrap();
+    /// ```
+    pub fn check(self) -> Result<(), CatalogError> {
+        self.build_shared().map(|_| ())
+    }
+
     /// Builds the catalog and the protocol handler without serving: for tests and for
     /// embedding in another transport.
     pub fn into_handler(self) -> Result<McpHandler, CatalogError> {
@@ -323,6 +443,7 @@ impl Server {
         let catalog = self
             .catalog
             .server_name(server_name.clone())
+            .require_state(true)
             .from_inventory()?;
         let mut implementation =
             Implementation::new(server_name, self.version.unwrap_or(pkg_version));
@@ -365,7 +486,20 @@ impl Server {
         // Checked line by line: rmcp alone dies on a notification before `initialize` and
         // leaves malformed lines unanswered (see stdio.rs).
         let (stdin, stdout) = rmcp::transport::stdio_pipes();
-        let running = handler.serve(GuardedStdio::new(stdin, stdout)).await?;
+        tracing::info!(
+            "serving MCP on stdio: waiting for a client to send `initialize` on stdin \
+             (JSON-RPC, one message per line; an MCP client starts this program itself)"
+        );
+        let running = match handler.serve(GuardedStdio::new(stdin, stdout)).await {
+            Ok(running) => running,
+            // stdin closed before any client spoke (run from a shell, Ctrl-D, `< /dev/null`):
+            // nobody to serve, which is no failure.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::info!("stdin closed before a client initialized: stopping");
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
         let cancel = running.cancellation_token();
         tokio::select! {
             done = running.waiting() => { done?; }

@@ -253,6 +253,14 @@ pub struct Invocation {
 )]
 pub trait FromInvocation: Sized {
     fn from_invocation(inv: &Invocation) -> Result<Self, String>;
+
+    /// The state type this extractor needs and `state` lacks (`None`: nothing is missing).
+    /// Checked when a server starts, so that a missing `.with_state(...)` stops the start
+    /// instead of failing the first call.
+    fn missing_state(state: &StateMap) -> Option<&'static str> {
+        let _ = state;
+        None
+    }
 }
 
 impl<T: Send + Sync + 'static> FromInvocation for State<T> {
@@ -263,6 +271,13 @@ impl<T: Send + Sync + 'static> FromInvocation for State<T> {
                 std::any::type_name::<T>()
             )
         })
+    }
+
+    fn missing_state(state: &StateMap) -> Option<&'static str> {
+        match state.get::<T>() {
+            Some(_) => None,
+            None => Some(std::any::type_name::<T>()),
+        }
     }
 }
 

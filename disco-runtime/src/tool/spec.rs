@@ -105,6 +105,8 @@ pub struct ToolSpec {
     pub timeout_ms: Option<u64>,
     pub params: &'static [ParamSpec],
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// The `State<T>` types the tool takes that `state` lacks (their type names).
+    pub missing_state: fn(&super::StateMap) -> Vec<&'static str>,
     pub handler: Handler,
     pub origin: Origin,
 }

@@ -1,5 +1,6 @@
 // Must compile: every form of default: a number literal, a string literal for a `String`,
-// `default` alone (the type's `Default`), and an expression.
+// `default` alone (the type's `Default`), and an expression; an integer literal at the top of
+// its type's range, and an integer literal for a float.
 use disco_runtime::mcp_tool;
 use serde_json::json;
 
@@ -22,9 +23,11 @@ fn search_notes(
     #[param(default)] filter: Filter,
     #[param(default = default_tags())] tags: Vec<String>,
     #[param(default = 2 * 60)] seconds: u64,
+    #[param(default = 255)] level: u8,
+    #[param(default = 2)] ratio: f32,
 ) -> String {
     format!(
-        "{limit}{prefix}{threshold}{exact}{:?}{tags:?}{seconds}",
+        "{limit}{prefix}{threshold}{exact}{:?}{tags:?}{seconds}{level}{ratio}",
         filter.tag
     )
 }
@@ -40,5 +43,7 @@ fn main() {
     assert_eq!(default("filter"), Some(json!({ "tag": null })));
     assert_eq!(default("tags"), Some(json!(["inbox"])));
     assert_eq!(default("seconds"), Some(json!(120)));
+    assert_eq!(default("level"), Some(json!(255)));
+    assert_eq!(default("ratio"), Some(json!(2.0)));
     assert!(tool.params.iter().all(|p| !p.required));
 }

@@ -1,0 +1,191 @@
+//! What stops a server from starting, found before a model calls a tool: a `State<T>` that was
+//! never registered, reported by `into_handler`, every `serve_*` and `Server::check`, naming
+//! the tool, where it is declared and the type; the error those return converts with `?`; and
+//! a stdio server whose stdin closes before any client spoke stops cleanly.
+
+use std::process::{Command, Stdio};
+
+use disco_runtime::{mcp_tool, server, Server, State};
+
+struct Db;
+struct Cache;
+
+/// Look up one record of the database by its key and return it.
+#[mcp_tool(read_only)]
+fn lookup(db: State<Db>, key: String) -> String {
+    let _ = &*db;
+    key
+}
+
+/// Look up a record through the cache, falling back to the database, and return it.
+#[mcp_tool(read_only)]
+fn cached_lookup(db: State<Db>, cache: State<Cache>, key: String) -> String {
+    let _ = (&*db, &*cache);
+    key
+}
+
+/// Say hello to someone by name and return the greeting.
+#[mcp_tool(read_only)]
+fn hello(name: String) -> String {
+    format!("hello {name}")
+}
+
+/// The problems of a start with only the given state registered.
+fn problems(server: Server) -> Vec<String> {
+    match server.check() {
+        Ok(()) => Vec::new(),
+        Err(e) => e.problems,
+    }
+}
+
+#[test]
+fn every_missing_state_is_named_with_its_tool_and_where_it_is_declared() {
+    // Every subset of the two state types: each tool that takes a type left out is reported
+    // once for it, and nothing else is.
+    for (db, cache) in [(false, false), (true, false), (false, true), (true, true)] {
+        let mut server = Server::from_inventory();
+        if db {
+            server = server.with_state(Db);
+        }
+        if cache {
+            server = server.with_state(Cache);
+        }
+        let found = problems(server);
+        let mut expected: Vec<(&str, &str, u32)> = Vec::new();
+        if !db {
+            expected.push(("lookup", "Db", 15));
+            expected.push(("cached_lookup", "Db", 22));
+        }
+        if !cache {
+            expected.push(("cached_lookup", "Cache", 22));
+        }
+        assert_eq!(
+            found.len(),
+            expected.len(),
+            "db {db} cache {cache}: {found:#?}"
+        );
+        for (tool, ty, line) in expected {
+            let hit = found.iter().find(|p| {
+                p.contains(&format!("tool `{tool}` at "))
+                    && p.contains(&format!("tests/startup.rs:{line}"))
+                    && p.contains(&format!("State<startup::{ty}>"))
+                    && p.contains(".with_state(")
+            });
+            assert!(hit.is_some(), "{tool} {ty}: {found:#?}");
+        }
+    }
+}
+
+#[test]
+fn the_handler_and_every_transport_refuse_to_start_without_the_state() {
+    let Err(err) = Server::from_inventory().with_state(Db).into_handler() else {
+        panic!("a handler without `Cache` was built");
+    };
+    assert_eq!(err.problems.len(), 1, "{err}");
+    assert!(err.problems[0].contains("cached_lookup"), "{err}");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let err = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        // Refused before it serves: the shutdown future is never needed.
+        Server::from_inventory()
+            .serve_http_on(listener, std::future::pending())
+            .await
+            .unwrap_err()
+    });
+    let catalog = err.catalog().expect("a catalog error");
+    assert_eq!(catalog.problems.len(), 3, "{catalog}");
+    // Display and Debug both read as the list of problems.
+    assert!(err.to_string().contains("State<startup::Cache>"), "{err}");
+    assert!(
+        format!("{err:?}").contains("State<startup::Cache>"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn registered_state_starts_and_the_name_checks_need_none() {
+    assert_eq!(
+        problems(Server::from_inventory().with_state(Db).with_state(Cache)),
+        Vec::<String>::new()
+    );
+    // `check()` judges names, aliases and defaults, which need no state.
+    disco_runtime::check().unwrap();
+}
+
+#[test]
+fn the_server_error_converts_with_question_mark() {
+    fn start() -> Result<(), server::Error> {
+        Server::from_inventory().into_handler()?;
+        Ok(())
+    }
+    fn boxed() -> Result<(), Box<dyn std::error::Error>> {
+        start()?;
+        Ok(())
+    }
+    fn boxed_send() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        start()?;
+        Ok(())
+    }
+    fn with_anyhow() -> anyhow::Result<()> {
+        start()?;
+        Ok(())
+    }
+    let err = boxed().unwrap_err();
+    let inner = err
+        .downcast_ref::<server::Error>()
+        .expect("a server::Error");
+    assert!(inner.catalog().is_some());
+    // The source chain reaches the catalog's problems.
+    let source = std::error::Error::source(inner).expect("a source");
+    assert!(source.to_string().contains("problem(s)"), "{source}");
+    assert!(boxed_send().is_err());
+    assert!(with_anyhow()
+        .unwrap_err()
+        .to_string()
+        .contains("cached_lookup"));
+}
+
+const CHILD_ENV: &str = "DISCO_STARTUP_STDIO_CHILD";
+
+/// Run as a child process by the test below: a stdio server on this process's stdin.
+#[test]
+fn stdio_child() {
+    if std::env::var_os(CHILD_ENV).is_none() {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(
+        Server::from_inventory()
+            .with_state(Db)
+            .with_state(Cache)
+            .serve_stdio(),
+    )
+    .expect("stdin closed before initialize is a clean stop");
+}
+
+#[test]
+fn a_stdio_server_says_it_waits_and_stops_cleanly_when_stdin_closes_first() {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "stdio_child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env(CHILD_ENV, "1")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{stderr}", out.status);
+    assert!(stderr.contains("waiting for a client"), "{stderr}");
+    assert!(!stderr.contains("ConnectionClosed"), "{stderr}");
+}
