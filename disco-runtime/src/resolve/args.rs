@@ -615,7 +615,7 @@ fn clip(s: &str) -> String {
     crate::catalog::clip(s, 64)
 }
 
-/// "Invalid arguments for `tool`: <problems>. Expected parameters: ..."
+/// `Invalid arguments for tool: <problems>. Expected parameters: ...`
 pub fn explain(tool: &CatalogTool, problems: &[String]) -> String {
     const MAX_PROBLEMS: usize = 10;
     let shown: Vec<&str> = problems
