@@ -367,6 +367,24 @@ fn opposite_param<'t>(key: &str, params: &'t [ParamInfo]) -> Option<&'t ParamInf
     if key.len() > MAX_KEY_LEN || key.is_empty() {
         return None;
     }
+    // A negating word glued to the whole name: `noforce`, `notifyattendeesno`, `forceoff`.
+    let compact = normalise_key(key);
+    let glued = |name: &str| {
+        let target = normalise_key(name);
+        target.chars().count() >= 3
+            && (compact
+                .strip_prefix(target.as_str())
+                .is_some_and(is_glued_negation)
+                || compact
+                    .strip_suffix(target.as_str())
+                    .is_some_and(is_glued_negation))
+    };
+    if let Some(p) = params
+        .iter()
+        .find(|p| std::iter::once(&p.name).chain(&p.aliases).any(|n| glued(n)))
+    {
+        return Some(p);
+    }
     let key_words = singular_words(key);
     // `end_locations` is the plural of `end_location`, whatever `start_location` says.
     let names = |p: &'t ParamInfo| std::iter::once(&p.name).chain(p.aliases.iter());
@@ -444,6 +462,15 @@ fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
         }
     }
     flips % 2 == 1
+}
+
+/// A negating particle or prefix glued before or after a key's letters.
+fn is_glued_negation(rest: &str) -> bool {
+    super::polarity::is_negating_particle(rest)
+        || matches!(
+            rest,
+            "un" | "non" | "not" | "no" | "dont" | "dis" | "de" | "disabled"
+        )
 }
 
 /// `long` is `short` with a negating word glued after it: `forceoff`, `recursiveno`.

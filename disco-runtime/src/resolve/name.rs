@@ -849,8 +849,10 @@ impl NameIndex {
             }
             // The cheap string measure first: the opposites check is only worth running on
             // the few names that look alike.
+            // Every spelling of the tool, not only the one that looks alike: a tool whose
+            // name is the opposite of the request is not suggested through an alias.
             let similarity = strsim::jaro_winkler(&query.compact, &form.compact);
-            if similarity >= 0.8 && !opposed_forms(query, form) {
+            if similarity >= 0.8 && !self.opposed_tool(query, form.tool) {
                 scored.push(((1000.0 * (1.0 - similarity)) as u32, form.tool));
             }
         }

@@ -165,6 +165,7 @@ pub(crate) fn is_negation(word: &str) -> bool {
             | "de"
             | "dis"
             | "anti"
+            | "mis"
     )
 }
 
@@ -655,25 +656,44 @@ pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixe
     // The tool words the differing letters fall in; letters put in at a word boundary belong
     // to the word after it (prefixes stand there), at the very end to the last word.
     let (from, to) = (prefix, m - suffix);
-    let first = if from == to && from < m {
-        bounds.iter().rposition(|&b| b <= from).unwrap_or(0)
-    } else {
-        bounds
+    if from == to {
+        // Letters put in between two tool letters: at a word boundary they may end the word
+        // before (`countercount`) or start the word after (`unlock`); try both.
+        let mut best = Affixes::Unrelated;
+        let after = bounds
             .iter()
             .rposition(|&b| b <= from)
             .unwrap_or(0)
-            .min(words.len() - 1)
-    };
-    let last = if from == to {
-        first
-    } else {
-        bounds
-            .iter()
-            .position(|&b| b >= to)
-            .map_or(words.len(), |i| i)
-            .max(first + 1)
-            - 1
-    };
+            .min(words.len() - 1);
+        let mut candidates = vec![after];
+        if after > 0 && bounds[after] == from {
+            candidates.push(after - 1);
+        }
+        if after + 1 < words.len() && bounds[after + 1] == from {
+            candidates.push(after + 1);
+        }
+        for k in candidates {
+            let (ws, we) = (bounds[k], bounds[k + 1]);
+            if ws > n || m - we > n - ws {
+                continue;
+            }
+            let qe = n - (m - we);
+            let piece: String = q[ws..qe].iter().collect();
+            best = best.max(relation(&piece, words[k].as_ref()));
+        }
+        return best;
+    }
+    let first = bounds
+        .iter()
+        .rposition(|&b| b <= from)
+        .unwrap_or(0)
+        .min(words.len() - 1);
+    let last = bounds
+        .iter()
+        .position(|&b| b >= to)
+        .map_or(words.len(), |i| i)
+        .max(first + 1)
+        - 1;
     let (ws, we) = (bounds[first], bounds[last + 1]);
     let (qs, qe) = (ws, n - (m - we));
     if qs > qe {
@@ -687,7 +707,9 @@ pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixe
 }
 
 fn relation(piece: &str, word: &str) -> Affixes {
-    if opposed(piece, word) {
+    // A negating word glued on (`cancelcalculate`, `lockun`).
+    let glued = |rest: Option<&str>| rest.is_some_and(|r| is_negation(r));
+    if opposed(piece, word) || glued(piece.strip_suffix(word)) || glued(piece.strip_prefix(word)) {
         Affixes::Opposed
     } else {
         affixes(piece, word)
