@@ -708,7 +708,7 @@ pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixe
 
 fn relation(piece: &str, word: &str) -> Affixes {
     // A negating word glued on (`cancelcalculate`, `lockun`).
-    let glued = |rest: Option<&str>| rest.is_some_and(|r| is_negation(r));
+    let glued = |rest: Option<&str>| rest.is_some_and(is_negation);
     if opposed(piece, word) || glued(piece.strip_suffix(word)) || glued(piece.strip_prefix(word)) {
         Affixes::Opposed
     } else {
