@@ -374,10 +374,10 @@ fn opposite_param<'t>(key: &str, params: &'t [ParamInfo]) -> Option<&'t ParamInf
         target.chars().count() >= 3
             && (compact
                 .strip_prefix(target.as_str())
-                .is_some_and(is_glued_negation)
+                .is_some_and(super::polarity::is_negating_particle)
                 || compact
                     .strip_suffix(target.as_str())
-                    .is_some_and(is_glued_negation))
+                    .is_some_and(super::polarity::is_negating_particle))
     };
     if let Some(p) = params
         .iter()
@@ -462,15 +462,6 @@ fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
         }
     }
     flips % 2 == 1
-}
-
-/// A negating particle or prefix glued before or after a key's letters.
-fn is_glued_negation(rest: &str) -> bool {
-    super::polarity::is_negating_particle(rest)
-        || matches!(
-            rest,
-            "un" | "non" | "not" | "no" | "dont" | "dis" | "de" | "disabled"
-        )
 }
 
 /// `long` is `short` with a negating word glued after it: `forceoff`, `recursiveno`.

@@ -132,6 +132,12 @@ pub(crate) const OPPOSITES: &[(&str, &str)] = &[
 /// them on one side only means something else; it is never dropped as an extra word, nor taken
 /// as a namespace. A bare negating affix written as a word of its own (`un_lock`) counts too.
 pub(crate) fn is_negation(word: &str) -> bool {
+    is_negating_particle(word) || is_negating_verb(word)
+}
+
+/// The negating words that are particles, not verbs: in an argument key, `stops` and
+/// `reverse` are things, while `no`, `not`, `dont`, `without`, `skip`, `off` only negate.
+pub(crate) fn is_negating_particle(word: &str) -> bool {
     matches!(
         word,
         "not"
@@ -151,7 +157,19 @@ pub(crate) fn is_negation(word: &str) -> bool {
             | "disabled"
             | "off"
             | "false"
-            | "undo"
+            | "un"
+            | "de"
+            | "dis"
+            | "anti"
+            | "mis"
+    )
+}
+
+/// Verbs that undo or stop what they stand beside (`undo_unlock_door`, `stop_start_server`).
+fn is_negating_verb(word: &str) -> bool {
+    matches!(
+        word,
+        "undo"
             | "revert"
             | "reverse"
             | "rollback"
@@ -161,31 +179,7 @@ pub(crate) fn is_negation(word: &str) -> bool {
             | "negate"
             | "except"
             | "stop"
-            | "un"
-            | "de"
-            | "dis"
-            | "anti"
-            | "mis"
     )
-}
-
-/// The negating words that are particles, not verbs: in an argument key, `stops` and
-/// `reverse` are things, while `no`, `not`, `dont`, `without`, `skip`, `off` only negate.
-pub(crate) fn is_negating_particle(word: &str) -> bool {
-    is_negation(word)
-        && !matches!(
-            word,
-            "undo"
-                | "revert"
-                | "reverse"
-                | "rollback"
-                | "cancel"
-                | "abort"
-                | "unset"
-                | "negate"
-                | "except"
-                | "stop"
-        )
 }
 
 // Polarity roles of an affix. Two affixes are opposed when a pair of `OPPOSED_ROLES` sets them
