@@ -119,7 +119,9 @@ pub mod catalog;
 pub mod resolve;
 pub mod search;
 pub mod server;
+pub(crate) mod text;
 pub mod tool;
+pub(crate) mod util;
 
 pub use catalog::{
     CallError, Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure,

@@ -45,6 +45,7 @@ use serde_json::Value;
 
 use super::docs::estimated_tokens;
 use super::{Catalog, CatalogTool};
+use crate::text::words::plain_words;
 use crate::tool::Caller;
 
 /// How bad a finding is. `--deny warnings` fails on [`Severity::Warning`] and above.
@@ -247,23 +248,16 @@ fn finding(
 
 // ------------------------------------------------------------------------- words
 
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
 /// Singular of one lower-case word: the resolver's own rule, so the lint sees names as the
 /// spelling-equivalent tier does.
 fn singular(word: &str) -> String {
-    crate::resolve::name::singular(word)
+    crate::text::words::singular(word)
 }
 
 /// The words of a tool name or alias: split at separators and at lower-to-upper case changes
 /// (`getUser` = `get_user`), singular.
 fn name_words(name: &str) -> Vec<String> {
-    crate::resolve::name::split_words(name)
+    crate::text::words::split_words(name)
         .iter()
         .map(|w| singular(w))
         .collect()
@@ -311,7 +305,7 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 
 impl Text {
     fn of(tool: &CatalogTool) -> Text {
-        let all: Vec<String> = words(&tool.description)
+        let all: Vec<String> = plain_words(&tool.description)
             .iter()
             .map(|w| singular(w))
             .collect();
@@ -451,7 +445,7 @@ fn description_rules(
         ));
     }
 
-    let ws = words(&tool.description);
+    let ws = plain_words(&tool.description);
     let lead = ws.first().map(String::as_str).unwrap_or("");
     let says_returns =
         ws.iter().any(|w| RETURN_WORDS.contains(&w.as_str())) || RETURN_LEAD_VERBS.contains(&lead);
@@ -1019,7 +1013,7 @@ fn request_rules(catalog: &Catalog, options: &LintOptions, out: &mut Vec<Finding
                 request.query, expected.name,
             ),
         };
-        let query_words = words(&request.query)
+        let query_words = plain_words(&request.query)
             .into_iter()
             .filter(|w| !STOP_WORDS.contains(&w.as_str()))
             .collect::<Vec<_>>()

@@ -20,14 +20,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
-use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use rmcp::model::{CallToolResult, Tool};
 use serde_json::{json, Map, Value};
 
 use crate::resolve::args::{self, Repair};
 use crate::resolve::name::{NameEntry, NameIndex, Outcome, Policy, Rule};
 use crate::search::{meta, SearchIndex};
+use crate::tool::result::error_result;
 use crate::tool::schema::SchemaMode;
 use crate::tool::{Caller, Context, Invocation, StateMap, ToolSpec};
+use crate::util::{clip, json_kind};
 
 pub use crate::resolve::name::{Policy as NamePolicy, Rule as NameRule};
 pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};
@@ -1090,31 +1092,6 @@ fn multi_thread_runtime() -> bool {
 
 /// What a panicking tool left behind.
 type Panic = Box<dyn std::any::Any + Send + 'static>;
-
-/// Keeps hostile input from filling messages and logs.
-pub(crate) fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let head: String = s.chars().take(max).collect();
-        format!("{head}…")
-    }
-}
-
-pub(crate) fn error_result(message: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(message)])
-}
-
-pub(crate) fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 #[cfg(all(test, feature = "semantic"))]
 mod semantic_tests {

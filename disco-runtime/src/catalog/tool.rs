@@ -100,7 +100,7 @@ fn error_line(e: &jsonschema::ValidationError<'_>) -> String {
     };
     // The validator quotes the offending value whole: a 4 MB string must not come back in
     // the error.
-    super::clip(&line, 300)
+    crate::util::clip(&line, 300)
 }
 
 impl CatalogTool {
@@ -260,7 +260,7 @@ pub(crate) fn compile_schema(
         jsonschema::options()
             .with_draft(draft)
             .build(value)
-            .map_err(|e| super::clip(&e.to_string(), 300))
+            .map_err(|e| crate::util::clip(&e.to_string(), 300))
     };
     if let Some(draft) = draft {
         return build(draft, &Value::Object(schema.clone())).map(|v| (v, None));
@@ -272,7 +272,7 @@ pub(crate) fn compile_schema(
     let unknown_note = unknown.map(|u| {
         format!(
             "`$schema` {} names no JSON Schema draft; read as the drafts below allow",
-            super::clip(&u.to_string(), 100)
+            crate::util::clip(&u.to_string(), 100)
         )
     });
     let first = match build(Draft::Draft202012, &value) {

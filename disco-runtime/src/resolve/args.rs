@@ -402,9 +402,9 @@ fn opposite_param<'t>(key: &str, params: &'t [ParamInfo]) -> Option<&'t ParamInf
 }
 
 fn singular_words(key: &str) -> Vec<String> {
-    super::name::split_words(key)
+    crate::text::words::split_words(key)
         .iter()
-        .map(|w| super::name::singular(w))
+        .map(|w| crate::text::words::singular(w))
         .collect()
 }
 
@@ -498,9 +498,9 @@ fn opposite_problem(key: &str, p: &ParamInfo) -> String {
 /// A key's words (snake, kebab, camel), each in the singular, joined: `initialVelocities`
 /// and `initial_velocity` meet at `initialvelocity`.
 fn singular_key(key: &str) -> String {
-    super::name::split_words(key)
+    crate::text::words::split_words(key)
         .iter()
-        .map(|w| super::name::singular(w))
+        .map(|w| crate::text::words::singular(w))
         .collect()
 }
 
@@ -630,7 +630,7 @@ fn matches_type(value: &Value, t: &str) -> bool {
 
 /// Keeps hostile keys from filling an error message.
 fn clip(s: &str) -> String {
-    crate::catalog::clip(s, 64)
+    crate::util::clip(s, 64)
 }
 
 /// `Invalid arguments for tool: <problems>. Expected parameters: ...`

@@ -2,7 +2,6 @@
 //! were meant to be ([`args`]). Both are pure functions of the catalog and the request.
 
 pub mod args;
-pub(crate) mod hash;
 pub mod name;
 pub(crate) mod polarity;
 pub(crate) mod vocab;

@@ -23,12 +23,14 @@
 //!   scoring of the few tools that share a (possibly misspelled or synonymous) word with the
 //!   request, and nothing at all past [`MAX_NAME_LEN`].
 
-use super::hash::{FastMap, FastSet};
 use super::polarity::{
     fused_affixes, fused_ids, fused_table, is_affix, is_negation, negates_known_word, opposed,
     opposed_words, opposites, typo_allowance, typo_possible, Affixes,
 };
 use super::vocab::canon;
+use crate::text::edits::{deletions, each_deletion};
+use crate::text::hash::{FastMap, FastSet};
+use crate::text::words::{char_len, singular, split_words};
 
 /// Spelling key -> forms.
 type KeyMap = FastMap<Box<str>, Vec<u32>>;
@@ -1164,145 +1166,10 @@ fn is_filler(word: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Words
 
-/// Splits a name into lowercase words at separators (anything not a letter, a digit or a
-/// combining mark, which belongs to the letter before it) and at camelCase / PascalCase
-/// boundaries (`getHTTPServer` -> get, http, server; `listURLs` -> list, urls).
-pub(crate) fn split_words(name: &str) -> Vec<String> {
-    let chars: Vec<char> = name.chars().collect();
-    let mut words = Vec::new();
-    let mut current = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() && !unicode_normalization::char::is_combining_mark(c) {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        if c.is_uppercase() && !current.is_empty() {
-            let prev = chars[i - 1];
-            let next = chars.get(i + 1).copied();
-            let after = chars.get(i + 2).copied();
-            let plural_acronym = next == Some('s')
-                && !after.is_some_and(|a| a.is_alphanumeric() && !a.is_uppercase());
-            let boundary = prev.is_lowercase()
-                || prev.is_numeric()
-                || (prev.is_uppercase()
-                    && next.is_some_and(|n| n.is_lowercase())
-                    && !plural_acronym);
-            if boundary {
-                words.push(std::mem::take(&mut current));
-            }
-        }
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
-}
-
-/// The singular of an English word, as a comparison key: `entities`/`entity`,
-/// `directories`/`directory`, `matches`/`match`, `files`/`file`, `aliases`/`alias`. It only has
-/// to map a singular and its plural to the same key; it is never shown.
-pub(crate) fn singular(word: &str) -> String {
-    const IRREGULAR: &[(&str, &str)] = &[
-        ("people", "person"),
-        ("children", "child"),
-        ("men", "man"),
-        ("women", "woman"),
-        ("indices", "index"),
-        ("matrices", "matrix"),
-        ("vertices", "vertex"),
-        ("aliases", "alias"),
-        ("statuses", "status"),
-        ("caches", "cache"),
-        ("movies", "movie"),
-        ("cookies", "cookie"),
-        ("buses", "bus"),
-        ("echoes", "echo"),
-        ("heroes", "hero"),
-        ("potatoes", "potato"),
-        ("tomatoes", "tomato"),
-        ("criteria", "criterion"),
-    ];
-    if let Some((_, s)) = IRREGULAR.iter().find(|(p, _)| *p == word) {
-        return (*s).to_string();
-    }
-    let n = word.len();
-    if n < 3 || !word.ends_with('s') || ["ss", "us", "is", "as"].iter().any(|e| word.ends_with(e)) {
-        return word.to_string();
-    }
-    if word.ends_with("ies") && n > 4 {
-        return format!("{}y", &word[..n - 3]);
-    }
-    if ["sses", "xes", "ches", "shes", "zzes"]
-        .iter()
-        .any(|e| word.ends_with(e))
-    {
-        return word[..n - 2].to_string();
-    }
-    word[..n - 1].to_string()
-}
-
 fn bag_key<S: AsRef<str>>(stems: &[S]) -> String {
     let mut words: Vec<&str> = stems.iter().map(AsRef::as_ref).collect();
     words.sort_unstable();
     words.join(" ")
-}
-
-fn char_len(s: &str) -> usize {
-    s.chars().count()
-}
-
-/// Every string obtained by deleting up to `k` characters (the symmetric-delete typo index).
-fn deletions(word: &str, k: usize) -> Vec<String> {
-    let mut out = vec![word.to_string()];
-    let mut frontier = vec![word.chars().collect::<Vec<char>>()];
-    for _ in 0..k {
-        let mut next = Vec::new();
-        for chars in &frontier {
-            if chars.len() <= 1 {
-                continue;
-            }
-            for i in 0..chars.len() {
-                let mut shorter = chars.clone();
-                shorter.remove(i);
-                out.push(shorter.iter().collect());
-                next.push(shorter);
-            }
-        }
-        frontier = next;
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// Calls `f` with `word` and every string obtained by deleting up to `k` characters from it,
-/// without collecting them: this runs on every mistaken name. Deletions are made left to right
-/// (the second after the first), so each set of deleted positions is visited once rather than
-/// once per order: half the lookups at `k = 2`. A string can still come twice when it arises
-/// from different positions (`ab` from `aab`); callers keep their own seen-sets.
-fn each_deletion(word: &str, k: usize, f: &mut impl FnMut(&str)) {
-    f(word);
-    deletions_from(word, 0, k, f);
-}
-
-fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnMut(&str)) {
-    if k == 0 {
-        return;
-    }
-    let mut buf = String::with_capacity(word.len());
-    for (at, c) in word.char_indices().filter(|(at, _)| *at >= from) {
-        buf.clear();
-        buf.push_str(&word[..at]);
-        buf.push_str(&word[at + c.len_utf8()..]);
-        if !buf.is_empty() {
-            f(&buf);
-            // The next deletion starts where this one was: the character now at `at`.
-            deletions_from(&buf, at, k - 1, f);
-        }
-    }
 }
 
 fn visible_tools(

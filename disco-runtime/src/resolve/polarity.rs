@@ -2,8 +2,8 @@
 
 use std::sync::OnceLock;
 
-use super::hash::{FastMap, FastSet};
 use super::vocab::SYNONYMS;
+use crate::text::hash::{FastMap, FastSet};
 
 /// Word pairs of opposite meaning. Pairs that differ by a negation prefix (`lock`/`unlock`)
 /// are also caught by `NEGATION_PREFIXES`; the table lists the ones the prefix alone would not

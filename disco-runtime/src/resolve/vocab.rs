@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use super::hash::FastMap;
+use crate::text::hash::FastMap;
 
 /// Verb synonyms a model swaps freely. Each word maps to its class head. Classes that are
 /// opposites of each other (create/delete) are listed in OPPOSITES by head, so `add` and

@@ -30,6 +30,8 @@ use std::collections::{HashMap, HashSet};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+use crate::text::edits::{for_each_delete, within_one_edit};
+
 /// What the index knows of one tool. The doc's index = its position in the input slice.
 #[derive(Clone, Debug, Default)]
 pub struct SearchDoc {
@@ -1523,44 +1525,6 @@ fn split_compound(w: &str, vocab: &HashSet<String>, out: &mut Vec<String>) {
         i = j;
     }
     out[start..].reverse();
-}
-
-/// FNV-1a: a fixed hash, so the index is the same on every run.
-fn fnv(bytes: impl Iterator<Item = u8>) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// Calls `f` with the hash of `w` and of every word made by deleting one character of `w`.
-fn for_each_delete(w: &str, mut f: impl FnMut(u64)) {
-    let b = w.as_bytes();
-    f(fnv(b.iter().copied()));
-    for i in 0..b.len() {
-        f(fnv(b[..i].iter().chain(&b[i + 1..]).copied()));
-    }
-}
-
-/// Optimal-string-alignment distance of at most one.
-fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
-    let (la, lb) = (a.len(), b.len());
-    if la.abs_diff(lb) > 1 {
-        return false;
-    }
-    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    if p == la && p == lb {
-        return true;
-    }
-    if la == lb {
-        // One substitution, or one transposition of neighbours.
-        return a[p + 1..] == b[p + 1..]
-            || (p + 1 < la && a[p] == b[p + 1] && a[p + 1] == b[p] && a[p + 2..] == b[p + 2..]);
-    }
-    let (long, short) = if la > lb { (a, b) } else { (b, a) };
-    long[p + 1..] == short[p..]
 }
 
 /// The dot product of two vectors of the same length, in eight independent sums that the

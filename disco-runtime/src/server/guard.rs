@@ -116,7 +116,7 @@ pub(crate) fn check(bytes: &[u8], max_bytes: usize, oversized: bool) -> Checked 
             INVALID_REQUEST,
             format!(
                 "Invalid Request: a JSON-RPC message is an object, not {}",
-                crate::catalog::json_kind(&other)
+                crate::util::json_kind(&other)
             ),
         )),
     }
@@ -167,7 +167,7 @@ fn check_object(obj: Map<String, Value>) -> Checked {
         Some(other) => {
             return invalid(&format!(
                 "`params` must be an object, not {}",
-                crate::catalog::json_kind(other)
+                crate::util::json_kind(other)
             ))
         }
     }
@@ -229,7 +229,7 @@ fn valid_id(id: &Value) -> bool {
 }
 
 fn clip(s: &str) -> String {
-    crate::catalog::clip(s, 128)
+    crate::util::clip(s, 128)
 }
 
 pub(crate) fn error(id: Option<Value>, code: i64, message: String) -> Value {

@@ -18,8 +18,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::{caller_of, Shared};
-use crate::catalog::{error_result, json_kind, CallError};
+use crate::catalog::CallError;
+use crate::tool::result::error_result;
 use crate::tool::{Context, LogLevelFilter};
+use crate::util::json_kind;
 
 /// The protocol handler over a catalog. Cheap to clone: one per session shares everything
 /// but the session's log level.

@@ -3,7 +3,7 @@
 //! [`ToolError`]).
 
 mod invocation;
-mod result;
+pub(crate) mod result;
 pub mod schema;
 mod spec;
 

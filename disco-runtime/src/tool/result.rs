@@ -132,3 +132,8 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
         T::output_schema(gen)
     }
 }
+
+/// A tool result that is an error with one text.
+pub(crate) fn error_result(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}

@@ -1,4 +1,4 @@
-//! The hash maps of the resolution engines.
+//! The hash maps of the engines, and one-shot FNV-1a for hashes stored in an index.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -29,3 +29,13 @@ impl Hasher for Fnv {
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
+
+/// FNV-1a: a fixed hash, so the index is the same on every run.
+pub(crate) fn fnv(bytes: impl Iterator<Item = u8>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}

@@ -1,0 +1,93 @@
+//! Words of names and keys: the tokenizer of name resolution, argument keys and the lint.
+
+/// Splits a name into lowercase words at separators (anything not a letter, a digit or a
+/// combining mark, which belongs to the letter before it) and at camelCase / PascalCase
+/// boundaries (`getHTTPServer` -> get, http, server; `listURLs` -> list, urls).
+pub(crate) fn split_words(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() && !unicode_normalization::char::is_combining_mark(c) {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if c.is_uppercase() && !current.is_empty() {
+            let prev = chars[i - 1];
+            let next = chars.get(i + 1).copied();
+            let after = chars.get(i + 2).copied();
+            let plural_acronym = next == Some('s')
+                && !after.is_some_and(|a| a.is_alphanumeric() && !a.is_uppercase());
+            let boundary = prev.is_lowercase()
+                || prev.is_numeric()
+                || (prev.is_uppercase()
+                    && next.is_some_and(|n| n.is_lowercase())
+                    && !plural_acronym);
+            if boundary {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// The singular of an English word, as a comparison key: `entities`/`entity`,
+/// `directories`/`directory`, `matches`/`match`, `files`/`file`, `aliases`/`alias`. It only has
+/// to map a singular and its plural to the same key; it is never shown.
+pub(crate) fn singular(word: &str) -> String {
+    const IRREGULAR: &[(&str, &str)] = &[
+        ("people", "person"),
+        ("children", "child"),
+        ("men", "man"),
+        ("women", "woman"),
+        ("indices", "index"),
+        ("matrices", "matrix"),
+        ("vertices", "vertex"),
+        ("aliases", "alias"),
+        ("statuses", "status"),
+        ("caches", "cache"),
+        ("movies", "movie"),
+        ("cookies", "cookie"),
+        ("buses", "bus"),
+        ("echoes", "echo"),
+        ("heroes", "hero"),
+        ("potatoes", "potato"),
+        ("tomatoes", "tomato"),
+        ("criteria", "criterion"),
+    ];
+    if let Some((_, s)) = IRREGULAR.iter().find(|(p, _)| *p == word) {
+        return (*s).to_string();
+    }
+    let n = word.len();
+    if n < 3 || !word.ends_with('s') || ["ss", "us", "is", "as"].iter().any(|e| word.ends_with(e)) {
+        return word.to_string();
+    }
+    if word.ends_with("ies") && n > 4 {
+        return format!("{}y", &word[..n - 3]);
+    }
+    if ["sses", "xes", "ches", "shes", "zzes"]
+        .iter()
+        .any(|e| word.ends_with(e))
+    {
+        return word[..n - 2].to_string();
+    }
+    word[..n - 1].to_string()
+}
+
+pub(crate) fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Lowercase runs of letters and digits, nothing else: the lint's reading of descriptions.
+pub(crate) fn plain_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
