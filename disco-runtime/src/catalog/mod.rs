@@ -5,10 +5,8 @@
 //! One call, one direction: visibility for the caller -> name resolution -> argument repair
 //! and validation -> handler (panics, timeouts, cancellation contained) -> output check.
 
-pub(crate) mod budget;
 pub mod provider;
 pub mod stats;
-pub(crate) mod tool;
 
 pub mod docs;
 pub mod lint;
@@ -32,11 +30,11 @@ use crate::tool::{Caller, Context, Invocation, StateMap, ToolSpec};
 use crate::util::{clip, json_kind};
 
 pub use crate::resolve::name::{Policy as NamePolicy, Rule as NameRule};
+pub use crate::tool::built::{CatalogTool, ParamInfo};
+use crate::tool::built::{MetaKind, ToolHandler};
 pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};
 use stats::Event;
 pub use stats::{Stats, StatsSnapshot};
-pub use tool::{CatalogTool, ParamInfo};
-use tool::{MetaKind, ToolHandler};
 
 /// Problems found while building the catalog; each names the definitions involved.
 ///
@@ -214,7 +212,7 @@ impl Default for CatalogBuilder {
                 state: Arc::new(StateMap::default()),
                 default_timeout: None,
                 repair: Repair::default(),
-                max_argument_values: budget::DEFAULT_MAX_ARGUMENT_VALUES,
+                max_argument_values: crate::tool::budget::DEFAULT_MAX_ARGUMENT_VALUES,
                 policy: Policy::default(),
                 server_name: None,
                 visibility: None,
@@ -485,7 +483,7 @@ impl Catalog {
             aliases: &t.aliases,
             destructive: t.is_destructive(),
         }));
-        let docs: Vec<_> = tools.iter().map(|t| t.search_doc()).collect();
+        let docs: Vec<_> = tools.iter().map(|t| search_doc(t)).collect();
         #[cfg(feature = "semantic")]
         let mut search = match &config.search.semantic {
             Some(model) => SearchIndex::build_with_semantic_reusing(&docs, model.clone(), base),
@@ -783,7 +781,9 @@ impl Catalog {
         };
         // Before repair and validation, for every tool and meta-tool alike (execute_tool's
         // inner arguments are among its own).
-        if let Some(message) = budget::over_budget(&arguments, self.config.max_argument_values) {
+        if let Some(message) =
+            crate::tool::budget::over_budget(&arguments, self.config.max_argument_values)
+        {
             stats.count(Event::ArgsRejected);
             tracing::info!(requested = %clip(name, 128), "arguments over the budget");
             return Ok(error_result(message));
@@ -1007,6 +1007,22 @@ impl Catalog {
             stats.count(Event::ToolError);
         }
         result
+    }
+}
+
+/// What the search index knows of a tool.
+fn search_doc(tool: &CatalogTool) -> crate::search::SearchDoc {
+    crate::search::SearchDoc {
+        name: tool.name.clone(),
+        title: tool.title.clone(),
+        description: tool.description.clone(),
+        keywords: tool.keywords.clone(),
+        aliases: tool.aliases.clone(),
+        params: tool
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.description.clone().unwrap_or_default()))
+            .collect(),
     }
 }
 

@@ -22,7 +22,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{CatalogTool, ParamInfo};
+use crate::tool::built::{CatalogTool, ParamInfo};
 
 /// One change made to the arguments, reported in the result's `_meta`.
 #[derive(Clone, Debug, PartialEq)]
@@ -700,7 +700,7 @@ mod tests {
         ));
         CatalogTool::from_dynamic(
             def,
-            crate::catalog::tool::ToolHandler::Meta(crate::catalog::tool::MetaKind::Search),
+            crate::tool::built::ToolHandler::Meta(crate::tool::built::MetaKind::Search),
         )
         .expect("a valid tool")
     }

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
 
-use crate::catalog::provider::DynamicTool;
-use crate::catalog::tool::MetaKind;
 use crate::catalog::{Catalog, SearchOptions};
+use crate::tool::built::MetaKind;
+use crate::tool::provider::DynamicTool;
 use crate::tool::Caller;
 
 /// The meta-tools' definitions.

@@ -517,8 +517,7 @@ pub(crate) fn message_values(max_argument_values: usize) -> usize {
 }
 
 fn too_many_values(bytes: &[u8], limit: usize) -> Option<Response> {
-    if bytes.len() / 2 <= limit
-        || crate::catalog::budget::count_values_in_text(bytes, limit) <= limit
+    if bytes.len() / 2 <= limit || crate::tool::budget::count_values_in_text(bytes, limit) <= limit
     {
         return None;
     }

@@ -2,7 +2,10 @@
 //! ([`State`], [`Context`]) and what it may return ([`IntoToolResult`], [`Json`],
 //! [`ToolError`]).
 
+pub(crate) mod budget;
+pub(crate) mod built;
 mod invocation;
+pub mod provider;
 pub(crate) mod result;
 pub mod schema;
 mod spec;

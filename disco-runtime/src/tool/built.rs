@@ -9,8 +9,8 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::Value;
 
 use super::provider::{DynamicTool, ToolProvider};
-use crate::tool::schema::{self, JsonObject, SchemaMode};
-use crate::tool::{Annotations, Handler, ToolSpec};
+use super::schema::{self, JsonObject, SchemaMode};
+use super::{Annotations, Handler, ToolSpec};
 
 /// How a tool runs.
 #[derive(Clone)]
@@ -392,22 +392,6 @@ impl CatalogTool {
             output_validator,
             handler,
         })
-    }
-
-    /// What the search index knows of this tool.
-    pub(crate) fn search_doc(&self) -> crate::search::SearchDoc {
-        crate::search::SearchDoc {
-            name: self.name.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            keywords: self.keywords.clone(),
-            aliases: self.aliases.clone(),
-            params: self
-                .params
-                .iter()
-                .map(|p| (p.name.clone(), p.description.clone().unwrap_or_default()))
-                .collect(),
-        }
     }
 }
 

@@ -1,0 +1,52 @@
+//! Tools that are not declared with the macro: from configuration, scripts, a database or
+//! another server. A provider lists definitions and runs calls; the catalog merges its tools
+//! with the inventory's and treats them alike (resolution, repair, validation, visibility).
+
+use std::sync::Arc;
+
+use rmcp::model::Tool;
+use serde_json::{Map, Value};
+
+use super::{BoxFuture, Caller, Context};
+
+/// One tool a provider offers.
+#[derive(Clone, Debug)]
+pub struct DynamicTool {
+    /// The tools/list entry: name, title, description, schemas, annotations.
+    pub tool: Tool,
+    pub aliases: Vec<String>,
+    pub keywords: Vec<String>,
+    pub hidden: bool,
+    /// What was wrong with the definition as received and how it was made usable (a schema
+    /// that is not an object, say): reported with the tool's schema problems, by the log and
+    /// `lint`.
+    pub problems: Vec<String>,
+}
+
+impl DynamicTool {
+    pub fn new(tool: Tool) -> Self {
+        DynamicTool {
+            tool,
+            aliases: Vec::new(),
+            keywords: Vec::new(),
+            hidden: false,
+            problems: Vec::new(),
+        }
+    }
+}
+
+/// A source of tools besides `#[mcp_tool]`.
+pub trait ToolProvider: Send + Sync + 'static {
+    /// The tools this provider offers now. Called when the catalog is built or reloaded.
+    fn tools(&self) -> Vec<DynamicTool>;
+    /// Runs one of its tools with arguments already repaired and validated against the
+    /// tool's input schema.
+    fn call(&self, name: &str, arguments: Map<String, Value>, ctx: Context) -> BoxFuture;
+}
+
+/// Tools that exist only for some callers (a tenant's own tools, chosen from the caller's
+/// identity). They are merged into that caller's catalog for listing, search and calls.
+pub trait ScopedProvider: Send + Sync + 'static {
+    /// The provider for `caller`, or `None` when the caller has no tools of its own.
+    fn provider_for(&self, caller: &Caller) -> Option<Arc<dyn ToolProvider>>;
+}
