@@ -115,6 +115,7 @@
 //! - [`tool`]: what a tool is made of: its spec, extractors and results.
 //! - [`resolve`], [`search`]: name correction, argument repair and tool search.
 
+mod call;
 pub mod catalog;
 pub mod resolve;
 pub mod search;
@@ -123,9 +124,10 @@ pub(crate) mod text;
 pub mod tool;
 pub(crate) mod util;
 
+pub use call::CallError;
 pub use catalog::{
-    CallError, Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure,
-    NamePolicy, NameRule, ParamInfo, SearchOptions, ToolProvider, Visibility,
+    Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure, NamePolicy,
+    NameRule, ParamInfo, SearchOptions, ToolProvider, Visibility,
 };
 pub use disco_macros::mcp_tool;
 /// The official MCP SDK this crate is built on, for its protocol types (`rmcp::model::Tool`, ...).

@@ -43,7 +43,7 @@ impl JsonCatalogProvider {
                     problems.push(format!(
                         "its inputSchema is {}, not an object: served as `{{\"type\": \"object\"}}`, \
                          so arguments are not validated against a schema",
-                        super::json_kind(input)
+                        crate::util::json_kind(input)
                     ));
                     *input = serde_json::json!({"type": "object"});
                 }
@@ -51,7 +51,10 @@ impl JsonCatalogProvider {
                     .get("outputSchema")
                     .is_some_and(|o| !o.is_object() && !o.is_null())
                 {
-                    let kind = obj.get("outputSchema").map(super::json_kind).unwrap_or("");
+                    let kind = obj
+                        .get("outputSchema")
+                        .map(crate::util::json_kind)
+                        .unwrap_or("");
                     problems.push(format!(
                         "its outputSchema is {kind}, not an object: left out, so structured \
                          output is not validated"

@@ -4,13 +4,12 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
+use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
 
-use crate::catalog::{Catalog, SearchOptions};
+use super::SearchOptions;
 use crate::tool::built::MetaKind;
 use crate::tool::provider::DynamicTool;
-use crate::tool::Caller;
 
 /// The meta-tools' definitions.
 pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind)> {
@@ -105,62 +104,4 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
         (DynamicTool::new(search), MetaKind::Search),
         (DynamicTool::new(execute), MetaKind::Execute),
     ]
-}
-
-/// Runs `tool_search` with validated arguments.
-pub(crate) fn run_search(
-    catalog: &Catalog,
-    args: &Map<String, Value>,
-    caller: &Caller,
-) -> CallToolResult {
-    let options = catalog.search_options();
-    let query = args
-        .get("query")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let k = args
-        .get("max_results")
-        .and_then(Value::as_u64)
-        .map_or(options.default_results, |k| k as usize)
-        .clamp(1, options.max_results);
-    let compact = args
-        .get("compact")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let hits = catalog.search(query, k, caller);
-    let tools: Vec<Value> = hits
-        .iter()
-        .map(|(tool, score)| {
-            let mut entry = Map::new();
-            entry.insert("name".into(), Value::String(tool.name.clone()));
-            if let Some(title) = &tool.title {
-                entry.insert("title".into(), Value::String(title.clone()));
-            }
-            entry.insert(
-                "description".into(),
-                Value::String(tool.description.clone()),
-            );
-            entry.insert("score".into(), json!((*score * 1000.0).round() / 1000.0));
-            if !compact {
-                entry.insert(
-                    "inputSchema".into(),
-                    Value::Object((*tool.input_schema).clone()),
-                );
-            }
-            Value::Object(entry)
-        })
-        .collect();
-    let mut structured = Map::new();
-    if tools.is_empty() {
-        let hint = "No tool matches this query well. Describe the task in other words (the \
-                    action and the object, e.g. \"send email\", \"list files\"), or search with \
-                    an empty query to list tools.";
-        structured.insert("hint".into(), Value::String(hint.into()));
-    }
-    structured.insert("tools".into(), Value::Array(tools));
-    // Many clients show the model only the text: it carries the same JSON, schemas included.
-    let text = Value::Object(structured.clone()).to_string();
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(Value::Object(structured));
-    result
 }

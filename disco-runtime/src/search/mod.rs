@@ -3,9 +3,11 @@
 
 pub mod index;
 pub(crate) mod meta;
+mod options;
 #[cfg(feature = "semantic")]
 pub mod semantic;
 
 pub use index::{Hit, SearchDoc, SearchIndex};
+pub use options::{Exposure, SearchOptions};
 #[cfg(feature = "semantic")]
 pub use semantic::{SemanticError, SemanticModel};

@@ -18,7 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::{caller_of, Shared};
-use crate::catalog::CallError;
+use crate::call::CallError;
 use crate::tool::result::error_result;
 use crate::tool::{Context, LogLevelFilter};
 use crate::util::json_kind;

@@ -1,0 +1,239 @@
+//! Assembling a catalog: every tool built, names and aliases checked across all of them, the
+//! indexes made.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::builder::Config;
+use super::{Catalog, CatalogError, CatalogTool, Exposure, ToolProvider};
+use crate::resolve::name::{NameEntry, NameIndex};
+use crate::search::{meta, SearchIndex};
+use crate::tool::built::ToolHandler;
+use crate::tool::ToolSpec;
+use crate::util::clip;
+
+impl Catalog {
+    /// Builds every tool, checks names and aliases across all of them, and indexes them.
+    /// `before`: the catalog this one replaces, whose semantic vectors are reused.
+    pub(super) fn assemble(
+        config: Arc<Config>,
+        extra: Vec<Arc<CatalogTool>>,
+        before: Option<&SearchIndex>,
+    ) -> Result<Catalog, CatalogError> {
+        let mut problems = Vec::new();
+        let mut specs: Vec<&'static ToolSpec> = match &config.specs {
+            Some(specs) => specs.clone(),
+            None => crate::tool::registered().collect(),
+        };
+        // Deterministic order whatever the link order.
+        specs.sort_by(|a, b| {
+            (a.name, a.origin.module, a.origin.line).cmp(&(b.name, b.origin.module, b.origin.line))
+        });
+        let mut tools: Vec<Arc<CatalogTool>> = Vec::with_capacity(specs.len());
+        for spec in specs {
+            if config.require_state {
+                for ty in (spec.missing_state)(&config.state) {
+                    problems.push(format!(
+                        "tool `{}` at {} takes `State<{ty}>`, but the server has no state of \
+                         type `{ty}`: register it with `.with_state(...)`",
+                        spec.name, spec.origin
+                    ));
+                }
+            }
+            match CatalogTool::from_spec(spec, config.schema_mode) {
+                Ok(mut tool) => {
+                    if tool.timeout.is_none() {
+                        tool.timeout = config.default_timeout;
+                    }
+                    tools.push(Arc::new(tool));
+                }
+                Err(err) => {
+                    problems.push(format!("tool `{}` at {}: {err}", spec.name, spec.origin))
+                }
+            }
+        }
+        for provider in &config.providers {
+            add_provider_tools(provider, &config, &mut tools, &mut problems);
+        }
+        tools.extend(extra);
+        Catalog::index(config, tools, problems, before)
+    }
+
+    /// Checks names and aliases across `tools` (built already) and indexes them: what a
+    /// scoped caller's catalog needs on top of the tools every caller shares.
+    /// `base`: the catalog whose tools these extend or replace, whose semantic vectors are
+    /// reused for the tools of the same name and text.
+    pub(super) fn index(
+        config: Arc<Config>,
+        mut tools: Vec<Arc<CatalogTool>>,
+        mut problems: Vec<String>,
+        base: Option<&SearchIndex>,
+    ) -> Result<Catalog, CatalogError> {
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+
+        let meta = if config.search.enabled {
+            meta::definitions(&config.search)
+                .into_iter()
+                .map(|(def, kind)| {
+                    CatalogTool::from_dynamic(def, ToolHandler::Meta(kind)).map(Arc::new)
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| CatalogError {
+                    problems: vec![format!("a search meta-tool: {e}")],
+                })?
+        } else {
+            Vec::new()
+        };
+
+        // Every name and alias must lead to exactly one tool, across all crates and providers.
+        let mut seen: HashMap<&str, (usize, bool)> = HashMap::new();
+        for m in &meta {
+            seen.insert(m.name.as_str(), (usize::MAX, true));
+        }
+        for (i, tool) in tools.iter().enumerate() {
+            let forms = std::iter::once((tool.name.as_str(), true))
+                .chain(tool.aliases.iter().map(|a| (a.as_str(), false)));
+            for (form, is_name) in forms {
+                if let Some(&(j, other_is_name)) = seen.get(form) {
+                    let other = match tools.get(j) {
+                        Some(t) => format!(
+                            "{} of tool `{}` at {}",
+                            if other_is_name {
+                                "the name"
+                            } else {
+                                "an alias"
+                            },
+                            t.name,
+                            t.origin
+                        ),
+                        None => "the name of a search meta-tool".to_string(),
+                    };
+                    problems.push(format!(
+                        "`{form}` is {other} and {} of tool `{}` at {}",
+                        if is_name { "the name" } else { "an alias" },
+                        tool.name,
+                        tool.origin
+                    ));
+                } else {
+                    seen.insert(form, (i, is_name));
+                }
+            }
+        }
+        if let Exposure::SearchFirst { pinned } = &config.search.exposure {
+            for p in pinned {
+                if !tools.iter().any(|t| &t.name == p) {
+                    problems.push(format!("pinned tool `{p}` is not in the catalog"));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(CatalogError { problems });
+        }
+
+        let lookup = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), i))
+            .collect();
+        let names = NameIndex::new(tools.iter().map(|t| NameEntry {
+            name: &t.name,
+            aliases: &t.aliases,
+            destructive: t.is_destructive(),
+        }));
+        let docs: Vec<_> = tools.iter().map(|t| search_doc(t)).collect();
+        #[cfg(feature = "semantic")]
+        let mut search = match &config.search.semantic {
+            Some(model) => SearchIndex::build_with_semantic_reusing(&docs, model.clone(), base),
+            None => SearchIndex::build(&docs),
+        };
+        #[cfg(not(feature = "semantic"))]
+        let mut search = {
+            let _ = base;
+            SearchIndex::build(&docs)
+        };
+        if let Some(ranking) = &config.search.ranking {
+            search = search.with_ranking(ranking.clone());
+        }
+        let search = search.with_threshold(config.search.threshold);
+        let mut catalog = Catalog {
+            config,
+            tools,
+            lookup,
+            names,
+            search,
+            meta,
+            scoped_cache: Mutex::new(HashMap::new()),
+        };
+        catalog.add_list_hints();
+        Ok(catalog)
+    }
+
+    /// `_meta` hints that Claude's client-side tool search reads: pinned tools are always
+    /// loaded; keywords become the search hint.
+    fn add_list_hints(&mut self) {
+        let pinned: &[String] = match &self.config.search.exposure {
+            Exposure::SearchFirst { pinned } => pinned,
+            Exposure::All => &[],
+        };
+        for tool in &mut self.tools {
+            let always = pinned.contains(&tool.name);
+            if !always && tool.keywords.is_empty() {
+                continue;
+            }
+            // Shared tools (a scoped caller's catalog reuses the base one's) carry their
+            // hints already; only tools built for this catalog are unique here.
+            let Some(t) = Arc::get_mut(tool) else {
+                continue;
+            };
+            let meta = t.tool.meta.get_or_insert_with(Default::default);
+            if always {
+                meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
+            }
+            if !t.keywords.is_empty() {
+                meta.insert(
+                    "anthropic/searchHint".into(),
+                    Value::String(t.keywords.join(", ")),
+                );
+            }
+        }
+    }
+}
+
+/// What the search index knows of a tool.
+fn search_doc(tool: &CatalogTool) -> crate::search::SearchDoc {
+    crate::search::SearchDoc {
+        name: tool.name.clone(),
+        title: tool.title.clone(),
+        description: tool.description.clone(),
+        keywords: tool.keywords.clone(),
+        aliases: tool.aliases.clone(),
+        params: tool
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.description.clone().unwrap_or_default()))
+            .collect(),
+    }
+}
+
+pub(super) fn add_provider_tools(
+    provider: &Arc<dyn ToolProvider>,
+    config: &Config,
+    tools: &mut Vec<Arc<CatalogTool>>,
+    problems: &mut Vec<String>,
+) {
+    for def in provider.tools() {
+        let name = def.tool.name.to_string();
+        match CatalogTool::from_dynamic(def, ToolHandler::Provider(provider.clone())) {
+            Ok(mut tool) => {
+                tool.timeout = config.default_timeout;
+                for problem in &tool.schema_problems {
+                    tracing::warn!(tool = %clip(&name, 128), problem = %problem, "tool kept with a schema problem");
+                }
+                tools.push(Arc::new(tool));
+            }
+            Err(err) => problems.push(format!("provider tool `{name}`: {err}")),
+        }
+    }
+}

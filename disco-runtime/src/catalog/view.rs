@@ -1,0 +1,253 @@
+//! The catalog as one caller sees it. Every query for a caller (listing, search, name
+//! resolution, calls) is a method of [`View`], which holds the caller and applies its
+//! visibility: there is no other path to the tools for a caller, so a new query cannot forget
+//! to apply it.
+
+use std::sync::Arc;
+
+use rmcp::model::Tool;
+
+use super::{Catalog, CatalogTool, Exposure};
+use crate::resolve::name::{Outcome, Rule};
+use crate::tool::Caller;
+
+/// Which tools a caller may see. A tool the caller may not see never appears in tools/list,
+/// search results, suggestions, error texts or counts, and a call to it is refused.
+pub trait Visibility: Send + Sync + 'static {
+    fn can_see(&self, caller: &Caller, tool: &CatalogTool) -> bool;
+}
+
+impl<F> Visibility for F
+where
+    F: Fn(&Caller, &CatalogTool) -> bool + Send + Sync + 'static,
+{
+    fn can_see(&self, caller: &Caller, tool: &CatalogTool) -> bool {
+        self(caller, tool)
+    }
+}
+
+/// What a requested tool name resolved to.
+#[derive(Clone, Debug)]
+pub struct NameResolution {
+    /// The tool, when the name resolved.
+    pub tool: Option<Arc<CatalogTool>>,
+    /// How it resolved (exact, alias, a spelling rule, fuzzy).
+    pub rule: Option<Rule>,
+    /// When it did not: visible tools it may have meant, best first.
+    pub suggestions: Vec<String>,
+}
+
+/// Bound on cached per-caller catalogs; past it the cache starts over.
+const SCOPED_CACHE_MAX: usize = 1024;
+
+/// The catalog as one caller sees it: the shared tools that caller may see, with its scoped
+/// tools merged in. Made by [`Catalog::for_caller`]; cheap (one cache lookup when scoped
+/// providers exist, nothing otherwise).
+pub struct View<'a> {
+    base: &'a Catalog,
+    /// The catalog merged with the caller's scoped tools, when it has any.
+    merged: Option<Arc<Catalog>>,
+    caller: &'a Caller,
+}
+
+impl<'a> View<'a> {
+    /// The catalog the caller's queries run on.
+    pub(crate) fn catalog(&self) -> &Catalog {
+        self.merged.as_deref().unwrap_or(self.base)
+    }
+
+    /// Whose view this is.
+    pub fn caller(&self) -> &'a Caller {
+        self.caller
+    }
+
+    fn can_see(&self, tool: &CatalogTool) -> bool {
+        self.catalog()
+            .config
+            .visibility
+            .as_ref()
+            .is_none_or(|v| v.can_see(self.caller, tool))
+    }
+
+    /// The tools/list entries the caller sees, in catalog order.
+    pub fn list(&self) -> Vec<Tool> {
+        self.list_page(0, usize::MAX).0
+    }
+
+    /// One page of [`View::list`]: the entries from `offset`, at most `limit` of them, and how
+    /// many there are in all. Only the page's entries are cloned.
+    pub fn list_page(&self, offset: usize, limit: usize) -> (Vec<Tool>, usize) {
+        let here = self.catalog();
+        let pinned: Option<&[String]> = match &here.config.search.exposure {
+            Exposure::SearchFirst { pinned } if here.config.search.enabled => Some(pinned),
+            _ => None,
+        };
+        let listed = here
+            .tools
+            .iter()
+            .filter(|t| match pinned {
+                Some(pinned) => pinned.contains(&t.name),
+                None => !t.hidden,
+            })
+            .filter(|t| self.can_see(t));
+        let all = here.meta.iter().chain(listed);
+        let mut total = 0;
+        let mut page = Vec::new();
+        for t in all {
+            if total >= offset && page.len() < limit {
+                page.push(t.tool.clone());
+            }
+            total += 1;
+        }
+        (page, total)
+    }
+
+    /// Ranked tools for a query, among those the caller may see (hidden ones included: search
+    /// is how they are found).
+    pub fn search(&self, query: &str, max_results: usize) -> Vec<(Arc<CatalogTool>, f32)> {
+        let here = self.catalog();
+        let visible = |i: usize| self.can_see(&here.tools[i]);
+        here.search
+            .search(query, max_results, &visible)
+            .into_iter()
+            .map(|hit| (here.tools[hit.index].clone(), hit.score))
+            .collect()
+    }
+
+    /// Which tool `requested` names for the caller, and how; or the suggestions when none.
+    /// This is the first step of every call, without running anything.
+    pub fn resolve(&self, requested: &str) -> NameResolution {
+        let here = self.catalog();
+        let visible = |i: usize| self.can_see(&here.tools[i]);
+        let resolution = here.names.resolve(
+            requested,
+            &visible,
+            here.config.policy,
+            here.config.server_name.as_deref(),
+        );
+        match resolution.outcome {
+            Outcome::Resolved { index, rule } => NameResolution {
+                tool: Some(here.tools[index].clone()),
+                rule: Some(rule),
+                suggestions: Vec::new(),
+            },
+            Outcome::Unknown => NameResolution {
+                tool: None,
+                rule: None,
+                suggestions: resolution
+                    .suggestions
+                    .iter()
+                    .map(|&i| here.tools[i].name.clone())
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl Catalog {
+    /// The catalog as `caller` sees it: the only way to list, search, resolve or call for a
+    /// caller.
+    pub fn for_caller<'a>(&'a self, caller: &'a Caller) -> View<'a> {
+        View {
+            base: self,
+            merged: self.merged_for(caller),
+            caller,
+        }
+    }
+
+    /// The catalog as `caller` sees it: this one, or this one merged with the caller's scoped
+    /// tools.
+    fn merged_for(&self, caller: &Caller) -> Option<Arc<Catalog>> {
+        if self.config.scoped.is_empty() {
+            return None;
+        }
+        let key = caller.id().map(str::to_string);
+        let mut cache = self.scoped_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = cache.get(&key) {
+            return found.clone();
+        }
+        let mut extra = Vec::new();
+        let mut problems = Vec::new();
+        for scoped in &self.config.scoped {
+            if let Some(provider) = scoped.provider_for(caller) {
+                super::assemble::add_provider_tools(
+                    &provider,
+                    &self.config,
+                    &mut extra,
+                    &mut problems,
+                );
+            }
+        }
+        let merged = if extra.is_empty() && problems.is_empty() {
+            None
+        } else {
+            // The shared tools are reused as built (schemas, validators, list hints): only
+            // the indexes are made again, over them and the caller's own tools.
+            let tools = self.tools.iter().cloned().chain(extra).collect();
+            match Catalog::index(self.config.clone(), tools, Vec::new(), Some(&self.search)) {
+                Ok(c) => Some(Arc::new(c)),
+                Err(e) => {
+                    problems.extend(e.problems);
+                    None
+                }
+            }
+        };
+        for p in &problems {
+            tracing::error!(caller = ?caller.id(), problem = %p, "scoped tools left out");
+        }
+        if cache.len() >= SCOPED_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(key, merged.clone());
+        merged
+    }
+
+    /// Forgets the merged catalogs of scoped callers (after their providers changed).
+    pub fn invalidate_scoped(&self) {
+        self.scoped_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// [`View::list`] for `caller`.
+    pub fn list(&self, caller: &Caller) -> Vec<Tool> {
+        self.for_caller(caller).list()
+    }
+
+    /// [`View::list_page`] for `caller`.
+    pub fn list_page(&self, caller: &Caller, offset: usize, limit: usize) -> (Vec<Tool>, usize) {
+        self.for_caller(caller).list_page(offset, limit)
+    }
+
+    /// [`View::search`] for `caller`.
+    pub fn search(
+        &self,
+        query: &str,
+        max_results: usize,
+        caller: &Caller,
+    ) -> Vec<(Arc<CatalogTool>, f32)> {
+        self.for_caller(caller).search(query, max_results)
+    }
+
+    /// [`View::resolve`] for `caller`.
+    pub fn resolve(&self, requested: &str, caller: &Caller) -> NameResolution {
+        self.for_caller(caller).resolve(requested)
+    }
+
+    /// Ranked tools for a query among those `filter` accepts (and ignoring visibility): for
+    /// evaluation and tooling.
+    pub fn search_where(
+        &self,
+        query: &str,
+        max_results: usize,
+        filter: &dyn Fn(&CatalogTool) -> bool,
+    ) -> Vec<(Arc<CatalogTool>, f32)> {
+        let allowed = |i: usize| filter(&self.tools[i]);
+        self.search
+            .search(query, max_results, &allowed)
+            .into_iter()
+            .map(|hit| (self.tools[hit.index].clone(), hit.score))
+            .collect()
+    }
+}

@@ -1,0 +1,57 @@
+//! What the search meta-tools offer and what tools/list shows: options read by the catalog
+//! and the meta-tools, with no catalog of their own.
+
+#[cfg(feature = "semantic")]
+use std::sync::Arc;
+
+/// What tools/list shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Exposure {
+    /// Every tool that is not hidden (and the search meta-tools when search is on).
+    #[default]
+    All,
+    /// Only the search meta-tools and the pinned tools: the model searches for the rest.
+    SearchFirst { pinned: Vec<String> },
+}
+
+/// The search meta-tools.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Offer `tool_search` and `execute_tool`.
+    pub enabled: bool,
+    pub exposure: Exposure,
+    pub search_name: String,
+    pub execute_name: String,
+    /// Results per query when the caller does not say.
+    pub default_results: usize,
+    /// The most results a caller may ask for.
+    pub max_results: usize,
+    /// Below this keyword score a query finds nothing (abstention); 0 never abstains. With a
+    /// semantic model, a query abstains only when, besides, no tool is near it in the model's
+    /// space (`Ranking::semantic_threshold`), and the scores returned are the fused ones.
+    pub threshold: f32,
+    /// The ranking's weights, when not the defaults (evaluation and tuning); `threshold`
+    /// above still decides abstention.
+    pub ranking: Option<super::index::Ranking>,
+    /// A semantic model ranked together with the keywords (feature `semantic`; see
+    /// [`super::SemanticModel`]).
+    #[cfg(feature = "semantic")]
+    pub semantic: Option<Arc<super::SemanticModel>>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            enabled: false,
+            exposure: Exposure::All,
+            search_name: "tool_search".into(),
+            execute_name: "execute_tool".into(),
+            default_results: 5,
+            max_results: 20,
+            threshold: super::index::DEFAULT_THRESHOLD,
+            ranking: None,
+            #[cfg(feature = "semantic")]
+            semantic: None,
+        }
+    }
+}
