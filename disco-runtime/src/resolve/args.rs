@@ -693,7 +693,7 @@ mod tests {
         let Value::Object(schema) = schema else {
             panic!("a schema is an object")
         };
-        let def = crate::catalog::DynamicTool::new(rmcp::model::Tool::new(
+        let def = crate::tool::provider::DynamicTool::new(rmcp::model::Tool::new(
             "t",
             "a test tool",
             std::sync::Arc::new(schema),

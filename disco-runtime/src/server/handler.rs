@@ -45,7 +45,7 @@ impl McpHandler {
     }
 
     /// The catalog this handler serves now.
-    pub fn catalog(&self) -> Arc<crate::Catalog> {
+    pub fn catalog(&self) -> Arc<crate::catalog::Catalog> {
         self.shared.catalog()
     }
 
