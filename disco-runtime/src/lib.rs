@@ -135,7 +135,7 @@ pub use rmcp;
 #[allow(deprecated)]
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
-pub use server::{BearerTokens, HttpOptions, McpHandler, Server, ServerHandle};
+pub use server::{BearerTokens, HttpOptions, McpHandler, Server, ServerHandle, Tools};
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, SchemaMode, State, ToolError, ToolSpec,
 };

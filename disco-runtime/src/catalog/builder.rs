@@ -128,21 +128,28 @@ impl CatalogBuilder {
         self.config.require_state = yes;
         self
     }
+    /// Only these tools of the inventory's kind, instead of every `#[mcp_tool]` in the
+    /// binary (an empty list: the providers' tools only).
+    pub fn specs(mut self, specs: impl IntoIterator<Item = &'static ToolSpec>) -> Self {
+        self.config.specs = Some(specs.into_iter().collect());
+        self
+    }
     /// Every `#[mcp_tool]` in the binary, plus the providers' tools.
     pub fn from_inventory(mut self) -> Result<Catalog, CatalogError> {
         self.config.specs = None;
         self.build()
     }
-    /// The given tools only (no inventory), plus the providers' tools.
+    /// The given tools only (no inventory), plus the providers' tools: `specs(..).build()`.
     pub fn from_specs(
-        mut self,
+        self,
         specs: impl IntoIterator<Item = &'static ToolSpec>,
     ) -> Result<Catalog, CatalogError> {
-        self.config.specs = Some(specs.into_iter().collect());
-        self.build()
+        self.specs(specs).build()
     }
 
-    fn build(mut self) -> Result<Catalog, CatalogError> {
+    /// Builds the catalog: the tools given to [`CatalogBuilder::specs`], or every
+    /// `#[mcp_tool]` in the binary, plus the providers' tools.
+    pub fn build(mut self) -> Result<Catalog, CatalogError> {
         self.config.state = Arc::new(self.state);
         Catalog::assemble(Arc::new(self.config), Vec::new(), None)
     }

@@ -8,6 +8,7 @@ mod headers;
 mod http;
 mod sessions;
 mod stdio;
+mod tools;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -27,6 +28,7 @@ use crate::tool::{Caller, SchemaMode};
 pub use handler::McpHandler;
 pub use http::{BearerTokens, HttpOptions, TokenCheck};
 pub use stdio::{GuardedStdio, MAX_LINE_BYTES};
+pub use tools::Tools;
 
 /// Why a server could not start, or stopped with an error. A plain error type: `?` turns it
 /// into `Box<dyn std::error::Error>` (or `anyhow::Error`), and [`Error::catalog`] gives the
@@ -301,10 +303,27 @@ impl ServerHandle {
 }
 
 impl Server {
-    /// Every `#[mcp_tool]` in the binary.
+    /// Every `#[mcp_tool]` in the binary, with the catalog's default options.
     pub fn from_inventory() -> Server {
+        Server::new(Catalog::builder())
+    }
+
+    /// A server over the catalog `catalog` describes: every option of [`CatalogBuilder`],
+    /// and with [`CatalogBuilder::specs`], a chosen set of tools instead of the whole
+    /// inventory (or none: providers only). The server sets the catalog's `server_name` to
+    /// its own name and requires every `State<T>` to be registered.
+    ///
+    /// ```no_run
+    /// use disco_runtime::{CatalogBuilder, Server};
+    /// # async fn run() -> Result<(), disco_runtime::server::Error> {
+    /// Server::new(CatalogBuilder::default().specs([]).max_argument_values(10_000))
+    ///     .serve_stdio()
+    ///     .await
+    /// # }
+    /// ```
+    pub fn new(catalog: CatalogBuilder) -> Server {
         Server {
-            catalog: Catalog::builder(),
+            catalog,
             name: None,
             version: None,
             title: None,
@@ -389,6 +408,11 @@ impl Server {
         self.catalog = self.catalog.schema_mode(mode);
         self
     }
+    /// How far argument repair goes (default: every safe repair).
+    pub fn arg_repair(mut self, repair: crate::resolve::args::Repair) -> Self {
+        self.catalog = self.catalog.arg_repair(repair);
+        self
+    }
     /// A timeout for tools that do not set `timeout_ms`.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.catalog = self.catalog.default_timeout(timeout);
@@ -437,6 +461,15 @@ impl Server {
         Ok(McpHandler::new(self.build_shared()?))
     }
 
+    /// Builds the catalog and gives disco's tools as a service to embed in an rmcp server of
+    /// your own (with prompts and resources, say): see [`Tools`]. The server's name, version,
+    /// title and instructions are yours to answer in that server's `get_info`; the rest of
+    /// this builder (catalog options, page size, unknown tools as results) applies.
+    /// [`Server::handle`] reloads it as it would a served one.
+    pub fn into_tools(self) -> Result<Tools, CatalogError> {
+        Ok(Tools::new(self.build_shared()?))
+    }
+
     fn build_shared(self) -> Result<Arc<Shared>, CatalogError> {
         let (pkg_name, pkg_version) = default_package();
         let server_name = self.name.clone().unwrap_or(pkg_name);
@@ -444,7 +477,7 @@ impl Server {
             .catalog
             .server_name(server_name.clone())
             .require_state(true)
-            .from_inventory()?;
+            .build()?;
         let mut implementation =
             Implementation::new(server_name, self.version.unwrap_or(pkg_version));
         implementation.title = self.title;
