@@ -27,6 +27,16 @@ pub(super) const SEMANTIC_THREAD_MIN_TOOLS: usize = 64;
 /// model's space take part in the fused ranking.
 const SEMANTIC_CANDIDATES: usize = 50;
 
+/// The keyword ranking as the fusion takes it: the tools it matched (in the order found), the
+/// score of every tool by position, whether it abstains on its own, and the idf of a word found
+/// in one visible tool (the unit of normalised scores).
+pub(super) struct KeywordScores {
+    pub(super) matched: Vec<u32>,
+    pub(super) scores: Vec<f32>,
+    pub(super) abstains: bool,
+    pub(super) idf_one: f32,
+}
+
 /// The tools' vectors in a semantic model's space.
 pub(super) struct Semantic {
     pub(super) model: std::sync::Arc<SemanticModel>,
@@ -183,18 +193,20 @@ impl SearchIndex {
     }
 
     /// The keyword ranking (`matched` with `scores`) fused with the semantic model's.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn fused(
         &self,
         semantic: &Semantic,
         query: &str,
         visible: &[bool],
-        matched: &[u32],
-        scores: &[f32],
-        keywords_abstain: bool,
+        keywords: KeywordScores,
         max_results: usize,
-        idf_one: f32,
     ) -> Vec<Hit> {
+        let KeywordScores {
+            matched,
+            scores,
+            abstains: keywords_abstain,
+            idf_one,
+        } = keywords;
         let r = &self.ranking;
         // The tools nearest the query, each with its cosine as its score.
         let mut nearest: Vec<Hit> = Vec::new();

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 
 use super::analyze::truncate_chars;
+#[cfg(feature = "semantic")]
+use super::fusion::KeywordScores;
 use super::{Hit, SearchIndex, F_NAME, MAX_QUERY_CHARS, NF};
 
 impl SearchIndex {
@@ -154,16 +156,13 @@ impl SearchIndex {
         let abstains = best <= 0.0 || best < r.threshold * idf_one;
         #[cfg(feature = "semantic")]
         if let Some(semantic) = &self.semantic {
-            return self.fused(
-                semantic,
-                query,
-                &visible,
-                &matched,
-                &scores,
+            let keywords = KeywordScores {
+                matched,
+                scores,
                 abstains,
-                max_results,
                 idf_one,
-            );
+            };
+            return self.fused(semantic, query, &visible, keywords, max_results);
         }
         if abstains {
             return Vec::new();
