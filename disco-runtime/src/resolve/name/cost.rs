@@ -1,0 +1,207 @@
+//! The cost model of tier 4 in one place: what a typo, a synonym, a dropped or an extra word
+//! costs (`UNIT`, `DROPPED`, `EXTRA`, `FILLER`), the score of one form against the request,
+//! and the letters-only comparison for requests that lost their word boundaries.
+
+use super::fuzzy::{Candidate, Kind};
+use super::index::Form;
+use super::query::Query;
+use super::Rule;
+use crate::resolve::polarity::{fused_affixes, is_negation, negates_known_word, opposed, Affixes};
+use crate::text::words::char_len;
+
+// Fuzzy costs, in quarter units so that everything stays integral.
+/// One character edit inside a word, or a synonym.
+pub(super) const UNIT: u32 = 4;
+/// A word of the tool missing from the request.
+const DROPPED: u32 = 4;
+/// A word of the request missing from the tool: dearer than a dropped word, because the caller
+/// asked for something this tool does not say it does.
+pub(super) const EXTRA: u32 = 6;
+/// A dropped or extra filler word ("with", "tool", "the"): it rarely changes the meaning.
+pub(super) const FILLER: u32 = 2;
+
+/// Scores one form against the request. Words are matched as a bag (order was tier 3's
+/// business): identical stems first, then synonyms, then typos; what is left over on either
+/// side is an extra or a dropped word.
+pub(super) fn score(
+    query: &Query,
+    form: &Form,
+    expansions: &[Vec<(&str, u32, Kind)>],
+    letters: bool,
+    known: &dyn Fn(&str) -> bool,
+) -> Candidate {
+    let mut used = vec![false; form.stems.len()];
+    let mut matched = vec![false; query.stems.len()];
+    let mut cost = 0;
+    let mut kinds = [false; 4]; // typo, synonym, dropped, extra
+    let mut anchored = false; // some word matched as written or with a typo
+    for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
+        for (i, list) in expansions.iter().enumerate() {
+            if matched[i] {
+                continue;
+            }
+            let mut best: Option<(u32, usize)> = None;
+            for (word, word_cost, kind) in list {
+                if *kind != pass {
+                    continue;
+                }
+                if let Some(j) =
+                    (0..form.stems.len()).find(|&j| !used[j] && *form.stems[j] == **word)
+                {
+                    if best.is_none_or(|(c, _)| *word_cost < c) {
+                        best = Some((*word_cost, j));
+                    }
+                }
+            }
+            if let Some((word_cost, j)) = best {
+                used[j] = true;
+                matched[i] = true;
+                cost += word_cost;
+                match pass {
+                    Kind::Same => anchored = true,
+                    Kind::Typo => {
+                        anchored = true;
+                        kinds[0] = true;
+                    }
+                    Kind::Synonym => kinds[1] = true,
+                }
+            }
+        }
+    }
+    // A request word opposed to a leftover tool word (`set` against `get`) pairs up at the
+    // price of a substitution: the candidate can then never be chosen, but it stays as close
+    // as it really is, so that a request halfway between two opposite tools is not "clear".
+    let mut blocked = false;
+    for (i, r) in query.stems.iter().enumerate() {
+        if matched[i] {
+            continue;
+        }
+        if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && opposed(r, &form.stems[j])) {
+            used[j] = true;
+            matched[i] = true;
+            cost += 2 * UNIT;
+            blocked = true;
+        }
+    }
+    let (mut dropped, mut extra, mut content_edits) = (false, false, 0);
+    for (j, stem) in form.stems.iter().enumerate() {
+        if !used[j] {
+            dropped = true;
+            if is_filler(stem) {
+                cost += FILLER;
+            } else {
+                cost += DROPPED;
+                content_edits += 1;
+            }
+        }
+    }
+    for (i, stem) in query.stems.iter().enumerate() {
+        if !matched[i] {
+            extra = true;
+            if is_filler(stem) {
+                cost += FILLER;
+            } else {
+                cost += EXTRA;
+                content_edits += 1;
+            }
+            // `unget_team_info` is not `team_info` with a stray word: it negates `get`.
+            blocked |= negates_known_word(stem, known);
+        }
+    }
+    kinds[2] = dropped;
+    kinds[3] = extra;
+    let mut rule = match kinds {
+        [true, false, false, false] => Rule::Typo,
+        [false, true, false, false] => Rule::Synonym,
+        [false, false, true, false] => Rule::DroppedWord,
+        [false, false, false, true] => Rule::ExtraWord,
+        _ => Rule::Fuzzy,
+    };
+    let matched_words = matched.iter().filter(|m| **m).count();
+    // A word missing on one side and another word on the other is a substitution: another
+    // object (`delete_user` is not `delete_file`), never a correction.
+    let mut correctable = anchored
+        && cost > 0
+        && !(dropped && extra)
+        && match content_edits {
+            // Typos, synonyms and fillers: one edit for a one-word name, two for longer ones.
+            0 => {
+                cost <= if form.stems.len() <= 1 {
+                    UNIT
+                } else {
+                    2 * UNIT
+                }
+            }
+            // One dropped or extra word and nothing else but a filler; what is left must still
+            // say enough (two words in common) to single the tool out.
+            1 => cost <= EXTRA && matched_words >= 2,
+            _ => false,
+        };
+
+    // The request may have lost its word boundaries (`raedfile`): compare the letters.
+    if letters && query.stems.len() != form.stems.len() {
+        let len = char_len(&query.compact);
+        let allowance = match len {
+            0..=5 => 0,
+            6..=11 => 1,
+            _ => 2,
+        };
+        // A typo of the letters never changes a word's prefix (`dequeuevehicle` is not
+        // `enqueue_vehicle`).
+        if allowance > 0 && !letters_change_a_prefix(query, form) {
+            let d = strsim::osa_distance(&query.compact, &form.compact);
+            if d > 0 && d <= allowance && (UNIT * d as u32) < cost {
+                cost = UNIT * d as u32;
+                rule = Rule::Typo;
+                correctable = true;
+            }
+        }
+    }
+
+    Candidate {
+        tool: form.tool,
+        cost,
+        rule,
+        correctable,
+        // Opposed pairs were found above; a negation word left over on either side blocks too.
+        // The complete guard (`opposed_forms`) runs again on the final choice and on each
+        // suggestion.
+        blocked: blocked
+            || (0..query.raw.len()).any(|i| !matched[i] && is_negation(&query.raw[i]))
+            || (0..form.raw.len()).any(|j| !used[j] && is_negation(&form.raw[j])),
+    }
+}
+
+/// Whether the request's letters, aligned with the form's words (or the form's with the
+/// request's, whichever has fewer words), change the prefix of some word.
+fn letters_change_a_prefix(query: &Query, form: &Form) -> bool {
+    if query.raw.len() < form.raw.len() {
+        fused_affixes(&query.compact, &form.raw) != Affixes::Unrelated
+    } else {
+        fused_affixes(&form.compact, &query.raw) != Affixes::Unrelated
+    }
+}
+
+pub(super) fn is_filler(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an"
+            | "the"
+            | "of"
+            | "for"
+            | "with"
+            | "by"
+            | "at"
+            | "my"
+            | "and"
+            | "tool"
+            | "function"
+            | "func"
+            | "fn"
+            | "api"
+            | "cmd"
+            | "command"
+            | "action"
+            | "method"
+    )
+}

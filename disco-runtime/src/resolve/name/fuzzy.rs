@@ -1,0 +1,238 @@
+//! Tier 4, the candidates: every visible form that shares a word (as written, misspelled or
+//! synonymous) with the request, scored by `cost.rs`, cheapest first, one per tool; and
+//! the bounds that keep the gathering cheap on large catalogs.
+
+use super::cost::{is_filler, score, EXTRA, FILLER, UNIT};
+use super::decide::MARGIN;
+use super::equivalent::bag_key;
+use super::query::Query;
+use super::suggest::MAX_SUGGESTIONS;
+use super::{NameIndex, Rule};
+use crate::text::edits::each_deletion;
+use crate::text::hash::{FastMap, FastSet};
+use crate::text::words::char_len;
+
+/// A second posting list longer than this is not scanned (see `NameIndex::fuzzy`).
+const SCAN_LIMIT: usize = 256;
+/// Visible tools scored for suggestions only, beyond those sharing the rarest word.
+const SUGGESTION_SCAN: usize = 48;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Same,
+    Synonym,
+    Typo,
+}
+
+/// Fuzzy candidates, cheapest first, one per tool.
+pub(super) struct Ranking {
+    pub(super) candidates: Vec<Candidate>,
+    /// Every tool that could come within the margin of the best was scored.
+    pub(super) complete: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Candidate {
+    pub(super) tool: usize,
+    pub(super) cost: u32,
+    pub(super) rule: Rule,
+    /// Within the fuzzy tier's limits on its own (before comparing with the runner-up).
+    pub(super) correctable: bool,
+    /// Differs from the request by an opposite: never corrected to, never suggested.
+    pub(super) blocked: bool,
+}
+
+impl NameIndex {
+    /// Scores every visible form that shares a word (as written, misspelled or synonymous)
+    /// with the request, cheapest first, one entry per tool.
+    pub(super) fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
+        if query.stems.is_empty() || query.stems.len() > 16 {
+            return Ranking {
+                candidates: Vec::new(),
+                complete: true,
+            };
+        }
+        // For each request word: the catalog stems it may stand for, with the cost of that.
+        let mut expansions: Vec<Vec<(&str, u32, Kind)>> = Vec::with_capacity(query.stems.len());
+        for (i, stem) in query.stems.iter().enumerate() {
+            let mut list: Vec<(&str, u32, Kind)> = Vec::new();
+            if let Some((key, _)) = self.postings.get_key_value(&**stem) {
+                list.push((key, 0, Kind::Same));
+            }
+            if let Some(members) = self
+                .class_members
+                .get(query.canon[i])
+                .filter(|_| !query.canon[i].is_empty())
+            {
+                for member in members {
+                    if **member != **stem {
+                        list.push((member, UNIT, Kind::Synonym));
+                    }
+                }
+            }
+            // Symmetric deletes: a catalog word within reach shares a deletion with the
+            // request word (or is one). The allowance follows the longer of the two words, so
+            // a letter dropped from a short word (`dor` for `door`) is still found.
+            let mut seen: FastSet<u32> = FastSet::default();
+            let raw = query.raw[i].as_str();
+            for written in [stem.as_str(), raw]
+                .into_iter()
+                .take(if raw == stem { 1 } else { 2 })
+            {
+                // A spelling reached once for this request word is settled, typo or not.
+                let mut add = |id: u32, d: Option<u8>| {
+                    let target = &*self.spellings[id as usize].1;
+                    if target != stem.as_str() && seen.insert(id) {
+                        if let Some(d) = d {
+                            list.push((target, UNIT * u32::from(d), Kind::Typo));
+                        }
+                    }
+                };
+                let cached = self
+                    .spelling_ids
+                    .get(written)
+                    .and_then(|&id| self.typo_neighbours.get(id as usize));
+                match cached {
+                    Some(known) => known.iter().for_each(|n| add(n.spelling, n.distance)),
+                    None => self.typo_lookup(written, &mut add),
+                }
+            }
+            expansions.push(list);
+        }
+        // A correctable candidate leaves at most one request content word unmatched (fillers
+        // cost little), so it shares a word with one of the two most specific content words.
+        let content: Vec<usize> = (0..query.stems.len())
+            .filter(|&i| !is_filler(&query.stems[i]))
+            .collect();
+        let selection = if content.is_empty() {
+            (0..query.stems.len()).collect()
+        } else {
+            content
+        };
+        let mut order: Vec<(usize, usize)> = selection
+            .iter()
+            .map(|&i| (i, &expansions[i]))
+            .map(|(i, list)| {
+                let size = list
+                    .iter()
+                    .map(|(w, _, _)| self.postings.get(*w).map_or(0, Vec::len))
+                    .sum();
+                (size, i)
+            })
+            .collect();
+        order.sort();
+        // `first`: tools with the rarest word (or near it in letters), scored in full;
+        // `second`: tools with the second rarest, scored only when they can still matter.
+        let mut first: Vec<u32> = Vec::new();
+        let mut second: Vec<u32> = Vec::new();
+        let mut complete = true;
+        for (rank, &(size, i)) in order.iter().take(2).enumerate() {
+            let forms = if rank == 0 { &mut first } else { &mut second };
+            if rank == 1 && size > SCAN_LIMIT {
+                // The second word is common (`get`, `details`): rather than scanning every tool
+                // that has it, look up the only kind of tool without the rarest word that can
+                // come close, the request minus that word. Farther ones may be missed, so the
+                // ranking is marked incomplete and only the closest corrections are allowed.
+                complete = false;
+                let skip = order[0].1;
+                let rest: Vec<&str> = (0..query.stems.len())
+                    .filter(|&k| k != skip)
+                    .map(|k| query.stems[k].as_str())
+                    .collect();
+                if let Some(list) = self.by_bag.get(bag_key(&rest).as_str()) {
+                    forms.extend_from_slice(list);
+                }
+                continue;
+            }
+            for (word, _, _) in &expansions[i] {
+                if let Some(list) = self.postings.get(*word) {
+                    forms.extend_from_slice(list);
+                }
+            }
+        }
+        // Letters only, for requests that lost their word boundaries.
+        let mut by_letters: Vec<u32> = Vec::new();
+        if char_len(&query.compact) >= 6 {
+            each_deletion(&query.compact, 1, &mut |del| {
+                if let Some(list) = self.compact_deletes.get(del) {
+                    by_letters.extend_from_slice(list);
+                }
+            });
+            by_letters.sort_unstable();
+            by_letters.dedup();
+        }
+        first.extend_from_slice(&by_letters);
+        first.sort_unstable();
+        first.dedup();
+        second.sort_unstable();
+        second.dedup();
+
+        let mut best: FastMap<usize, Candidate> = FastMap::default();
+        let words = query.stems.len();
+        let mut threshold = u32::MAX;
+        let mut budget = usize::MAX;
+        for (batch, forms) in [&first, &second].into_iter().enumerate() {
+            if batch == 1 {
+                // A tool without the rarest word pays for it as an extra word, and for each of
+                // its own words the rest of the request cannot cover. Once it cannot reach
+                // the margin of the best nor the suggestions, it need not be scored.
+                // When the best so far may be applied, only its runners-up matter; otherwise
+                // the suggestions do, but scoring tools that share only a common word is
+                // capped (they are weak suggestions anyway).
+                let mut costs: Vec<(u32, usize)> =
+                    best.values().map(|c| (c.cost, c.tool)).collect();
+                costs.sort_unstable();
+                if let Some(&(b, tool)) = costs.first() {
+                    let applicable = best[&tool].correctable && !self.destructive[tool];
+                    threshold = if applicable {
+                        b + MARGIN
+                    } else {
+                        budget = SUGGESTION_SCAN;
+                        (b + MARGIN).max(costs.get(MAX_SUGGESTIONS - 1).map_or(0, |c| c.0))
+                    };
+                }
+            }
+            for &f in forms {
+                if batch == 1 && first.binary_search(&f).is_ok() {
+                    continue;
+                }
+                let form = &self.forms[f as usize];
+                // Three words more or fewer cannot come close (cheap filter before scoring).
+                if form.stems.len() > words + 2 || words > form.stems.len() + 2 {
+                    continue;
+                }
+                if batch == 1 {
+                    let uncovered = (form.stems.len() + 1).saturating_sub(words) as u32;
+                    if EXTRA + FILLER * uncovered >= threshold {
+                        continue;
+                    }
+                }
+                if !visible(form.tool) {
+                    continue;
+                }
+                if batch == 1 {
+                    if budget == 0 {
+                        break;
+                    }
+                    budget -= 1;
+                }
+                let letters = by_letters.binary_search(&f).is_ok();
+                let known = |w: &str| self.postings.contains_key(w);
+                let candidate = score(query, form, &expansions, letters, &known);
+                match best.get(&form.tool) {
+                    Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {
+                    }
+                    _ => {
+                        best.insert(form.tool, candidate);
+                    }
+                }
+            }
+        }
+        let mut candidates: Vec<Candidate> = best.into_values().collect();
+        candidates.sort_by_key(|c| (c.cost, c.tool));
+        Ranking {
+            candidates,
+            complete,
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The name index of one catalog: every spelling of every tool (`Form`) and the tables the
+//! tiers look them up in, built once by `NameIndex::new`.
+
+use super::equivalent::bag_key;
+use super::typo::Neighbour;
+use super::NameEntry;
+use super::MAX_NAME_LEN;
+use crate::resolve::polarity::{fused_ids, typo_allowance};
+use crate::resolve::vocab::canon;
+use crate::text::edits::deletions;
+use crate::text::hash::{FastMap, FastSet};
+use crate::text::words::{char_len, singular, split_words};
+
+/// Spelling key -> forms.
+pub(super) type KeyMap = FastMap<Box<str>, Vec<u32>>;
+
+/// One spelling of a tool: its name or one of its declared aliases.
+pub(super) struct Form {
+    pub(super) tool: usize,
+    /// Lowercased words, as written.
+    pub(super) raw: Vec<Box<str>>,
+    /// Singular forms of `raw`.
+    pub(super) stems: Vec<Box<str>>,
+    /// Lowercase letters and digits only.
+    pub(super) compact: Box<str>,
+    /// `fused_ids(compact)`.
+    pub(super) fused: Vec<u16>,
+}
+
+/// The name index of one catalog. Build once, resolve many times.
+pub struct NameIndex {
+    pub(super) tools: usize,
+    pub(super) destructive: Vec<bool>,
+    /// Lowercased tool names, to tell a change of case from a change of separators.
+    pub(super) lower_names: Vec<Box<str>>,
+    /// Tool -> its forms.
+    pub(super) forms_of: Vec<Vec<u32>>,
+    pub(super) exact: FastMap<Box<str>, Vec<usize>>,
+    pub(super) alias: FastMap<Box<str>, Vec<usize>>,
+    pub(super) forms: Vec<Form>,
+    /// Spelling-equivalence keys -> forms.
+    pub(super) by_compact: FastMap<Box<str>, Vec<u32>>,
+    pub(super) by_stems: FastMap<Box<str>, Vec<u32>>,
+    pub(super) by_bag: FastMap<Box<str>, Vec<u32>>,
+    /// Word stem -> forms containing it.
+    pub(super) postings: FastMap<Box<str>, Vec<u32>>,
+    /// Synonym-class head -> stems of that class present in the catalog.
+    pub(super) class_members: FastMap<&'static str, Vec<Box<str>>>,
+    /// Every word as written and as stem, with its stem; the other tables number them.
+    pub(super) spellings: Vec<(Box<str>, Box<str>)>,
+    /// Spelling -> its number.
+    pub(super) spelling_ids: FastMap<Box<str>, u32>,
+    /// Deletion neighbourhood of every spelling -> spellings (symmetric-delete typo lookup).
+    /// Both spellings are indexed because a plural may be irregular (`children` -> `child`)
+    /// while the typo is made in the word as written (`chidlren`).
+    pub(super) word_deletes: FastMap<Box<str>, Vec<u32>>,
+    /// Per spelling: what a lookup of it through `word_deletes` finds, in order. A request
+    /// word the catalog knows (the common case) costs one lookup instead of one per deletion.
+    pub(super) typo_neighbours: Vec<Vec<Neighbour>>,
+    /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
+    /// boundaries and contain a typo (`raedfile`).
+    pub(super) compact_deletes: FastMap<Box<str>, Vec<u32>>,
+}
+
+impl NameIndex {
+    pub fn new<'a>(entries: impl IntoIterator<Item = NameEntry<'a>>) -> NameIndex {
+        let mut index = NameIndex {
+            tools: 0,
+            destructive: Vec::new(),
+            lower_names: Vec::new(),
+            forms_of: Vec::new(),
+            exact: FastMap::default(),
+            alias: FastMap::default(),
+            forms: Vec::new(),
+            by_compact: FastMap::default(),
+            by_stems: FastMap::default(),
+            by_bag: FastMap::default(),
+            postings: FastMap::default(),
+            class_members: FastMap::default(),
+            spellings: Vec::new(),
+            spelling_ids: FastMap::default(),
+            word_deletes: FastMap::default(),
+            typo_neighbours: Vec::new(),
+            compact_deletes: FastMap::default(),
+        };
+        for (tool, entry) in entries.into_iter().enumerate() {
+            index.tools += 1;
+            index.destructive.push(entry.destructive);
+            index.lower_names.push(entry.name.to_lowercase().into());
+            index.forms_of.push(Vec::new());
+            index.exact.entry(entry.name.into()).or_default().push(tool);
+            index.add_form(tool, entry.name);
+            for alias in entry.aliases {
+                let list = index.alias.entry(alias.as_str().into()).or_default();
+                if !list.contains(&tool) {
+                    list.push(tool);
+                }
+                index.add_form(tool, alias);
+            }
+        }
+        let stems: Vec<Box<str>> = index.postings.keys().cloned().collect();
+        for stem in stems {
+            let class = canon(&stem);
+            if !class.is_empty() {
+                index
+                    .class_members
+                    .entry(class)
+                    .or_default()
+                    .push(stem.clone());
+            }
+        }
+        let mut stem_of: FastMap<Box<str>, Box<str>> = FastMap::default();
+        for form in &index.forms {
+            for (raw, stem) in form.raw.iter().zip(&form.stems) {
+                stem_of.insert(raw.clone(), stem.clone());
+                stem_of.insert(stem.clone(), stem.clone());
+            }
+        }
+        for (id, (text, stem)) in stem_of.into_iter().enumerate() {
+            let id = id as u32;
+            let mut seen = FastSet::default();
+            for del in deletions(&text, typo_allowance(char_len(&text))) {
+                if seen.insert(del.clone()) {
+                    index.word_deletes.entry(del.into()).or_default().push(id);
+                }
+            }
+            index.spelling_ids.insert(text.clone(), id);
+            index.spellings.push((text, stem));
+        }
+        let typo_neighbours = index
+            .spellings
+            .iter()
+            .map(|(text, _)| {
+                let mut found = Vec::new();
+                index.typo_lookup(text, &mut |spelling, distance| {
+                    found.push(Neighbour { spelling, distance })
+                });
+                found
+            })
+            .collect();
+        index.typo_neighbours = typo_neighbours;
+        for members in index.class_members.values_mut() {
+            members.sort();
+        }
+        index
+    }
+
+    fn add_form(&mut self, tool: usize, name: &str) {
+        if name.len() > MAX_NAME_LEN {
+            return;
+        }
+        let raw: Vec<Box<str>> = split_words(name).into_iter().map(Into::into).collect();
+        if raw.is_empty() {
+            return;
+        }
+        let stems: Vec<Box<str>> = raw.iter().map(|w| singular(w).into()).collect();
+        let compact: Box<str> = raw.concat().into();
+        let id = self.forms.len() as u32;
+        self.forms_of[tool].push(id);
+        let push = |map: &mut FastMap<Box<str>, Vec<u32>>, key: Box<str>| {
+            let list = map.entry(key).or_default();
+            if !list.contains(&id) {
+                list.push(id);
+            }
+        };
+        push(&mut self.by_compact, compact.clone());
+        push(&mut self.by_stems, stems.concat().into());
+        push(&mut self.by_bag, bag_key(&stems).into());
+        for stem in &stems {
+            push(&mut self.postings, stem.clone());
+        }
+        if char_len(&compact) >= 6 {
+            for del in deletions(&compact, 1) {
+                push(&mut self.compact_deletes, del.into());
+            }
+        }
+        self.forms.push(Form {
+            tool,
+            raw,
+            stems,
+            fused: fused_ids(&compact),
+            compact,
+        });
+    }
+
+    /// Number of tools indexed.
+    pub fn len(&self) -> usize {
+        self.tools
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools == 0
+    }
+}

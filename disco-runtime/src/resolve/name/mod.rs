@@ -1,0 +1,283 @@
+//! Tool-name resolution: which tool did the caller mean?
+//!
+//! Tiers, strongest first (DESIGN.md, "Correct only what is safe to correct"):
+//!
+//! 1. the exact name;
+//! 2. an alias the author declared;
+//! 3. a spelling-equivalent name: the same words written with another case, other separators,
+//!    camelCase/PascalCase, another number (plural/singular) of any word, another word order, or
+//!    behind a client's namespace prefix (`mcp__server__tool`, `server.tool`, `functions.tool`, ...);
+//! 4. a fuzzy match (typo, a dropped or extra word, a synonym), applied only when the best
+//!    candidate is clearly better than the runner-up and only to a tool that is not destructive.
+//!
+//! Tiers 1-3 may resolve to destructive tools: they name the same tool, just spelled differently.
+//! A typo may name another tool, so tier 4 only ever corrects to tools that cannot do harm.
+//!
+//! Invariants that carry the product:
+//! - never across opposites (`unlock_door` is never `lock_door`, `add` is never `remove`), at any
+//!   tier;
+//! - hidden is hidden: resolving against a catalog with hidden tools gives exactly the result of
+//!   resolving against the catalog without them, so neither the outcome, nor an ambiguity, nor a
+//!   suggestion can reveal that a hidden tool exists;
+//! - bounded work: the catalog is indexed once; a call costs a handful of hash lookups plus
+//!   scoring of the few tools that share a (possibly misspelled or synonymous) word with the
+//!   request, and nothing at all past [`MAX_NAME_LEN`].
+//!
+//! One step per file: `index.rs` builds the index (`typo.rs` precomputes its spelling
+//! neighbours), this file holds the tier ladder, `equivalent.rs` is tier 3, `query.rs`
+//! analyses the request, `fuzzy.rs` gathers tier 4's candidates, `cost.rs` prices them,
+//! `decide.rs` applies the guard, `suggest.rs` answers an unknown name, and `opposites.rs`
+//! is "never across opposites" applied to names.
+
+mod cost;
+mod decide;
+mod equivalent;
+mod fuzzy;
+mod index;
+mod opposites;
+mod query;
+mod suggest;
+mod typo;
+
+#[cfg(test)]
+mod tests;
+
+pub use index::NameIndex;
+
+use equivalent::{fold, Equivalence, Folded};
+use query::Query;
+use suggest::{truncate, MAX_SUGGESTIONS, SUGGEST_MAX_COST};
+
+/// Longer requested names are looked up exactly and otherwise answered as unknown, without
+/// suggestions: no client legitimately sends them, and they must not buy quadratic work.
+pub const MAX_NAME_LEN: usize = 256;
+
+/// One tool as the name index sees it. `index` of an entry = its position in the input.
+#[derive(Clone, Copy, Debug)]
+pub struct NameEntry<'a> {
+    pub name: &'a str,
+    pub aliases: &'a [String],
+    /// Per MCP annotations a tool is destructive unless it is read-only or says
+    /// `destructiveHint: false`.
+    pub destructive: bool,
+}
+
+/// How far resolution may go beyond the exact name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Policy {
+    /// Exact names only.
+    Off,
+    /// Exact names and declared aliases.
+    Strict,
+    /// All tiers, with the fuzzy tier guarded.
+    #[default]
+    Safe,
+}
+
+/// Why a requested name resolved to a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    Exact,
+    Alias,
+    Case,
+    Separators,
+    Plural,
+    WordOrder,
+    NamespacePrefix,
+    /// A fuzzy match that combines several kinds of difference.
+    Fuzzy,
+    Typo,
+    Synonym,
+    DroppedWord,
+    ExtraWord,
+}
+
+impl Rule {
+    /// Stable snake_case name, used in `_meta`, tracing and eval output.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Rule::Exact => "exact",
+            Rule::Alias => "alias",
+            Rule::Case => "case",
+            Rule::Separators => "separators",
+            Rule::Plural => "plural",
+            Rule::WordOrder => "word_order",
+            Rule::NamespacePrefix => "namespace_prefix",
+            Rule::Fuzzy => "fuzzy",
+            Rule::Typo => "typo",
+            Rule::Synonym => "synonym",
+            Rule::DroppedWord => "dropped_word",
+            Rule::ExtraWord => "extra_word",
+        }
+    }
+
+    /// Whether the rule belongs to the fuzzy tier (the others name the tool exactly or by an
+    /// equivalent spelling).
+    pub fn is_fuzzy(&self) -> bool {
+        matches!(
+            self,
+            Rule::Fuzzy | Rule::Typo | Rule::Synonym | Rule::DroppedWord | Rule::ExtraWord
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Resolved { index: usize, rule: Rule },
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolution {
+    pub outcome: Outcome,
+    /// Best first, at most 3, only visible tools, empty when resolved.
+    pub suggestions: Vec<usize>,
+}
+
+impl Resolution {
+    fn resolved(index: usize, rule: Rule) -> Self {
+        Resolution {
+            outcome: Outcome::Resolved { index, rule },
+            suggestions: Vec::new(),
+        }
+    }
+
+    fn unknown(suggestions: Vec<usize>) -> Self {
+        Resolution {
+            outcome: Outcome::Unknown,
+            suggestions,
+        }
+    }
+}
+
+impl NameIndex {
+    /// `visible(i)` says whether the caller may see tool i; invisible tools are never returned
+    /// nor suggested, and never influence the outcome (the result equals that of an index built
+    /// from the visible tools only). `server_name`: the server's own name if known, for
+    /// namespace prefixes (works without it too).
+    pub fn resolve(
+        &self,
+        requested: &str,
+        visible: &dyn Fn(usize) -> bool,
+        policy: Policy,
+        server_name: Option<&str>,
+    ) -> Resolution {
+        if let Some(tool) = self.first_visible(self.exact.get(requested), visible) {
+            return Resolution::resolved(tool, Rule::Exact);
+        }
+        // Names are text a model wrote, compared as text: after compatibility folding (the
+        // Kelvin sign is K, a full-width letter is the letter). A name holding a control or
+        // format character or a line break is nobody's tool, whatever its letters.
+        let folded = match fold(requested) {
+            Folded::Same => None,
+            Folded::Changed(text) => Some(text),
+            Folded::Unreadable(letters) => {
+                return self.unknown_with_suggestions(&letters, visible, policy);
+            }
+        };
+        if let Some(text) = &folded {
+            if let Some(tool) = self.first_visible(self.exact.get(text.as_str()), visible) {
+                return Resolution::resolved(tool, Rule::Case);
+            }
+        }
+        let requested = folded.as_deref().unwrap_or(requested);
+        if policy == Policy::Off || requested.len() > MAX_NAME_LEN {
+            return self.unknown_with_suggestions(requested, visible, policy);
+        }
+        // Declared aliases: the author said so, so they are trusted as written. Two visible
+        // tools declaring the same alias is a catalog error; do not guess between them.
+        if let Some(tools) = self.alias.get(requested) {
+            let seen = visible_tools(tools.iter().copied(), visible);
+            match seen.len() {
+                0 => {}
+                1 => return Resolution::resolved(seen[0], Rule::Alias),
+                _ => return Resolution::unknown(truncate(seen)),
+            }
+        }
+        if policy == Policy::Strict {
+            return self.unknown_with_suggestions(requested, visible, policy);
+        }
+
+        let query = Query::new(requested);
+        match self.equivalent(&query, requested, visible) {
+            Equivalence::One(tool, rule) => return Resolution::resolved(tool, rule),
+            Equivalence::Ambiguous(tools) => return Resolution::unknown(truncate(tools)),
+            Equivalence::None => {}
+        }
+        // A client's namespace prefix, one segment at a time: `mcp__fs__read_file` is tried as
+        // `fs__read_file`, then as `read_file`.
+        let tails = self.namespace_tails(requested, server_name);
+        let tail_queries: Vec<Query> = tails.iter().map(|t| Query::new(t)).collect();
+        for (tail, tail_query) in tails.iter().zip(&tail_queries) {
+            if let Some(tool) = self.first_visible(self.exact.get(*tail), visible) {
+                return Resolution::resolved(tool, Rule::NamespacePrefix);
+            }
+            if let Some(tools) = self.alias.get(*tail) {
+                let seen = visible_tools(tools.iter().copied(), visible);
+                match seen.len() {
+                    0 => {}
+                    1 => return Resolution::resolved(seen[0], Rule::NamespacePrefix),
+                    _ => return Resolution::unknown(truncate(seen)),
+                }
+            }
+            match self.equivalent(tail_query, tail, visible) {
+                Equivalence::One(tool, _) => {
+                    return Resolution::resolved(tool, Rule::NamespacePrefix)
+                }
+                Equivalence::Ambiguous(tools) => return Resolution::unknown(truncate(tools)),
+                Equivalence::None => {}
+            }
+        }
+
+        // Fuzzy tier: first on the name as sent (dotted tool names such as `math.factorial`
+        // exist), then without the namespace prefix.
+        let ranking = self.fuzzy(&query, visible);
+        if let Some(decision) = self.decide(&query, &ranking) {
+            return decision;
+        }
+        let mut ranked = ranking.candidates;
+        for tail_query in &tail_queries {
+            let tail_ranking = self.fuzzy(tail_query, visible);
+            if let Some(decision) = self.decide(tail_query, &tail_ranking) {
+                return decision;
+            }
+            ranked.extend(tail_ranking.candidates);
+        }
+        ranked.sort_by_key(|c| (c.cost, c.tool));
+        let mut suggestions = Vec::new();
+        for candidate in ranked.iter().filter(|c| !c.blocked) {
+            if candidate.cost > SUGGEST_MAX_COST {
+                break;
+            }
+            if self.opposed_tool(&query, candidate.tool) {
+                continue;
+            }
+            if !suggestions.contains(&candidate.tool) {
+                suggestions.push(candidate.tool);
+            }
+            if suggestions.len() == MAX_SUGGESTIONS {
+                return Resolution::unknown(suggestions);
+            }
+        }
+        self.fill_suggestions(&query, visible, &mut suggestions);
+        Resolution::unknown(suggestions)
+    }
+
+    fn first_visible(
+        &self,
+        tools: Option<&Vec<usize>>,
+        visible: &dyn Fn(usize) -> bool,
+    ) -> Option<usize> {
+        tools?.iter().copied().find(|&t| visible(t))
+    }
+}
+
+fn visible_tools(
+    tools: impl Iterator<Item = usize>,
+    visible: &dyn Fn(usize) -> bool,
+) -> Vec<usize> {
+    let mut out: Vec<usize> = tools.filter(|&t| visible(t)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}

@@ -1,0 +1,74 @@
+//! Never across opposites, applied to names: the full guard of a request against one spelling
+//! of a tool (`opposed_forms`) and against all of them (`NameIndex::opposed_tool`). The model
+//! of opposites itself (affixes, negations, fused names) is `resolve::polarity`.
+
+use super::index::Form;
+use super::query::Query;
+use super::NameIndex;
+use crate::resolve::polarity::{fused_affixes, fused_table, is_negation, opposed_words, Affixes};
+
+impl NameIndex {
+    /// The full opposites guard against every spelling of a tool.
+    pub(super) fn opposed_tool(&self, query: &Query, tool: usize) -> bool {
+        self.forms_of[tool]
+            .iter()
+            .any(|&f| opposed_forms(query, &self.forms[f as usize]))
+    }
+}
+
+/// The full guard for a chosen tool: word-level, and letter-level for requests whose word
+/// boundaries differ from the tool's (`unlockdoor` against `lock_door`).
+pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
+    if opposed_words(&query.raw, &form.raw, true) || opposed_words(&query.stems, &form.stems, false)
+    {
+        return true;
+    }
+    let (a, b) = (query.compact.as_str(), &*form.compact);
+    if a == b || query.raw.len() == form.raw.len() {
+        return false;
+    }
+    // Strip what both share at the start and the end; what remains is what differs.
+    let prefix: usize = a
+        .chars()
+        .zip(b.chars())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    let (a_rest, b_rest) = (&a[prefix..], &b[prefix..]);
+    let suffix: usize = a_rest
+        .chars()
+        .rev()
+        .zip(b_rest.chars().rev())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    let da = &a_rest[..a_rest.len() - suffix];
+    let db = &b_rest[..b_rest.len() - suffix];
+    let negation_inserted = |x: &str, y: &str| y.is_empty() && is_negation(x);
+    if negation_inserted(da, db) || negation_inserted(db, da) {
+        return true;
+    }
+    // Words fused on one side: align the letters with the tool's words and compare word by
+    // word (`dequeuevehicle` against `enqueue_vehicle`, `unlockdoor` against `lock_door`).
+    if query.raw.len() < form.raw.len() && fused_affixes(a, &form.raw) == Affixes::Opposed {
+        return true;
+    }
+    if form.raw.len() < query.raw.len() && fused_affixes(b, &query.raw) == Affixes::Opposed {
+        return true;
+    }
+    // Opposite words fused into the compact form on one side only.
+    let table = fused_table();
+    let (qa, fb) = (query.fused(), &form.fused);
+    for &x in qa {
+        if fb.binary_search(&x).is_ok() {
+            continue;
+        }
+        if table.opposite[usize::from(x)]
+            .iter()
+            .any(|y| fb.binary_search(y).is_ok() && qa.binary_search(y).is_err())
+        {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,45 @@
+//! The requested name, analysed once per call: its words, their singulars and synonym
+//! classes, and the keys of tier 3.
+
+use super::equivalent::bag_key;
+use super::MAX_NAME_LEN;
+use crate::resolve::polarity::fused_ids;
+use crate::resolve::vocab::canon;
+use crate::text::words::{singular, split_words};
+
+/// The requested name, analysed once per call.
+pub(super) struct Query {
+    pub(super) raw: Vec<String>,
+    pub(super) stems: Vec<String>,
+    pub(super) canon: Vec<&'static str>,
+    pub(super) compact: String,
+    pub(super) stem_compact: String,
+    pub(super) bag: String,
+    /// `fused_ids(compact)`, computed on first use: most requests never need it.
+    pub(super) fused: std::cell::OnceCell<Vec<u16>>,
+}
+
+impl Query {
+    pub(super) fn fused(&self) -> &[u16] {
+        self.fused.get_or_init(|| fused_ids(&self.compact))
+    }
+
+    pub(super) fn new(requested: &str) -> Query {
+        let raw = if requested.len() > MAX_NAME_LEN {
+            Vec::new()
+        } else {
+            split_words(requested)
+        };
+        let stems: Vec<String> = raw.iter().map(|w| singular(w)).collect();
+        let canon = stems.iter().map(|s| canon(s)).collect();
+        Query {
+            compact: raw.concat(),
+            stem_compact: stems.concat(),
+            bag: bag_key(&stems),
+            raw,
+            stems,
+            canon,
+            fused: std::cell::OnceCell::new(),
+        }
+    }
+}

@@ -1,0 +1,748 @@
+use super::*;
+use crate::text::words::{singular, split_words};
+
+fn index(names: &[(&str, bool)]) -> NameIndex {
+    NameIndex::new(names.iter().map(|&(name, destructive)| NameEntry {
+        name,
+        aliases: &[],
+        destructive,
+    }))
+}
+
+fn all(_: usize) -> bool {
+    true
+}
+
+fn resolve(ix: &NameIndex, name: &str) -> Resolution {
+    ix.resolve(name, &all, Policy::Safe, None)
+}
+
+fn resolved(ix: &NameIndex, name: &str) -> Option<(usize, Rule)> {
+    match resolve(ix, name).outcome {
+        Outcome::Resolved { index, rule } => Some((index, rule)),
+        Outcome::Unknown => None,
+    }
+}
+
+fn filesystem() -> NameIndex {
+    index(&[
+        ("read_file", false),
+        ("read_text_file", false),
+        ("read_media_file", false),
+        ("read_multiple_files", false),
+        ("write_file", true),
+        ("edit_file", true),
+        ("create_directory", false),
+        ("list_directory", false),
+        ("list_directory_with_sizes", false),
+        ("directory_tree", false),
+        ("move_file", true),
+        ("search_files", false),
+        ("get_file_info", false),
+        ("list_allowed_directories", false),
+    ])
+}
+
+#[test]
+fn precomputed_typo_neighbours_change_nothing() {
+    // The neighbours computed at build time are a cache of the lookup made per request:
+    // an index without them must resolve and suggest exactly the same.
+    let names = [
+        ("read_file", false),
+        ("read_files", false),
+        ("list_children", false),
+        ("list_child_nodes", false),
+        ("get_child", false),
+        ("lock_door", true),
+        ("unlock_door", true),
+        ("search_papers", false),
+        ("search_paper_notes", false),
+        ("delete_directory", true),
+        ("create_directory", false),
+        ("get_weather_forecast", false),
+        ("get_ecosystem_report", false),
+    ];
+    let cached = index(&names);
+    let mut uncached = index(&names);
+    uncached.typo_neighbours.clear();
+    for request in [
+        "list_childrens",
+        "list_chidlren",
+        "list_child",
+        "get_childs",
+        "read_fiel",
+        "raed_files",
+        "lock_dor",
+        "unlok_door",
+        "serch_papers",
+        "search_paper_note",
+        "creat_directory",
+        "delete_directry",
+        "get_wether_forecast",
+        "get_unecosystem_report",
+        "weather_forecast_get",
+        "frobnicate_files",
+    ] {
+        for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+            assert_eq!(
+                cached.resolve(request, &all, policy, None),
+                uncached.resolve(request, &all, policy, None),
+                "{request} under {policy:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn exact_and_rule_names() {
+    let ix = filesystem();
+    assert_eq!(resolved(&ix, "read_file"), Some((0, Rule::Exact)));
+    assert_eq!(resolved(&ix, "write_file"), Some((4, Rule::Exact)));
+    assert_eq!(Rule::WordOrder.as_str(), "word_order");
+    assert_eq!(Rule::NamespacePrefix.as_str(), "namespace_prefix");
+    assert!(Rule::Typo.is_fuzzy() && !Rule::Plural.is_fuzzy());
+}
+
+#[test]
+fn spelling_equivalents_reach_destructive_tools() {
+    let ix = filesystem();
+    assert_eq!(resolved(&ix, "WRITE_FILE"), Some((4, Rule::Case)));
+    assert_eq!(resolved(&ix, "write-file"), Some((4, Rule::Separators)));
+    assert_eq!(resolved(&ix, "writeFile"), Some((4, Rule::Separators)));
+    assert_eq!(resolved(&ix, "WriteFile"), Some((4, Rule::Separators)));
+    assert_eq!(resolved(&ix, "write file"), Some((4, Rule::Separators)));
+    assert_eq!(resolved(&ix, "write.file"), Some((4, Rule::Separators)));
+    assert_eq!(resolved(&ix, "write_files"), Some((4, Rule::Plural)));
+    assert_eq!(resolved(&ix, "file_write"), Some((4, Rule::WordOrder)));
+    assert_eq!(resolved(&ix, "read_multiple_file"), Some((3, Rule::Plural)));
+    assert_eq!(
+        resolved(&ix, "list_directories_with_size"),
+        Some((8, Rule::Plural))
+    );
+}
+
+#[test]
+fn namespace_prefixes() {
+    let ix = filesystem();
+    for name in [
+        "mcp__filesystem__read_text_file",
+        "filesystem__read_text_file",
+        "filesystem.read_text_file",
+        "filesystem/read_text_file",
+        "functions.read_text_file",
+        "default_api.read_text_file",
+        "mcp__filesystem__readTextFile",
+    ] {
+        assert_eq!(
+            resolved(&ix, name),
+            Some((1, Rule::NamespacePrefix)),
+            "{name}"
+        );
+        assert_eq!(
+            ix.resolve(name, &all, Policy::Safe, Some("filesystem"))
+                .outcome,
+            Outcome::Resolved {
+                index: 1,
+                rule: Rule::NamespacePrefix
+            },
+            "{name}"
+        );
+    }
+    // Known server name: another server's namespace is not stripped.
+    let r = ix.resolve(
+        "github__read_text_file",
+        &all,
+        Policy::Safe,
+        Some("filesystem"),
+    );
+    assert!(!matches!(
+        r.outcome,
+        Outcome::Resolved {
+            rule: Rule::NamespacePrefix,
+            ..
+        }
+    ));
+    // The server's self-reported name may be longer than the client's label.
+    let r = ix.resolve(
+        "mcp__filesystem__read_file",
+        &all,
+        Policy::Safe,
+        Some("secure-filesystem-server"),
+    );
+    assert_eq!(
+        r.outcome,
+        Outcome::Resolved {
+            index: 0,
+            rule: Rule::NamespacePrefix
+        }
+    );
+    // A negation is never a namespace.
+    let lock = index(&[("lock_door", false)]);
+    assert_eq!(resolved(&lock, "not.lock_door"), None);
+    assert_eq!(resolved(&lock, "no__lock_door"), None);
+}
+
+#[test]
+fn dotted_tool_names_are_not_namespaces() {
+    let ix = index(&[
+        ("math.factorial", false),
+        ("factorial", false),
+        ("math.gcd", false),
+    ]);
+    assert_eq!(resolved(&ix, "math.factorial"), Some((0, Rule::Exact)));
+    assert_eq!(resolved(&ix, "Math.Factorial"), Some((0, Rule::Case)));
+    assert_eq!(
+        resolved(&ix, "functions.math.factorial"),
+        Some((0, Rule::NamespacePrefix))
+    );
+    assert_eq!(resolved(&ix, "math_gcd"), Some((2, Rule::Separators)));
+}
+
+#[test]
+fn aliases_and_policies() {
+    let aliases = vec![
+        "search_paper".to_string(),
+        "search_knowledgebase".to_string(),
+    ];
+    let ix = NameIndex::new([
+        NameEntry {
+            name: "search_papers",
+            aliases: &aliases,
+            destructive: false,
+        },
+        NameEntry {
+            name: "delete_paper",
+            aliases: &[],
+            destructive: true,
+        },
+    ]);
+    let r = ix.resolve("search_knowledgebase", &all, Policy::Strict, None);
+    assert_eq!(
+        r.outcome,
+        Outcome::Resolved {
+            index: 0,
+            rule: Rule::Alias
+        }
+    );
+    let r = ix.resolve("searchKnowledgebase", &all, Policy::Safe, None);
+    assert_eq!(
+        r.outcome,
+        Outcome::Resolved {
+            index: 0,
+            rule: Rule::Separators
+        }
+    );
+    let r = ix.resolve("search_knowledgebase", &all, Policy::Off, None);
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert_eq!(r.suggestions, vec![0]);
+    let r = ix.resolve("SEARCH_PAPERS", &all, Policy::Strict, None);
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert_eq!(r.suggestions.first(), Some(&0));
+    let r = ix.resolve("search_paperz", &all, Policy::Strict, None);
+    assert_eq!(r.outcome, Outcome::Unknown);
+}
+
+#[test]
+fn typos_synonyms_and_words_on_safe_tools() {
+    let ix = filesystem();
+    assert_eq!(resolved(&ix, "read_fiel"), Some((0, Rule::Typo)));
+    assert_eq!(resolved(&ix, "serach_files"), Some((11, Rule::Typo)));
+    assert_eq!(resolved(&ix, "get_file_infos"), Some((12, Rule::Plural)));
+    assert_eq!(resolved(&ix, "fetch_file_info"), Some((12, Rule::Synonym)));
+    assert_eq!(resolved(&ix, "find_files"), Some((11, Rule::Synonym)));
+    assert_eq!(
+        resolved(&ix, "list_directory_sizes"),
+        Some((8, Rule::DroppedWord))
+    );
+    assert_eq!(
+        resolved(&ix, "directory_tree_tool"),
+        Some((9, Rule::ExtraWord))
+    );
+    assert_eq!(
+        resolved(&ix, "get_file_info_details"),
+        Some((12, Rule::ExtraWord))
+    );
+    assert_eq!(resolved(&ix, "raedtextfile"), Some((1, Rule::Typo)));
+}
+
+#[test]
+fn destructive_tools_are_suggested_not_fuzzily_corrected() {
+    let ix = filesystem();
+    let r = resolve(&ix, "wirte_file");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert_eq!(r.suggestions.first(), Some(&4));
+    let r = resolve(&ix, "modify_file");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(r.suggestions.contains(&5));
+}
+
+#[test]
+fn never_across_opposites() {
+    let ix = index(&[
+        ("lock_door", false),
+        ("create_user", false),
+        ("enable_logging", false),
+        ("add_item", false),
+        ("subscribe", false),
+        ("grant_access", false),
+        ("import_data", false),
+        ("upload_file", false),
+    ]);
+    for name in [
+        "unlock_door",
+        "unlockDoor",
+        "unlockdoor",
+        "UnlockDoor",
+        "door_unlock",
+        "unlock_doors",
+        "delete_user",
+        "remove_user",
+        "disable_logging",
+        "remove_item",
+        "delete_item",
+        "unsubscribe",
+        "revoke_access",
+        "export_data",
+        "download_file",
+        "not_lock_door",
+        "lock_door_not",
+        "un_lock_door",
+        "dont_lock_door",
+    ] {
+        let r = resolve(&ix, name);
+        assert_eq!(r.outcome, Outcome::Unknown, "{name} must not be corrected");
+    }
+    // The opposite itself is not suggested either.
+    assert!(!resolve(&ix, "unlock_door").suggestions.contains(&0));
+    // But a lone typo near both sides is resolved to the right side only when clear.
+    let both = index(&[("lock_door", false), ("unlock_door", false)]);
+    assert_eq!(resolved(&both, "unlock_dor"), Some((1, Rule::Typo)));
+    assert_eq!(resolved(&both, "lock_dor"), Some((0, Rule::Typo)));
+    assert_eq!(resolved(&both, "unlock_doorr"), Some((1, Rule::Typo)));
+    assert_eq!(resolved(&both, "unlock_door"), Some((1, Rule::Exact)));
+}
+
+/// The cases found by trying names nobody had written into a test: a `re-` verb against its
+/// `de-`/`un-` opposite is two letters away, which a long word's typo allowance covered.
+#[test]
+fn a_change_of_prefix_is_never_a_typo() {
+    let pairs = [
+        ("reactivate_account", "deactivate_account"),
+        ("reinstall_package", "uninstall_package"),
+        ("reinstall_app", "deinstall_app"),
+        ("resubscribe_newsletter", "unsubscribe_newsletter"),
+        ("reregister_device", "deregister_device"),
+        ("recompress_archive", "decompress_archive"),
+        ("requeue_job", "dequeue_job"),
+        ("reselect_item", "deselect_item"),
+        ("rearchive_project", "unarchive_project"),
+        ("dequeue_vehicle", "enqueue_vehicle"),
+        ("sync_data", "async_data"),
+        ("async_data", "sync_data"),
+        ("reinstall_package", "install_package"),
+        ("deinstall_app", "uninstall_app"),
+        ("reactivte_account", "deactivate_account"),
+        ("unlcok_door", "lock_door"),
+    ];
+    for (request, tool) in pairs {
+        let ix = index(&[(tool, false), ("search_files", false)]);
+        for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+            let r = ix.resolve(request, &all, policy, None);
+            assert_eq!(
+                r.outcome,
+                Outcome::Unknown,
+                "{request} -> {tool} ({policy:?})"
+            );
+        }
+    }
+    // Opposed prefixes are not suggested either; a mere change of prefix may be.
+    let ix = index(&[("deactivate_account", false)]);
+    assert!(resolve(&ix, "reactivate_account").suggestions.is_empty());
+    let ix = index(&[("install_package", false)]);
+    assert_eq!(resolve(&ix, "reinstall_package").suggestions, vec![0]);
+}
+
+#[test]
+fn negating_words_are_never_extra() {
+    let ix = index(&[
+        ("unlock_door", false),
+        ("enable_feature", false),
+        ("grant_access", false),
+    ]);
+    for request in [
+        "undo_unlock_door",
+        "revert_unlock_door",
+        "cancel_unlock_door",
+        "unlock_door_undo",
+        "skip_unlock_door",
+        "never_unlock_door",
+        "enable_feature_off",
+        "disable_enable_feature",
+        "undo_grant_access",
+        "grant_access_rollback",
+        "no_grant_access",
+    ] {
+        let r = resolve(&ix, request);
+        assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+        assert!(r.suggestions.is_empty(), "{request}: {:?}", r.suggestions);
+    }
+    // A namespace is never a negation: `undo__unlock_door` is not `unlock_door`.
+    for request in ["undo__unlock_door", "un.lock_door", "cancel.grant_access"] {
+        assert_eq!(resolved(&ix, request), None, "{request}");
+    }
+}
+
+#[test]
+fn fused_words_keep_their_prefixes() {
+    let ix = index(&[
+        ("enqueue_vehicle", false),
+        ("async_fetch", false),
+        ("sync_data", false),
+        ("lock_door", false),
+    ]);
+    for request in [
+        "dequeuevehicle",
+        "DequeueVehicle",
+        "syncfetch",
+        "sync_fetch",
+        "asyncdata",
+        "asyncData",
+        "unlockdoor",
+        "relockdoor",
+    ] {
+        let r = resolve(&ix, request);
+        assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+    }
+    for (request, opposite) in [("dequeuevehicle", 0), ("unlockdoor", 3), ("syncfetch", 1)] {
+        let r = resolve(&ix, request);
+        assert!(
+            !r.suggestions.contains(&opposite),
+            "{request}: {:?}",
+            r.suggestions
+        );
+    }
+}
+
+#[test]
+fn suggestions_never_list_the_opposite() {
+    let ix = index(&[
+        ("lock_door", false),
+        ("unlock_door", false),
+        ("start_server", false),
+    ]);
+    let hide_lock = |i: usize| i != 0;
+    let r = ix.resolve("relock_door", &hide_lock, Policy::Safe, None);
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(!r.suggestions.contains(&1), "{:?}", r.suggestions);
+    for request in [
+        "halt_server",
+        "shutdown_server",
+        "stop_server",
+        "kill_server",
+    ] {
+        let r = resolve(&ix, request);
+        assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+        assert!(
+            !r.suggestions.contains(&2),
+            "{request}: {:?}",
+            r.suggestions
+        );
+    }
+}
+
+#[test]
+fn names_are_text_not_bytes() {
+    let ix = index(&[("lock_door", true), ("get_weather", false)]);
+    for request in [
+        "lock_door\u{0}",
+        "lock_door\n",
+        "lock\r_door",
+        "lock_door\u{7f}",
+        "lock\u{200b}_door",
+        "lock_door\u{202e}",
+        "lock_door\u{2028}",
+        "get_weather\u{0}",
+    ] {
+        for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+            let r = ix.resolve(request, &all, policy, None);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request:?} ({policy:?})");
+        }
+    }
+    // Compatibility folding: the Kelvin sign is K, full-width letters are letters.
+    assert_eq!(resolved(&ix, "loc\u{212a}_door"), Some((0, Rule::Case)));
+    assert_eq!(
+        resolved(&ix, "\u{ff4c}\u{ff4f}\u{ff43}\u{ff4b}_door"),
+        Some((0, Rule::Case))
+    );
+    // A combining mark belongs to its letter: `do\u{301}or` is not `do` + `or`, so the
+    // destructive tool is only suggested.
+    let r = resolve(&ix, "lock_do\u{301}or");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert_eq!(r.suggestions, vec![0]);
+    assert_eq!(split_words("do\u{301}or"), ["do\u{301}or"]);
+}
+
+#[test]
+fn recovery_is_kept() {
+    let ix = index(&[
+        ("get_papers", false),
+        ("delete_file", true),
+        ("get_weather_forecast", false),
+        ("unlock_door", false),
+        ("deactivate_account", false),
+    ]);
+    assert_eq!(resolved(&ix, "get_paper"), Some((0, Rule::Plural)));
+    let r = resolve(&ix, "delte_file");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert_eq!(r.suggestions.first(), Some(&1));
+    assert_eq!(resolved(&ix, "get_weather_forcast"), Some((2, Rule::Typo)));
+    assert_eq!(resolved(&ix, "unlock_dor"), Some((3, Rule::Typo)));
+    assert_eq!(resolved(&ix, "deactivte_account"), Some((4, Rule::Typo)));
+    assert_eq!(resolved(&ix, "deactivate_acount"), Some((4, Rule::Typo)));
+}
+
+#[test]
+fn another_object_is_not_a_typo() {
+    let ix = index(&[
+        ("delete_file", false),
+        ("get_car", false),
+        ("read_graph", false),
+    ]);
+    assert_eq!(resolved(&ix, "delete_user"), None);
+    assert_eq!(resolved(&ix, "get_cat"), None);
+    assert_eq!(resolved(&ix, "read_file"), None);
+}
+
+#[test]
+fn close_runner_up_means_suggest() {
+    let ix = index(&[("search_files", false), ("search_nodes", false)]);
+    let r = resolve(&ix, "search");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert_eq!(r.suggestions, vec![0, 1]);
+    // Two tools equivalent to the request: ambiguous.
+    let ix = index(&[("read_file", false), ("ReadFile", false), ("other", false)]);
+    let r = resolve(&ix, "READ-FILE");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert_eq!(r.suggestions, vec![0, 1]);
+}
+
+#[test]
+fn hidden_tools_never_leak() {
+    let ix = index(&[
+        ("read_file", false),
+        ("ReadFile", false),
+        ("admin_reset", false),
+    ]);
+    let hide_1 = |i: usize| i != 1;
+    // The hidden twin does not make the visible tool ambiguous.
+    let r = ix.resolve("READ-FILE", &hide_1, Policy::Safe, None);
+    assert_eq!(
+        r.outcome,
+        Outcome::Resolved {
+            index: 0,
+            rule: Rule::Separators
+        }
+    );
+    // A hidden tool is not reachable by exact name, equivalence or fuzzy.
+    let hide_2 = |i: usize| i != 2;
+    for name in ["admin_reset", "ADMIN_RESET", "admin_rest", "adminReset"] {
+        let r = ix.resolve(name, &hide_2, Policy::Safe, None);
+        assert_eq!(r.outcome, Outcome::Unknown, "{name}");
+        assert!(!r.suggestions.contains(&2), "{name}");
+    }
+}
+
+/// Resolving with a visibility filter equals resolving against the visible tools only.
+#[test]
+fn visibility_is_the_same_as_a_smaller_catalog() {
+    let names = [
+        "read_file",
+        "read_files",
+        "readFile",
+        "write_file",
+        "list_directory",
+        "list_directory_with_sizes",
+        "search_files",
+        "search_nodes",
+        "lock_door",
+        "unlock_door",
+        "get_file_info",
+        "fetch_file",
+        "delete_entities",
+        "create_entities",
+    ];
+    let requests = [
+        "read_file",
+        "READ_FILE",
+        "read-files",
+        "raed_file",
+        "search",
+        "serach_files",
+        "unlock_dor",
+        "lock_dor",
+        "get_file",
+        "fetch_file_info",
+        "delete_entity",
+        "create_entitie",
+        "list_directory_sizes",
+        "functions.read_file",
+        "list_dirs",
+    ];
+    let mut seed = 0x9e37_79b9_u32;
+    for _ in 0..200 {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        let mask = seed;
+        let visible = move |i: usize| mask & (1 << i) != 0;
+        let entries: Vec<(usize, &str)> = names
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(i, _)| visible(i))
+            .collect();
+        let full = index(&names.iter().map(|&n| (n, false)).collect::<Vec<_>>());
+        let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
+        for request in requests {
+            let a = full.resolve(request, &visible, Policy::Safe, None);
+            let b = small.resolve(request, &all, Policy::Safe, None);
+            let map = |r: Resolution| Resolution {
+                outcome: match r.outcome {
+                    Outcome::Resolved { index, rule } => Outcome::Resolved {
+                        index: entries[index].0,
+                        rule,
+                    },
+                    Outcome::Unknown => Outcome::Unknown,
+                },
+                suggestions: r.suggestions.into_iter().map(|i| entries[i].0).collect(),
+            };
+            assert_eq!(a, map(b), "request {request} mask {mask:b}");
+        }
+    }
+}
+
+#[test]
+fn suggestions_are_few_and_relevant() {
+    let ix = filesystem();
+    let r = resolve(&ix, "read");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(!r.suggestions.is_empty() && r.suggestions.len() <= 3);
+    assert!(r.suggestions.iter().all(|&i| i <= 3));
+    let r = resolve(&ix, "send_email");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(r.suggestions.len() <= 3);
+}
+
+#[test]
+fn no_panics_on_hostile_input() {
+    let ix = filesystem();
+    let long = "a".repeat(MAX_NAME_LEN + 1);
+    let long_words = "read_file_".repeat(100);
+    for name in [
+        "",
+        " ",
+        "_",
+        "__",
+        ".",
+        "::",
+        "/",
+        "\u{0}",
+        "\u{7}\u{1b}[31m",
+        "ÉCRIRE_FICHIER",
+        "读取文件",
+        "read_fïle",
+        "🙂🙂🙂",
+        "ǅemal",
+        "İstanbul",
+        "ß",
+        "A",
+        "AB",
+        "URLs",
+        "mcp__",
+        "__read_file",
+        "read_file__",
+        "a.b.c.d.e.f",
+        long.as_str(),
+        long_words.as_str(),
+    ] {
+        let r = resolve(&ix, name);
+        assert!(r.suggestions.len() <= 3);
+        if name.len() > MAX_NAME_LEN {
+            assert_eq!(r, Resolution::unknown(Vec::new()));
+        }
+    }
+    let empty = NameIndex::new(std::iter::empty());
+    assert!(empty.is_empty());
+    assert_eq!(resolve(&empty, "x"), Resolution::unknown(Vec::new()));
+}
+
+/// Common words (`get`, `details`) take the bounded path; corrections stay exact.
+#[test]
+fn large_catalogs_with_common_words() {
+    let objects = [
+        "invoice",
+        "customer",
+        "shipment",
+        "warehouse",
+        "employee",
+        "payroll",
+        "contract",
+        "supplier",
+        "quotation",
+        "campaign",
+    ];
+    let mut names = Vec::new();
+    for verb in ["get", "list", "count", "export"] {
+        for object in objects {
+            for n in 0..40 {
+                names.push(format!("{verb}_{object}{n}_details"));
+            }
+        }
+    }
+    names.push("get_weather_details".to_string());
+    let entries: Vec<(&str, bool)> = names.iter().map(|n| (n.as_str(), false)).collect();
+    let ix = index(&entries);
+    let weather = names.len() - 1;
+    assert_eq!(
+        resolved(&ix, "get_waether_details"),
+        Some((weather, Rule::Typo))
+    );
+    assert_eq!(
+        resolved(&ix, "fetch_weather_details"),
+        Some((weather, Rule::Synonym))
+    );
+    assert_eq!(
+        resolved(&ix, "GetWeatherDetail"),
+        Some((weather, Rule::Plural))
+    );
+    let r = resolve(&ix, "get_details");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(r.suggestions.len() <= 3);
+    // Another object with common words around it is still not a typo.
+    assert_eq!(resolved(&ix, "get_forecast_details"), None);
+}
+
+#[test]
+fn words_and_singulars() {
+    assert_eq!(split_words("getHTTPServer"), ["get", "http", "server"]);
+    assert_eq!(split_words("listURLs"), ["list", "urls"]);
+    assert_eq!(
+        split_words("get-annotated message"),
+        ["get", "annotated", "message"]
+    );
+    assert_eq!(split_words("v2Api"), ["v2", "api"]);
+    for (plural, one) in [
+        ("entities", "entity"),
+        ("directories", "directory"),
+        ("files", "file"),
+        ("matches", "match"),
+        ("sizes", "size"),
+        ("aliases", "alias"),
+        ("status", "status"),
+        ("addresses", "address"),
+        ("urls", "url"),
+        ("photos", "photo"),
+    ] {
+        assert_eq!(singular(plural), singular(one), "{plural}");
+    }
+}
