@@ -8,7 +8,7 @@
 //!   the lint's name rules. It splits at separators and case changes and keeps a plural
 //!   acronym whole (`listURLs` -> list, urls), because a name's words are compared one to one
 //!   with another name's, and `urls`/`url` must meet as a plural does.
-//! - `search::index`'s `words_into`: descriptions and queries, for ranking. It joins across
+//! - `search::index::analyze`'s `words_into`: descriptions and queries, for ranking. It joins across
 //!   apostrophes, drops stopwords, joins two-word expressions and caps word length, and it
 //!   splits a plural acronym at its last capital (`listURLs` -> list, ur, ls) like any other
 //!   case change. Its output is stemmed and indexed: changing how it splits changes every
@@ -20,7 +20,7 @@
 //!
 //! Two synonym tables exist, also on purpose: the verb classes of name resolution
 //! (`resolve::vocab`, where a synonym may replace a word of a tool name and opposites must be
-//! known) and the topical synonyms of search (`search::index`, which only widen a query).
+//! known) and the topical synonyms of search (`search::index::vocab`, which only widen a query).
 
 pub(crate) mod edits;
 pub(crate) mod hash;
