@@ -113,11 +113,20 @@
 //!   [`catalog::lint`].
 //! - [`server`]: the MCP server over stdio and Streamable HTTP.
 //! - [`tool`]: what a tool is made of: its spec, extractors and results.
-//! - [`resolve`], [`search`]: name correction, argument repair and tool search.
+//! - [`Tools`]: disco's tools inside an rmcp server of your own, beside its prompts and
+//!   resources.
+//!
+//! The engines (`resolve`: name correction and argument repair; `search`: the ranking) are
+//! public for the evaluation example, the benchmarks and the fuzz targets, and hidden from
+//! these docs: their types change with the algorithms, in any release. What a server needs of
+//! them is re-exported here ([`NameRule`], [`NamePolicy`], [`ArgPolicy`], [`SearchOptions`]).
+//! The layers and the direction of their dependencies are in ARCHITECTURE.md.
 
 mod call;
 pub mod catalog;
+#[doc(hidden)]
 pub mod resolve;
+#[doc(hidden)]
 pub mod search;
 pub mod server;
 pub(crate) mod text;
@@ -126,16 +135,21 @@ pub(crate) mod util;
 
 pub use call::CallError;
 pub use catalog::{
-    Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure, NamePolicy,
-    NameRule, ParamInfo, SearchOptions, ToolProvider, Visibility,
+    Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure, JsonCatalogProvider,
+    NamePolicy, NameResolution, NameRule, ParamInfo, ScopedProvider, SearchOptions, StatsSnapshot,
+    ToolProvider, View, Visibility,
 };
 pub use disco_macros::mcp_tool;
+/// How far argument repair goes ([`CatalogBuilder::arg_repair`], [`Server::arg_repair`]): the
+/// same `Strict` and `Safe` as [`NamePolicy`] for names.
+pub use resolve::args::Repair as ArgPolicy;
 /// The official MCP SDK this crate is built on, for its protocol types (`rmcp::model::Tool`, ...).
+#[doc(no_inline)]
 pub use rmcp;
 #[allow(deprecated)]
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
-pub use server::{BearerTokens, HttpOptions, McpHandler, Server, ServerHandle, Tools};
+pub use server::{BearerTokens, HttpOptions, McpHandler, Server, ServerHandle, TokenCheck, Tools};
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, SchemaMode, State, ToolError, ToolSpec,
 };

@@ -2,6 +2,7 @@ use std::fmt;
 
 /// Why a call could not reach a tool: these become JSON-RPC errors (-32602), not tool results.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum CallError {
     /// No visible tool has this name (after every safe correction).
     UnknownTool {

@@ -69,6 +69,7 @@ impl fmt::Display for Severity {
 /// One problem: which tool (none for catalog-wide findings), how bad, a stable code, what is
 /// wrong and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Finding {
     pub tool: Option<String>,
     pub severity: Severity,

@@ -25,6 +25,7 @@ pub struct Stats {
 
 /// A snapshot of [`Stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct StatsSnapshot {
     /// tools/call requests (and execute_tool calls) received.
     pub calls: u64,

@@ -26,6 +26,7 @@ use crate::tool::built::{CatalogTool, ParamInfo};
 
 /// One change made to the arguments, reported in the result's `_meta`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ArgFix {
     /// A key was renamed to the parameter it stands for.
     Renamed {

@@ -122,7 +122,9 @@ impl Tools {
     /// Adds what disco's tools need to a server's capabilities: tools with `listChanged`,
     /// and logging (tools log to the client through their `Context`).
     pub fn capabilities(&self, capabilities: &mut ServerCapabilities) {
-        let tools = capabilities.tools.get_or_insert_with(ToolsCapability::default);
+        let tools = capabilities
+            .tools
+            .get_or_insert_with(ToolsCapability::default);
         tools.list_changed = Some(true);
         capabilities.logging.get_or_insert_with(Default::default);
     }

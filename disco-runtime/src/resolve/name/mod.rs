@@ -76,6 +76,7 @@ pub enum Policy {
 
 /// Why a requested name resolved to a tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Rule {
     Exact,
     Alias,
