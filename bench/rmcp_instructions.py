@@ -79,7 +79,11 @@ def main():
     ap.add_argument("--requests", default="1000,3000", help="the two request counts")
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--servers", default=",".join(SERVERS),
+                    help="binaries under the target's release dir, disco's first: the ratio "
+                         "is the first over the second")
     a = ap.parse_args()
+    servers = a.servers.split(",")
     if subprocess.run(["which", "valgrind"], capture_output=True).returncode != 0:
         sys.exit("valgrind is not installed")
     low, high = (int(n) for n in a.requests.split(","))
@@ -88,20 +92,21 @@ def main():
         for transport in a.transports.split(","):
             kind, extra = transport.split("-")[0], TRANSPORTS[transport]
             row = {"transport": transport, "concurrency": a.concurrency}
-            for server in SERVERS:
+            for server in servers:
                 lo = instructions(out_dir, server, kind, extra, a.concurrency, low, a.warmup)
                 hi = instructions(out_dir, server, kind, extra, a.concurrency, high, a.warmup)
                 row[server] = (hi - lo) / (high - low)
-            row["ratio"] = row["disco-tools"] / row["rmcp-tools"]
-            print(f"{transport:15} c={a.concurrency:<3} disco {row['disco-tools']:,.0f} "
-                  f"rmcp {row['rmcp-tools']:,.0f} instructions/call, disco/rmcp "
-                  f"{row['ratio']:.3f}", file=sys.stderr)
+            row["ratio"] = row[servers[0]] / row[servers[1]]
+            print(f"{transport:15} c={a.concurrency:<3} " + " ".join(
+                f"{s} {row[s]:,.0f}" for s in servers) + f" instructions/call, "
+                f"{servers[0]}/{servers[1]} {row['ratio']:.3f}", file=sys.stderr)
             results.append(row)
-    print("| transport | in flight | disco instructions/call | rmcp instructions/call | disco/rmcp |")
-    print("|---|---|---|---|---|")
+    print("| transport | in flight | " + " | ".join(f"{s} instructions/call" for s in servers)
+          + f" | {servers[0]}/{servers[1]} |")
+    print("|---|---|" + "---|" * (len(servers) + 1))
     for r in results:
-        print(f"| {r['transport']} | {r['concurrency']} | {r['disco-tools']:,.0f} | "
-              f"{r['rmcp-tools']:,.0f} | {r['ratio']:.3f} |")
+        print(f"| {r['transport']} | {r['concurrency']} | "
+              + " | ".join(f"{r[s]:,.0f}" for s in servers) + f" | {r['ratio']:.3f} |")
     if a.out:
         with open(a.out, "w") as f:
             json.dump({"command": " ".join(sys.argv), "requests": [low, high],
