@@ -56,8 +56,9 @@ pub enum Severity {
     Info,
     /// Likely to make a model choose or call worse, or pay more tokens than it needs to.
     Warning,
-    /// Names a model cannot tell apart, a description too short to choose by, or a schema
-    /// that MCP or common clients reject: fix it before serving.
+    /// Will mislead a model or break a client (names a model cannot tell apart, a
+    /// description too short to choose by, a schema MCP or common clients reject): fix it
+    /// before serving.
     Error,
 }
 

@@ -51,7 +51,7 @@ pub struct StatsSnapshot {
     pub panics: u64,
     /// Calls stopped at their timeout.
     pub timeouts: u64,
-    /// Calls the client cancelled before they finished.
+    /// Calls cancelled before they finished (through the call's cancellation token).
     pub cancelled: u64,
     /// tool_search queries.
     pub searches: u64,
