@@ -122,6 +122,9 @@
 //! them is re-exported here ([`NameRule`], [`NamePolicy`], [`ArgPolicy`], [`SearchOptions`]).
 //! The layers and the direction of their dependencies are in ARCHITECTURE.md.
 
+#![warn(missing_docs)]
+#![deny(rustdoc::broken_intra_doc_links)]
+
 mod call;
 pub mod catalog;
 #[doc(hidden)]

@@ -6,7 +6,9 @@ use std::fmt;
 pub enum CallError {
     /// No visible tool has this name (after every safe correction).
     UnknownTool {
+        /// The name as requested, clipped to 128 characters.
         requested: String,
+        /// Visible tools it may have meant, best first (empty when none is close).
         suggestions: Vec<String>,
     },
     /// The request's `arguments` is not a JSON object.

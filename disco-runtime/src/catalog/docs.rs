@@ -41,10 +41,15 @@ pub struct Report {
 #[derive(Debug)]
 pub enum DocsError {
     /// Check mode: these files are missing or differ from what the catalog generates.
-    Stale { files: Vec<PathBuf> },
+    Stale {
+        /// The stale files, under the directory given to [`write()`].
+        files: Vec<PathBuf>,
+    },
     /// A file could not be read or written.
     Io {
+        /// The file (or the directory, when it could not be created).
         path: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
 }

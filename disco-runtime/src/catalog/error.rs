@@ -6,6 +6,7 @@ use std::fmt;
 /// a `main` that returns the error print the problems as they read.
 #[derive(Clone, PartialEq)]
 pub struct CatalogError {
+    /// One sentence per problem, naming the tools and where they are defined.
     pub problems: Vec<String>,
 }
 

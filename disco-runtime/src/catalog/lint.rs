@@ -51,8 +51,14 @@ use crate::tool::Caller;
 /// How bad a finding is. `--deny warnings` fails on [`Severity::Warning`] and above.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// Worth knowing (token costs, a redundant alias, unstated annotations), not a fault in
+    /// itself.
     Info,
+    /// Likely to make a model choose or call worse, or pay more tokens than it needs to.
     Warning,
+    /// Will mislead a model or break a client (names a model cannot tell apart, a
+    /// description too short to choose by, a schema MCP or common clients reject): fix it
+    /// before serving.
     Error,
 }
 
@@ -71,10 +77,16 @@ impl fmt::Display for Severity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Finding {
+    /// The tool it is about; `None` for a finding about the whole catalog.
     pub tool: Option<String>,
+    /// How bad it is.
     pub severity: Severity,
+    /// The rule's code from the table above (`description-short`, ...), stable across
+    /// releases so that scripts can filter on it.
     pub code: &'static str,
+    /// What is wrong, in one sentence.
     pub problem: String,
+    /// How to fix it.
     pub fix: String,
 }
 
@@ -91,7 +103,9 @@ impl fmt::Display for Finding {
 /// One example request: what a user might ask, and the tool that should answer it.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct ExampleRequest {
+    /// The request as a user would put it, searched as a `tool_search` query.
     pub query: String,
+    /// The name (or an alias) of the tool that should rank first for it.
     pub expected: String,
 }
 

@@ -51,6 +51,8 @@ impl fmt::Debug for Catalog {
 }
 
 impl Catalog {
+    /// A catalog with other options than the defaults: policies, search, providers, state,
+    /// visibility.
     pub fn builder() -> CatalogBuilder {
         CatalogBuilder::default()
     }

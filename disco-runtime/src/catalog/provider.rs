@@ -19,6 +19,9 @@ pub struct JsonCatalogProvider {
 }
 
 impl JsonCatalogProvider {
+    /// The tools of a parsed tools/list result. A tool whose schema is not an object is kept
+    /// with a schema that accepts any arguments, and the problem is reported with it; a tool
+    /// that is not a valid MCP tool at all fails the whole list, naming its index.
     pub fn from_value(value: &Value) -> Result<Self, String> {
         let list = match value {
             Value::Array(items) => items,
@@ -92,6 +95,7 @@ impl JsonCatalogProvider {
         Ok(JsonCatalogProvider { tools })
     }
 
+    /// [`JsonCatalogProvider::from_value`] of a JSON file; errors name the file.
     pub fn from_file(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -47,11 +47,15 @@ pub struct StatsSnapshot {
     pub args_rejected: u64,
     /// Results with `isError: true` from the tool itself.
     pub tool_errors: u64,
+    /// Calls whose tool panicked (answered as a failed call).
     pub panics: u64,
+    /// Calls stopped at their timeout.
     pub timeouts: u64,
+    /// Calls cancelled before they finished (through the call's cancellation token).
     pub cancelled: u64,
-    /// tool_search queries, and those that found nothing.
+    /// tool_search queries.
     pub searches: u64,
+    /// tool_search queries that found nothing.
     pub searches_empty: u64,
 }
 
@@ -97,6 +101,8 @@ impl Stats {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// The counters now. Each is read on its own, so a snapshot taken during calls may be a
+    /// call apart between counters.
     pub fn snapshot(&self) -> StatsSnapshot {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         StatsSnapshot {

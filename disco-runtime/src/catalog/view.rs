@@ -14,6 +14,8 @@ use crate::tool::Caller;
 /// Which tools a caller may see. A tool the caller may not see never appears in tools/list,
 /// search results, suggestions, error texts or counts, and a call to it is refused.
 pub trait Visibility: Send + Sync + 'static {
+    /// Whether `caller` may see and call `tool`. Asked for every tool of every listing,
+    /// search and call, so it should be quick.
     fn can_see(&self, caller: &Caller, tool: &CatalogTool) -> bool;
 }
 

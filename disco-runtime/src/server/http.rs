@@ -17,6 +17,9 @@ use crate::tool::Caller;
 
 /// Decides who a bearer token belongs to. `None` refuses the request (HTTP 401).
 pub trait TokenCheck: Send + Sync + 'static {
+    /// The caller `token` identifies (the `Authorization` header's text after `Bearer`,
+    /// trimmed), or `None` to refuse it.
+    /// Called on every request, so it should be quick (a lookup, not a network round trip).
     fn caller_for(&self, token: &str) -> Option<Caller>;
 }
 
@@ -37,14 +40,17 @@ pub struct BearerTokens {
 }
 
 impl BearerTokens {
+    /// No tokens yet: every request is refused until some are added.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Accepts `token` as `caller` (a token given twice names the last caller).
     pub fn token(mut self, token: impl Into<String>, caller: Caller) -> Self {
         self.tokens.push((token.into().into_bytes(), caller));
         self
     }
-    /// Reads `token=caller` pairs separated by commas (e.g. from an environment variable).
+    /// Reads `token=caller` pairs separated by commas (e.g. from an environment variable); a
+    /// token without `=caller` is its own caller id.
     pub fn parse(spec: &str) -> Self {
         let mut tokens = BearerTokens::new();
         for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -170,38 +176,48 @@ fn default_max_sessions() -> usize {
 }
 
 impl HttpOptions {
+    /// Sets [`stateless`](Self::stateless).
     pub fn stateless(mut self, yes: bool) -> Self {
         self.stateless = yes;
         self
     }
+    /// Requires a bearer token on every request, checked by `check` ([`auth`](Self::auth)).
     pub fn bearer_auth(mut self, check: impl TokenCheck) -> Self {
         self.auth = Some(Arc::new(check));
         self
     }
+    /// Replaces [`allowed_hosts`](Self::allowed_hosts); an empty list accepts every host.
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
         self
     }
+    /// Replaces [`allowed_origins`](Self::allowed_origins) (`http://app.example.com:*` for
+    /// any port); an empty list accepts every origin.
     pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_origins = origins.into_iter().map(Into::into).collect();
         self
     }
+    /// Sets [`max_body_bytes`](Self::max_body_bytes) (default 4 MiB); a larger body gets 413.
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
         self
     }
+    /// Sets [`header_read_timeout`](Self::header_read_timeout).
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self
     }
+    /// Sets [`body_read_timeout`](Self::body_read_timeout).
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.body_read_timeout = timeout;
         self
     }
+    /// Sets [`max_connections`](Self::max_connections) (at least 1).
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
         self
     }
+    /// Sets [`max_sessions`](Self::max_sessions) (at least 1).
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
         self

@@ -68,6 +68,8 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    /// Reads messages from `read` (the server's stdin) and writes answers to `write` (its
+    /// stdout), with lines up to [`MAX_LINE_BYTES`].
     pub fn new(read: R, write: W) -> Self {
         GuardedStdio {
             read: BufReader::new(read),

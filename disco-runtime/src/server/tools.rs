@@ -191,9 +191,9 @@ impl Tools {
     }
 
     /// rmcp's HTTP layer checks `Mcp-Param-*` headers against the schema found here, without
-    /// passing the request: disco's HTTP guard runs rmcp with the request's caller in
-    /// [`super::REQUEST_CALLER`], and a tool is found only when that caller may call it by
-    /// this exact name. A tool hidden from the caller is not found, as a tool that does not
+    /// passing the request: disco's HTTP guard runs rmcp with the request's caller in a
+    /// task-local, and a tool is found only when that caller may call it by this exact
+    /// name. A tool hidden from the caller is not found, as a tool that does not
     /// exist; outside disco's HTTP server nothing is found (the headers go unchecked).
     pub fn get_tool(&self, name: &str) -> Option<Tool> {
         let caller = super::REQUEST_CALLER.try_with(Clone::clone).ok()?;

@@ -30,27 +30,46 @@ pub(crate) enum MetaKind {
 /// One JSON parameter of a catalog tool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamInfo {
+    /// The argument's key.
     pub name: String,
+    /// Other keys argument repair accepts for it (declared with `#[param(alias = ...)]`;
+    /// none for a provider's tool).
     pub aliases: Vec<String>,
+    /// What the model is told about it.
     pub description: Option<String>,
+    /// Listed in the input schema's `required`.
     pub required: bool,
     /// The parameter's schema as it appears in the input schema.
     pub schema: Value,
+    /// The schema's `default`, when it has one.
     pub default: Option<Value>,
 }
 
 /// One tool of the catalog, with everything computed once at build time.
 pub struct CatalogTool {
+    /// The published name, which calls resolve to.
     pub name: String,
+    /// A human-readable title for clients' UIs.
     pub title: Option<String>,
+    /// What a model chooses the tool by.
     pub description: String,
+    /// Other names the tool answers to.
     pub aliases: Vec<String>,
+    /// Words search finds the tool by, besides its name and description.
     pub keywords: Vec<String>,
+    /// The MCP hints, as declared (`None` fields: not said).
     pub annotations: Annotations,
+    /// Kept out of tools/list; found and called through search.
     pub hidden: bool,
+    /// How long a call may run before it is stopped: the tool's own `timeout_ms`, else the
+    /// catalog's default timeout; `None`: no limit.
     pub timeout: Option<Duration>,
+    /// The JSON parameters: in declaration order for a `#[mcp_tool]` function, as the input
+    /// schema lists them for a provider's tool.
     pub params: Vec<ParamInfo>,
+    /// The input schema as served in tools/list.
     pub input_schema: Arc<JsonObject>,
+    /// The output schema as served, for a tool with structured output.
     pub output_schema: Option<Arc<JsonObject>>,
     /// A recursive parameter or output type kept `$defs` in a portable schema.
     pub recursive_schema: bool,
@@ -63,7 +82,8 @@ pub struct CatalogTool {
     pub schema_notes: Vec<String>,
     /// Where the tool was declared (`module::function (file:line)`).
     pub origin: String,
-    /// The Cargo package (name, version) that declares the tool.
+    /// The Cargo package (name, version) that declares the tool; empty strings for a
+    /// provider's tool.
     pub package: (&'static str, &'static str),
     /// The tools/list entry.
     pub tool: Tool,
@@ -104,6 +124,7 @@ fn error_line(e: &jsonschema::ValidationError<'_>) -> String {
 }
 
 impl CatalogTool {
+    /// The parameter with this exact key (aliases are not looked at).
     pub fn param(&self, name: &str) -> Option<&ParamInfo> {
         self.params.iter().find(|p| p.name == name)
     }

@@ -25,13 +25,16 @@ pub struct StateMap {
 }
 
 impl StateMap {
+    /// Registers `value` as the state of type `T`, replacing an earlier value of that type.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
         self.insert_arc(Arc::new(value));
     }
+    /// Registers a value already behind an `Arc`: tools share it with whoever else holds it.
     pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
         self.values
             .insert(TypeId::of::<T>(), (value, std::any::type_name::<T>()));
     }
+    /// The state of type `T`, when one is registered.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         let (value, _) = self.values.get(&TypeId::of::<T>())?;
         value.clone().downcast::<T>().ok()
@@ -67,11 +70,14 @@ impl Caller {
     pub fn anonymous() -> Self {
         Caller { id: None }
     }
+    /// A caller with this identity (a token's subject, a user id): what visibility rules and
+    /// scoped providers key on.
     pub fn new(id: impl Into<String>) -> Self {
         Caller {
             id: Some(id.into()),
         }
     }
+    /// The identity; `None` for an anonymous caller.
     pub fn id(&self) -> Option<&str> {
         self.id.as_deref()
     }
@@ -96,9 +102,11 @@ fn level_rank(level: LoggingLevel) -> u8 {
 }
 
 impl LogLevelFilter {
+    /// From now on, only messages at `level` or more severe are sent.
     pub fn set(&self, level: LoggingLevel) {
         self.0.store(level_rank(level), Ordering::Relaxed);
     }
+    /// Whether a message at `level` is sent.
     pub fn allows(&self, level: LoggingLevel) -> bool {
         level_rank(level) >= self.0.load(Ordering::Relaxed)
     }
@@ -131,26 +139,34 @@ pub struct ContextBuilder {
 }
 
 impl ContextBuilder {
+    /// Who calls (default: anonymous).
     pub fn caller(mut self, caller: Caller) -> Self {
         self.inner.caller = caller;
         self
     }
+    /// The token that cancels the call: the client's cancellation, or a test's (default: a
+    /// token nobody cancels). A timeout cancels it too.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.inner.cancel = token;
         self
     }
+    /// The client session that progress and log notifications go to (default: none, and
+    /// they do nothing).
     pub fn peer(mut self, peer: Peer<RoleServer>) -> Self {
         self.inner.peer = Some(peer);
         self
     }
+    /// The request's `_meta.progressToken`; without one, [`Context::progress`] sends nothing.
     pub fn progress_token(mut self, token: Option<ProgressToken>) -> Self {
         self.inner.progress_token = token;
         self
     }
+    /// The session's log level (default: none, so every level is sent).
     pub fn log_filter(mut self, filter: Arc<LogLevelFilter>) -> Self {
         self.inner.log_filter = Some(filter);
         self
     }
+    /// The context.
     pub fn build(self) -> Context {
         Context {
             inner: Arc::new(self.inner),
@@ -160,6 +176,8 @@ impl ContextBuilder {
 }
 
 impl Context {
+    /// A context with some parts set: the caller and cancellation for tests, every part for
+    /// a transport of your own.
     pub fn builder() -> ContextBuilder {
         ContextBuilder::default()
     }
@@ -167,6 +185,7 @@ impl Context {
     pub fn for_caller(caller: Caller) -> Self {
         Context::builder().caller(caller).build()
     }
+    /// Who calls.
     pub fn caller(&self) -> &Caller {
         &self.inner.caller
     }
@@ -180,6 +199,7 @@ impl Context {
             tool: Some(tool.clone()),
         }
     }
+    /// Whether the call was cancelled or timed out: for a long loop to check between steps.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()
     }
@@ -187,6 +207,7 @@ impl Context {
     pub async fn cancelled(&self) {
         self.inner.cancel.cancelled().await
     }
+    /// The call's cancellation token, for work the tool hands to other tasks.
     pub fn cancellation_token(&self) -> CancellationToken {
         self.inner.cancel.clone()
     }
@@ -241,8 +262,11 @@ impl Context {
 /// The input of a tool handler: its arguments (already repaired and validated), its context
 /// and the application state.
 pub struct Invocation {
+    /// The JSON arguments; the generated code takes each parameter out of them.
     pub arguments: Map<String, Value>,
+    /// The call's context, for the `Context` extractor.
     pub context: Context,
+    /// The state registered on the server, for `State<T>` extractors.
     pub state: Arc<StateMap>,
 }
 
@@ -252,6 +276,8 @@ pub struct Invocation {
     note = "tool parameters named `State<T>` or `Context` are extractors: use `disco_runtime::State` and `disco_runtime::Context`"
 )]
 pub trait FromInvocation: Sized {
+    /// The value for this call; an `Err` is the server's fault, not the model's, and the
+    /// call's error result says so.
     fn from_invocation(inv: &Invocation) -> Result<Self, String>;
 
     /// The state type this extractor needs and `state` lacks (`None`: nothing is missing).
@@ -288,7 +314,7 @@ impl FromInvocation for Context {
 }
 
 /// Collects every problem met while reading a call's parameters, so that one error result
-/// names them all.
+/// names them all. Used by the code `#[mcp_tool]` generates; not for direct use.
 #[derive(Default)]
 pub struct ArgErrors {
     problems: Vec<String>,
@@ -296,6 +322,7 @@ pub struct ArgErrors {
 }
 
 impl ArgErrors {
+    /// No problems yet.
     pub fn new() -> Self {
         Self::default()
     }

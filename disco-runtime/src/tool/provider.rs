@@ -14,8 +14,11 @@ use super::{BoxFuture, Caller, Context};
 pub struct DynamicTool {
     /// The tools/list entry: name, title, description, schemas, annotations.
     pub tool: Tool,
+    /// Other names the tool answers to, as `aliases(...)` of `#[mcp_tool]` (default none).
     pub aliases: Vec<String>,
+    /// Words `tool_search` finds the tool by, as `keywords(...)` (default none).
     pub keywords: Vec<String>,
+    /// Kept out of tools/list, found through search, as `hidden` (default `false`).
     pub hidden: bool,
     /// What was wrong with the definition as received and how it was made usable (a schema
     /// that is not an object, say): reported with the tool's schema problems, by the log and
@@ -24,6 +27,7 @@ pub struct DynamicTool {
 }
 
 impl DynamicTool {
+    /// A tool with this entry and nothing else: no aliases, no keywords, listed.
     pub fn new(tool: Tool) -> Self {
         DynamicTool {
             tool,

@@ -21,11 +21,14 @@ pub struct ToolError {
 }
 
 impl ToolError {
+    /// An error with this message, which the model reads: say what went wrong and what to
+    /// send instead.
     pub fn new(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
         }
     }
+    /// The message, causes included for a converted error.
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -59,6 +62,7 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     note = "return `String`, `&'static str`, `()`, `Json<T>` (T: Serialize + JsonSchema), `Content`, `Vec<Content>`, `CallToolResult`, or `Result<T, E>` of one of these with `E: Display`"
 )]
 pub trait IntoToolResult {
+    /// The MCP result sent for this value.
     fn into_tool_result(self) -> CallToolResult;
     /// The schema of the structured content this type produces, if it produces any.
     fn output_schema(_gen: &mut SchemaGenerator) -> Option<Schema> {

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::spec::ParamSpec;
 
+/// A JSON object: what MCP requires every tool schema to be.
 pub type JsonObject = Map<String, Value>;
 
 /// Which form of JSON Schema to emit.
@@ -30,16 +31,20 @@ pub enum SchemaMode {
     Full,
 }
 
+/// The `$schema` URL of JSON Schema 2020-12, which schemas in the full form declare.
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// A schema ready for tools/list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BuiltSchema {
+    /// The schema, an object with `"type": "object"` at its root.
     pub schema: JsonObject,
     /// A recursive type forced `$defs` to stay in a portable schema.
     pub recursive: bool,
 }
 
+/// The schemars generator for `mode`: JSON Schema 2020-12, with subschemas inlined for the
+/// portable form.
 pub fn generator(mode: SchemaMode) -> SchemaGenerator {
     SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = mode == SchemaMode::Portable)

@@ -35,9 +35,15 @@ impl std::fmt::Debug for Handler {
 /// apply: not read-only, destructive, not idempotent, open world.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Annotations {
+    /// `readOnlyHint`: the tool changes nothing (MCP default `false`).
     pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may destroy data (MCP default `true`; meaningless when
+    /// read-only).
     pub destructive: Option<bool>,
+    /// `idempotentHint`: calling it twice does what calling it once does (MCP default
+    /// `false`).
     pub idempotent: Option<bool>,
+    /// `openWorldHint`: it reaches systems outside the server (MCP default `true`).
     pub open_world: Option<bool>,
 }
 
@@ -52,9 +58,13 @@ impl Annotations {
 /// Where a tool was declared, for error messages that name both sides of a conflict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin {
+    /// The module path of the function (`module_path!()`).
     pub module: &'static str,
+    /// The source file, as `file!()` gives it.
     pub file: &'static str,
+    /// The line of the function's name.
     pub line: u32,
+    /// The function's name, which may differ from the published tool name.
     pub function: &'static str,
     /// The Cargo package (name, version) that declares the tool.
     pub package: (&'static str, &'static str),
@@ -76,8 +86,11 @@ pub type DefaultFn = fn() -> Result<Option<Value>, String>;
 /// One JSON parameter of a tool.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
+    /// The argument's key in the input schema (the Rust parameter's name).
     pub name: &'static str,
+    /// Other keys a model may send for it (`#[param(alias = ...)]`); repair renames them.
     pub aliases: &'static [&'static str],
+    /// From the `# Arguments` entry or `#[param(description = ...)]`.
     pub description: Option<&'static str>,
     /// Not an `Option` and without a default.
     pub required: bool,
@@ -92,22 +105,37 @@ pub struct ParamSpec {
 /// Everything `#[mcp_tool]` knows about one tool.
 #[derive(Clone, Copy, Debug)]
 pub struct ToolSpec {
+    /// The published name (the function's name unless `name = "..."`).
     pub name: &'static str,
+    /// A human-readable title for clients' UIs.
     pub title: Option<&'static str>,
+    /// The doc comment without its `# Arguments` and `# Examples` sections, or
+    /// `description = "..."`: what a model chooses the tool by.
     pub description: &'static str,
+    /// Other names the tool answers to; a call by one is reported as corrected.
     pub aliases: &'static [&'static str],
+    /// Words `tool_search` finds the tool by, besides its name and description.
     pub keywords: &'static [&'static str],
+    /// The MCP hints; they also decide which tools fuzzy name correction may reach.
     pub annotations: Annotations,
     /// Kept out of tools/list; found and called through the search meta-tools.
     pub hidden: bool,
     /// Keep the full JSON Schema 2020-12 form instead of the portable one.
     pub full_schema: bool,
+    /// The call fails with a timeout result after this many milliseconds; `None`: the
+    /// catalog's default timeout.
     pub timeout_ms: Option<u64>,
+    /// The JSON parameters, in declaration order (extractors are not among them).
     pub params: &'static [ParamSpec],
+    /// The output schema its return type declares (see
+    /// [`IntoToolResult::output_schema`](super::IntoToolResult::output_schema): that of `T`
+    /// for `Json<T>`), or `None`.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// The `State<T>` types the tool takes that `state` lacks (their type names).
     pub missing_state: fn(&super::StateMap) -> Vec<&'static str>,
+    /// Runs the tool on its arguments.
     pub handler: Handler,
+    /// Where the tool was declared.
     pub origin: Origin,
 }
 
