@@ -3,6 +3,11 @@
 //! may not see) must answer every probe exactly as a catalog that never had those tools —
 //! same resolution, suggestions, errors and their `data`, search results and scores, list
 //! pages, execute_tool results and counters. Then the same over HTTP with bearer tokens.
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers); and the HTTP half compares
+//! the server's answers with catalogs of exactly this file's tools.
 
 mod common;
 

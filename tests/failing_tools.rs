@@ -1,6 +1,11 @@
 //! Tools that fail: a panic, a hang past the timeout, output that breaks the tool's own
 //! output schema, a cancellation mid-way. The caller gets a clear error result, other calls
 //! in flight finish normally, and nothing is left behind (tasks, futures, memory).
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers); and the counters and
+//! results over the protocol are those of this file's tools alone.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

@@ -1,6 +1,11 @@
 //! Hostile and malformed input over Streamable HTTP: each case gets the HTTP status and the
 //! JSON-RPC error it should (with its id whenever one can be read), and the server answers
 //! the next request normally. Servers run in-process on 127.0.0.1:0.
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers); and the sizes of the
+//! error answers (suggestions included) are bounded for this file's tools.
 
 mod common;
 

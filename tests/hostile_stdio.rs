@@ -2,6 +2,11 @@
 //! specification asks for (with its id whenever one can be read), and the server goes on
 //! serving the next request. The server runs in-process on the same transport as
 //! `Server::serve_stdio` (`GuardedStdio`), over an in-memory pipe.
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers); and the sizes of the
+//! error answers (suggestions included) are bounded for this file's tools.
 
 use std::time::{Duration, Instant};
 

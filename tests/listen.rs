@@ -2,6 +2,11 @@
 //! HTTP, and sessions of the initialize era over HTTP with sessions: a reload announces a
 //! change of the tool list, but only to a caller whose own list changed; and a server shutting
 //! down ends open streams instead of waiting for them.
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers), although this file declares
+//! none.
 
 mod common;
 

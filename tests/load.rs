@@ -6,6 +6,11 @@
 //! `DISCO_LOAD_SECS` (default 3) and `DISCO_LOAD_CONNS` (default 32) set the run; the figures
 //! in SECURITY.md come from `cargo test --release --test load -- --nocapture` with 10 s.
 //! The server processes are this test binary started again in child mode.
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers); and the tools/list it checks
+//! holds this file's tools alone. Its child processes run this binary again.
 
 mod common;
 

@@ -1,6 +1,11 @@
 //! A provider whose tools change: `ServerHandle::reload()` swaps the catalog, a connected
 //! client receives `notifications/tools/list_changed`, and its next tools/list shows the change.
 //! Driven in-process by rmcp's own client over an in-memory duplex pipe.
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers), although this file declares
+//! none.
 
 mod common;
 

@@ -6,6 +6,11 @@
 //! request, 30 s at most.
 //!
 //! The server process is this test binary started again in child mode.
+//!
+//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
+//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
+//! defaults that do not fit, `State<T>`s no server here registers). Its child process runs
+//! this binary again, under an open-file limit.
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! The repository's example servers as catalogs, for `examples/catalog.rs` and
-//! `tests/catalog_docs.rs`.
+//! `tests/it/catalog_docs.rs`.
 //!
 //! Each example is a separate binary, so the tools are compiled in here again by including the
 //! example files themselves: the docs can never describe a copy that drifted from the real

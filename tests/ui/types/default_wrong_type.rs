@@ -1,6 +1,6 @@
 // Rule: an expression default is a value of the parameter's type (checked by the compiler, at
 // the expression). A literal default is JSON and is checked when the catalog starts instead
-// (see tests/catalog_errors.rs).
+// (see tests/it/catalog_errors.rs).
 use disco_runtime::mcp_tool;
 
 /// Search the notes by meaning.

@@ -7,7 +7,7 @@ use disco_runtime::catalog::lint::{self, LintOptions, Severity};
 use disco_runtime::Catalog;
 
 #[allow(dead_code)]
-#[path = "../examples/quickstart.rs"]
+#[path = "../../examples/quickstart.rs"]
 mod quickstart;
 
 #[test]

@@ -9,6 +9,8 @@ use disco_runtime::tool::BoxFuture;
 use disco_runtime::{mcp_tool, Caller, Catalog, CatalogTool, Context, ToolProvider};
 use serde_json::{json, Map, Value};
 
+use crate::common::tools_in;
+
 /// Convert a temperature from Celsius to Fahrenheit and return it as text.
 #[mcp_tool(read_only, keywords("temperature", "weather"))]
 fn celsius_to_fahrenheit(celsius: f64) -> String {
@@ -50,7 +52,7 @@ fn catalog(exposure: Exposure) -> Catalog {
             exposure,
             ..SearchOptions::default()
         })
-        .from_inventory()
+        .from_specs(tools_in(module_path!()))
         .unwrap()
 }
 
@@ -265,7 +267,7 @@ async fn scoped_tools_exist_only_for_their_caller() {
             enabled: true,
             ..SearchOptions::default()
         })
-        .from_inventory()
+        .from_specs(tools_in(module_path!()))
         .unwrap();
     let acme = Context::for_caller(Caller::new("acme"));
     let other = Context::for_caller(Caller::new("globex"));
@@ -289,7 +291,7 @@ fn a_provider_tool_clashing_with_a_macro_tool_is_a_catalog_error() {
     let clash = json!([{"name": "celsius_to_fahrenheit", "description": "x", "inputSchema": {"type": "object"}}]);
     let err = Catalog::builder()
         .provider(JsonCatalogProvider::from_value(&clash).unwrap())
-        .from_inventory()
+        .from_specs(tools_in(module_path!()))
         .unwrap_err();
     assert!(
         err.to_string()

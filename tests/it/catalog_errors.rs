@@ -35,7 +35,7 @@ fn repeat(#[param(default = 2)] times: u32, text: String) -> String {
 }
 
 fn spec(name: &str) -> &'static disco_runtime::ToolSpec {
-    disco_runtime::tool::registered()
+    crate::common::tools_in(module_path!())
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("tool `{name}` is not registered"))
 }

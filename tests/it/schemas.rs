@@ -7,6 +7,8 @@ use disco_runtime::{mcp_tool, Catalog, Json, SchemaMode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::common::tools_in;
+
 /// Where an order goes.
 #[derive(Deserialize, Serialize, JsonSchema)]
 struct Address {
@@ -95,21 +97,28 @@ fn schemas(catalog: &Catalog, name: &str) -> serde_json::Value {
     })
 }
 
+/// This module's tools (the binary holds other modules' too).
+fn catalog() -> Catalog {
+    Catalog::builder()
+        .from_specs(tools_in(module_path!()))
+        .unwrap()
+}
+
 #[test]
 fn portable_schema_of_nested_types() {
-    let c = Catalog::from_inventory().unwrap();
+    let c = catalog();
     insta::assert_json_snapshot!(schemas(&c, "place_order"));
 }
 
 #[test]
 fn recursive_types_keep_defs() {
-    let c = Catalog::from_inventory().unwrap();
+    let c = catalog();
     insta::assert_json_snapshot!(schemas(&c, "count_folders"));
 }
 
 #[test]
 fn full_schema_per_tool() {
-    let c = Catalog::from_inventory().unwrap();
+    let c = catalog();
     insta::assert_json_snapshot!(schemas(&c, "place_order_full"));
 }
 
@@ -117,7 +126,7 @@ fn full_schema_per_tool() {
 fn full_schema_server_wide() {
     let c = Catalog::builder()
         .schema_mode(SchemaMode::Full)
-        .from_inventory()
+        .from_specs(tools_in(module_path!()))
         .unwrap();
     let s = schemas(&c, "place_order");
     assert_eq!(
@@ -131,7 +140,7 @@ fn full_schema_server_wide() {
 /// No `$ref`, no `$schema`, no `null` types anywhere in a portable input schema.
 #[test]
 fn portable_schemas_have_no_field_rejected_in_the_field() {
-    let c = Catalog::from_inventory().unwrap();
+    let c = catalog();
     for tool in c.tools() {
         if tool.recursive_schema || tool.name.ends_with("_full") {
             continue;

@@ -1,7 +1,7 @@
 //! The catalog docs: the checked-in docs of the example servers are fresh, the examples pass
 //! the lint, and the Markdown and JSON say what the issue asks of them.
 
-#[path = "../examples/catalog/servers.rs"]
+#[path = "../../examples/catalog/servers.rs"]
 mod servers;
 
 use std::path::{Path, PathBuf};
