@@ -130,6 +130,40 @@ async fn tool_search_ranks_and_returns_schemas() {
     assert!(s["tools"][0].get("inputSchema").is_none());
 }
 
+/// Scores are rounded to three decimals as they are written, in the structured result and in
+/// the text that carries the same JSON (a float widened from f32 would print as
+/// `0.6290000081062317`): checked for every score of a query made from each tool's words.
+#[tokio::test]
+async fn tool_search_scores_read_as_three_decimals() {
+    let c = catalog(Exposure::All);
+    let queries: Vec<String> = c
+        .tools()
+        .iter()
+        .map(|t| format!("{} {}", t.name.replace('_', " "), t.description))
+        .collect();
+    let mut seen = 0;
+    for query in &queries {
+        let r = c
+            .call("tool_search", json!({"query": query, "max_results": 20}))
+            .await
+            .unwrap();
+        let text = r.content[0].as_text().unwrap().text.clone();
+        let structured = serde_json::to_string(&r.structured_content.unwrap()).unwrap();
+        for written in [text, structured] {
+            for part in written.split("\"score\":").skip(1) {
+                let number: String = part
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
+                assert!(decimals <= 3, "score `{number}` for {query:?}");
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > queries.len(), "only {seen} scores seen");
+}
+
 #[tokio::test]
 async fn tool_search_abstains_with_a_hint() {
     let c = catalog(Exposure::All);

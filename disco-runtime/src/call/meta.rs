@@ -87,7 +87,9 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
                 "description".into(),
                 Value::String(tool.description.clone()),
             );
-            entry.insert("score".into(), json!((*score * 1000.0).round() / 1000.0));
+            // Rounded in f64: an f32 rounded and then widened prints as 0.6290000081062317.
+            let rounded = (f64::from(*score) * 1000.0).round() / 1000.0;
+            entry.insert("score".into(), json!(rounded));
             if !compact {
                 entry.insert(
                     "inputSchema".into(),
