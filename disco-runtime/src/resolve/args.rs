@@ -103,8 +103,8 @@ pub fn prepare(
     repair: Repair,
 ) -> Result<Prepared, String> {
     // The usual call: every key a declared parameter, no `null`, every value already of its
-    // type, nothing required missing. Nothing below would change it, so it goes to the
-    // validator as it came.
+    // type, nothing required missing. Nothing below would change it unless the schema refuses
+    // a value that is an allowed one in another case, so it goes to the validator as it came.
     let as_sent = args.keys().all(|k| tool.param(k).is_some())
         && tool.params.iter().all(|p| match args.get(&p.name) {
             None => !p.required,
@@ -114,13 +114,26 @@ pub fn prepare(
     if as_sent {
         let instance = Value::Object(args);
         let errors = tool.validate_input(&instance);
-        return match instance {
-            Value::Object(arguments) if errors.is_empty() => Ok(Prepared {
-                arguments,
-                fixes: Vec::new(),
-            }),
-            _ => Err(explain(tool, &errors)),
+        let Value::Object(args) = instance else {
+            return Err(explain(tool, &errors));
         };
+        if errors.is_empty() {
+            return Ok(Prepared {
+                arguments: args,
+                fixes: Vec::new(),
+            });
+        }
+        // A refused value may be an allowed one in another case (`"HIGH"` for `"high"`): the
+        // rules below repair it and say so.
+        let repairable = repair == Repair::Safe
+            && tool.params.iter().any(|p| {
+                args.get(&p.name)
+                    .is_some_and(|v| enum_value(v, &p.schema).is_some())
+            });
+        if !repairable {
+            return Err(explain(tool, &errors));
+        }
+        return repair_and_check(tool, args, repair);
     }
     repair_and_check(tool, args, repair)
 }
@@ -249,7 +262,9 @@ fn repair_and_check(
             let Some(value) = out.get_mut(&p.name) else {
                 continue;
             };
-            if let Some((coerced, rule)) = coerce(value, &p.schema) {
+            let repaired = coerce(value, &p.schema)
+                .or_else(|| enum_value(value, &p.schema).map(|v| (v, "enum_case")));
+            if let Some((coerced, rule)) = repaired {
                 let from = std::mem::replace(value, coerced.clone());
                 fixes.push(ArgFix::Coerced {
                     param: p.name.clone(),
@@ -529,6 +544,42 @@ fn schema_types(schema: &Value) -> Vec<&str> {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// The one allowed value a string differs from only by case and separators (`"HIGH"` for
+/// `"high"`, `"in-progress"` for `"in_progress"`), when the schema lists its values (`enum`, or
+/// `oneOf`/`anyOf` branches of one `const` each). None when the value is allowed as sent, or
+/// when no value or more than one matches so (`"A"` with both `"a"` and `"A"` allowed).
+fn enum_value(value: &Value, schema: &Value) -> Option<Value> {
+    let Value::String(sent) = value else {
+        return None;
+    };
+    let options: Vec<&Value> = match schema.get("enum") {
+        Some(Value::Array(values)) => values.iter().collect(),
+        _ => ["oneOf", "anyOf"]
+            .iter()
+            .find_map(|k| schema.get(*k).and_then(Value::as_array))?
+            .iter()
+            .map(|branch| branch.get("const"))
+            .collect::<Option<Vec<&Value>>>()?,
+    };
+    if options.iter().any(|o| *o == value) {
+        return None;
+    }
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = key(sent);
+    let mut matching = options
+        .iter()
+        .filter(|o| o.as_str().is_some_and(|o| key(o) == wanted));
+    match (matching.next(), matching.next()) {
+        (Some(only), None) => Some((*only).clone()),
+        _ => None,
     }
 }
 
@@ -953,5 +1004,101 @@ mod tests {
         let string = json!({"type": "string"});
         assert_eq!(coerce(&json!(12), &string).unwrap().0, json!("12"));
         assert!(coerce(&json!("ok"), &string).is_none());
+    }
+
+    /// Every spelling of an allowed value that differs from it only by case and separators
+    /// becomes that value, through `enum` and through `oneOf` consts alike; a spelling that two
+    /// allowed values share, or that no value has, is left for the schema to refuse.
+    #[test]
+    fn enum_values_are_repaired_only_when_one_matches() {
+        let values = [
+            "high",
+            "low",
+            "in_progress",
+            "done",
+            "readOnly",
+            "read-write",
+            "A",
+            "a",
+            "x",
+        ];
+        let spellings = |v: &str| -> Vec<String> {
+            let words: Vec<String> = crate::text::words::split_words(v);
+            let mut out = vec![
+                v.to_uppercase(),
+                v.to_lowercase(),
+                words.join("_"),
+                words.join("-"),
+                words.join(" "),
+                words.join("").to_uppercase(),
+            ];
+            out.retain(|s| s != v);
+            out
+        };
+        let as_enum = json!({"type": "string", "enum": values});
+        let as_one_of =
+            json!({"oneOf": values.iter().map(|v| json!({"const": v})).collect::<Vec<_>>()});
+        let key = |s: &str| normalise_key(s).to_lowercase();
+        for schema in [&as_enum, &as_one_of] {
+            for v in values {
+                assert_eq!(
+                    enum_value(&json!(v), schema),
+                    None,
+                    "{v} is allowed as sent"
+                );
+                let twins = values.iter().filter(|o| key(o) == key(v)).count();
+                for sent in spellings(v) {
+                    if values.contains(&sent.as_str()) {
+                        continue;
+                    }
+                    let got = enum_value(&json!(sent), schema);
+                    if twins == 1 {
+                        assert_eq!(got, Some(json!(v)), "{sent} for {v}");
+                    } else {
+                        assert_eq!(got, None, "{sent}: {twins} values match");
+                    }
+                }
+            }
+            for other in ["highest", "hgh", "progress", "", "b", "done!"] {
+                assert_eq!(enum_value(&json!(other), schema), None, "{other}");
+            }
+            assert_eq!(enum_value(&json!(5), schema), None);
+        }
+        // Not a list of values: nothing to repair to.
+        assert_eq!(enum_value(&json!("HIGH"), &json!({"type": "string"})), None);
+        let mixed = json!({"oneOf": [{"const": "high"}, {"type": "integer"}]});
+        assert_eq!(enum_value(&json!("HIGH"), &mixed), None);
+    }
+
+    #[test]
+    fn an_enum_value_in_another_case_is_repaired_and_reported() {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {"priority": {"type": "string", "enum": ["low", "medium", "high", "urgent"]}},
+            "required": ["priority"]
+        }));
+        let p = prepare(
+            &t,
+            json!({"priority": "HIGH"}).as_object().unwrap().clone(),
+            Repair::Safe,
+        )
+        .unwrap();
+        assert_eq!(p.arguments["priority"], json!("high"));
+        assert_eq!(
+            p.fixes[0].to_json(),
+            json!({"kind": "coerced", "param": "priority", "from": "HIGH", "to": "high", "rule": "enum_case"})
+        );
+        // Strict checks only.
+        let err = prepare(
+            &t,
+            json!({"priority": "HIGH"}).as_object().unwrap().clone(),
+            Repair::Strict,
+        )
+        .unwrap_err();
+        // The refusal names every allowed value, not the first two.
+        for v in ["low", "medium", "high", "urgent"] {
+            assert!(err.contains(&format!("\"{v}\"")), "{v} missing from: {err}");
+        }
+        assert!(!err.contains("other candidates"), "{err}");
     }
 }

@@ -113,10 +113,26 @@ const MAX_VALUES_FOR_ALL_ERRORS: usize = 1_000;
 /// One schema error as a line, with its path.
 fn error_line(e: &jsonschema::ValidationError<'_>) -> String {
     let path = e.instance_path().to_string();
+    // The validator names two allowed values and "N other candidates": a model needs them all.
+    let message = match e.kind() {
+        jsonschema::error::ValidationErrorKind::Enum { options } => match options.as_array() {
+            Some(values) => format!(
+                "{} is not one of {}",
+                e.instance(),
+                values
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => e.to_string(),
+        },
+        _ => e.to_string(),
+    };
     let line = if path.is_empty() {
-        e.to_string()
+        message
     } else {
-        format!("`{path}`: {e}")
+        format!("`{path}`: {message}")
     };
     // The validator quotes the offending value whole: a 4 MB string must not come back in
     // the error.
