@@ -564,7 +564,7 @@ fn enum_value(value: &Value, schema: &Value) -> Option<Value> {
             .map(|branch| branch.get("const"))
             .collect::<Option<Vec<&Value>>>()?,
     };
-    if options.iter().any(|o| *o == value) {
+    if options.contains(&value) {
         return None;
     }
     let key = |s: &str| -> String {
