@@ -47,8 +47,72 @@ fn module_path(rel: &Path) -> Vec<String> {
     parts
 }
 
-/// The top-level module each path in `code` names, with the path as written.
-fn targets(module: &[String], code: &str) -> Vec<(String, String)> {
+/// The top-level modules a path names: `crate::a::b` -> [a]; `super::x` from `catalog/view.rs`
+/// -> [catalog]; a group `crate::{a::X, b}` -> [a, b] (`group` is the text from its `{`).
+fn tops(module: &[String], path: &str, group: Option<&str>) -> Vec<String> {
+    let mut segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let mut base: Vec<String> = Vec::new();
+    if segments.first() == Some(&"crate") {
+        segments.remove(0);
+    } else {
+        base = module.to_vec();
+        while segments.first() == Some(&"super") {
+            segments.remove(0);
+            base.pop();
+        }
+    }
+    if let Some(top) = base
+        .first()
+        .cloned()
+        .or_else(|| segments.first().map(|s| s.to_string()))
+    {
+        return vec![top];
+    }
+    // `crate::{...}` or `super::{...}` up to the crate root: each first-level item of the
+    // group names a module of its own.
+    let Some(group) = group else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut item = String::new();
+    for c in group.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                if depth == 1 {
+                    continue;
+                }
+            }
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(std::mem::take(&mut item));
+                    break;
+                }
+            }
+            ',' if depth == 1 => {
+                out.push(std::mem::take(&mut item));
+                continue;
+            }
+            _ => {}
+        }
+        if depth >= 1 {
+            item.push(c);
+        }
+    }
+    out.iter()
+        .filter_map(|i| {
+            let first = i.trim().split("::").next()?.trim();
+            let first = first.split_whitespace().next()?;
+            (!first.is_empty() && first != "self").then(|| first.to_string())
+        })
+        .collect()
+}
+
+/// Each path in `code` (comments already removed), with the top-level module it names and
+/// the byte offset where it starts.
+fn targets(module: &[String], code: &str) -> Vec<(usize, String, String)> {
     let mut out = Vec::new();
     let bytes = code.as_bytes();
     let mut i = 0;
@@ -64,26 +128,85 @@ fn targets(module: &[String], code: &str) -> Vec<(String, String)> {
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
                 .unwrap_or(rest.len());
             let path = &rest[..end];
-            let mut segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
-            let mut base: Vec<String> = Vec::new();
-            if segments.first() == Some(&"crate") {
-                segments.remove(0);
-            } else {
-                base = module.to_vec();
-                while segments.first() == Some(&"super") {
-                    segments.remove(0);
-                    base.pop();
-                }
-            }
-            let top = base
-                .first()
-                .cloned()
-                .or_else(|| segments.first().map(|s| s.to_string()));
-            if let Some(top) = top {
-                out.push((top, path.to_string()));
+            let group = rest[end..].starts_with('{').then(|| &rest[end..]);
+            for top in tops(module, path, group) {
+                out.push((i, top, path.to_string()));
             }
             i += end.max(1);
         } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The source without comments: `//` to the end of a line (outside string literals) and
+/// `/* ... */`, each replaced by spaces so that offsets keep their lines.
+fn without_comments(source: &str) -> String {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = String::with_capacity(source.len());
+    let (mut i, mut in_string) = (0, false);
+    while i < chars.len() {
+        let c = chars[i];
+        if in_string {
+            out.push(c);
+            if c == '\\' && i + 1 < chars.len() {
+                out.push(chars[i + 1]);
+                i += 2;
+                continue;
+            }
+            if c == '"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        let starts_word = i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if c == 'r' && starts_word && matches!(chars.get(i + 1), Some('#') | Some('"')) {
+            // A raw string, `r#"..."#`: copied whole up to its own closing quote and hashes.
+            let hashes = chars[i + 1..].iter().take_while(|&&h| h == '#').count();
+            if chars.get(i + 1 + hashes) == Some(&'"') {
+                let close: String = std::iter::once('"')
+                    .chain(std::iter::repeat_n('#', hashes))
+                    .collect();
+                let body_start = i + 2 + hashes;
+                let rest: String = chars[body_start..].iter().collect();
+                let end = rest.find(&close).map_or(chars.len(), |e| {
+                    body_start + rest[..e].chars().count() + close.chars().count()
+                });
+                out.extend(&chars[i..end]);
+                i = end;
+                continue;
+            }
+        }
+        if c == '\'' {
+            // A char literal (`'"'`, `'\\''`) is copied whole, so its quote opens no string;
+            // otherwise this is a lifetime.
+            let len = match (chars.get(i + 1), chars.get(i + 2), chars.get(i + 3)) {
+                (Some('\\'), Some(_), Some('\'')) => 4,
+                (Some(_), Some('\''), _) => 3,
+                _ => 1,
+            };
+            out.extend(&chars[i..(i + len).min(chars.len())]);
+            i += len;
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+            i += 1;
+        } else if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                out.push(if chars[i] == '\n' { '\n' } else { ' ' });
+                i += 1;
+            }
+            out.push_str("  ");
+            i += 2;
+        } else {
+            out.push(c);
             i += 1;
         }
     }
@@ -97,28 +220,20 @@ fn violations(rel: &Path, source: &str) -> Vec<(usize, String, String)> {
         return Vec::new(); // the crate root may name everything
     };
     let own_layer = layer(own);
+    let code = without_comments(source);
     let mut out = Vec::new();
-    for (n, line) in source.lines().enumerate() {
-        let code = line.trim_start();
-        if code.starts_with("//") {
+    for (offset, top, path) in targets(&module, &code) {
+        if &top == own {
             continue;
         }
-        let code = match code.find(" //") {
-            Some(c) => &code[..c],
-            None => code,
-        };
-        for (top, path) in targets(&module, code) {
-            if &top == own {
-                continue;
-            }
-            let theirs = layer(&top);
-            if theirs >= own_layer {
-                out.push((
-                    n + 1,
-                    path,
-                    format!("`{own}` (layer {own_layer}) names `{top}` (layer {theirs})"),
-                ));
-            }
+        let theirs = layer(&top);
+        if theirs >= own_layer {
+            let line = code[..offset].matches('\n').count() + 1;
+            out.push((
+                line,
+                path,
+                format!("`{own}` (layer {own_layer}) names `{top}` (layer {theirs})"),
+            ));
         }
     }
     out

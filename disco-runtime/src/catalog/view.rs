@@ -1,7 +1,7 @@
 //! The catalog as one caller sees it. Every query for a caller (listing, search, name
-//! resolution, calls) is a method of [`View`], which holds the caller and applies its
-//! visibility: there is no other path to the tools for a caller, so a new query cannot forget
-//! to apply it.
+//! resolution, and the resolution that starts every call) is a method of [`View`], which holds
+//! the caller and applies its visibility: there is no other path to the tools for a caller, so
+//! a new query cannot forget to apply it.
 
 use std::sync::Arc;
 

@@ -11,6 +11,8 @@
 //! 4. a value of the wrong JSON type that can only mean one thing for the parameter's schema:
 //!    `"5"` for an integer, `"true"` for a boolean, a lone value for an array, a JSON-encoded
 //!    object or array in a string, a number for a string;
+//! 5. a string that is one allowed value in another case or with other separators between its
+//!    words (`"HIGH"` for `"high"`), when exactly one allowed value matches so;
 //!
 //! then validation of the result against the tool's JSON Schema. `null` for an optional
 //! parameter means "not given".
@@ -117,20 +119,25 @@ pub fn prepare(
         let Value::Object(args) = instance else {
             return Err(explain(tool, &errors));
         };
-        if errors.is_empty() {
+        // A value may be an allowed one in another case (`"HIGH"` for `"high"`): the rules
+        // below repair it and say so. A validator that accepted the arguments has found every
+        // value allowed already; without a validator (a schema that could not be compiled),
+        // the values are looked at here, as the rules below would.
+        let validated = tool.validates_input();
+        let repairable = || {
+            repair == Repair::Safe
+                && tool.params.iter().any(|p| {
+                    args.get(&p.name)
+                        .is_some_and(|v| enum_value(v, &p.schema).is_some())
+                })
+        };
+        if errors.is_empty() && (validated || !repairable()) {
             return Ok(Prepared {
                 arguments: args,
                 fixes: Vec::new(),
             });
         }
-        // A refused value may be an allowed one in another case (`"HIGH"` for `"high"`): the
-        // rules below repair it and say so.
-        let repairable = repair == Repair::Safe
-            && tool.params.iter().any(|p| {
-                args.get(&p.name)
-                    .is_some_and(|v| enum_value(v, &p.schema).is_some())
-            });
-        if !repairable {
+        if !errors.is_empty() && !repairable() {
             return Err(explain(tool, &errors));
         }
         return repair_and_check(tool, args, repair);
@@ -547,8 +554,8 @@ fn schema_types(schema: &Value) -> Vec<&str> {
     }
 }
 
-/// The one allowed value a string differs from only by case and separators (`"HIGH"` for
-/// `"high"`, `"in-progress"` for `"in_progress"`), when the schema lists its values (`enum`, or
+/// The one allowed value a string differs from only by case and by the separators between its
+/// words (`"HIGH"` for `"high"`, `"in-progress"` for `"in_progress"`: see [`enum_key`]), when the schema lists its values (`enum`, or
 /// `oneOf`/`anyOf` branches of one `const` each). None when the value is allowed as sent, or
 /// when no value or more than one matches so (`"A"` with both `"a"` and `"A"` allowed).
 fn enum_value(value: &Value, schema: &Value) -> Option<Value> {
@@ -567,20 +574,33 @@ fn enum_value(value: &Value, schema: &Value) -> Option<Value> {
     if options.contains(&value) {
         return None;
     }
-    let key = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let wanted = key(sent);
+    let wanted = enum_key(sent);
     let mut matching = options
         .iter()
-        .filter(|o| o.as_str().is_some_and(|o| key(o) == wanted));
+        .filter(|o| o.as_str().is_some_and(|o| enum_key(o) == wanted));
     match (matching.next(), matching.next()) {
         (Some(only), None) => Some((*only).clone()),
         _ => None,
     }
+}
+
+/// An allowed value's spelling key: lower case, and without the `_`, `-` and spaces that stand
+/// between two letters (`in-progress`, `In Progress`, `inProgress` -> `inprogress`). Every
+/// other character is kept: a leading `-` sorts descending or is a sign, `+5`/`-5` and `1.0`/`10`
+/// are different values, and `-` alone is a value of its own.
+fn enum_key(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let joins_letters = matches!(c, '_' | '-' | ' ')
+            && i > 0
+            && chars[i - 1].is_alphabetic()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+        if !joins_letters {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
 }
 
 /// The value converted to what the schema expects, when the conversion is unambiguous.
@@ -1038,7 +1058,7 @@ mod tests {
         let as_enum = json!({"type": "string", "enum": values});
         let as_one_of =
             json!({"oneOf": values.iter().map(|v| json!({"const": v})).collect::<Vec<_>>()});
-        let key = |s: &str| normalise_key(s).to_lowercase();
+        let key = |s: &str| enum_key(s);
         for schema in [&as_enum, &as_one_of] {
             for v in values {
                 assert_eq!(
@@ -1063,6 +1083,54 @@ mod tests {
                 assert_eq!(enum_value(&json!(other), schema), None, "{other}");
             }
             assert_eq!(enum_value(&json!(5), schema), None);
+        }
+        // Signs, digits and dots are part of a value, not separators: a value without one of
+        // them is a different value, never repaired into the one that has it.
+        let signed = [
+            (vec!["+1", "-1", "laugh"], vec!["1", " 1", "1 "]),
+            (vec!["UTC+5", "UTC-5"], vec!["UTC5", "utc 5", "UTC_5"]),
+            (
+                vec!["-created_at", "name"],
+                vec!["created_at", "CREATED_AT", "created at"],
+            ),
+            (vec!["1.0", "2.0"], vec!["10", "1_0", "1-0"]),
+            (vec!["-", "."], vec!["", " ", "_"]),
+            (vec!["asc", "-asc"], vec!["ASC_", "_asc", "--asc"]),
+        ];
+        for (allowed, sent) in signed {
+            let schema = json!({"type": "string", "enum": allowed});
+            for s in sent {
+                assert_eq!(enum_value(&json!(s), &schema), None, "{s} for {allowed:?}");
+            }
+        }
+        // Generated: dropping or adding any character that is not a separator between two
+        // letters never meets an allowed value.
+        for v in ["-1", "+1", "UTC-5", "v1.2", "-created_at", "a-b", "x_y z"] {
+            let schema = json!({"enum": [v]});
+            let chars: Vec<char> = v.chars().collect();
+            for i in 0..chars.len() {
+                let between_letters = i > 0
+                    && chars[i - 1].is_alphabetic()
+                    && chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+                if between_letters && matches!(chars[i], '_' | '-' | ' ') {
+                    continue;
+                }
+                let dropped: String = chars
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, c)| c)
+                    .collect();
+                assert_eq!(
+                    enum_value(&json!(dropped), &schema),
+                    None,
+                    "{dropped} for {v}"
+                );
+            }
+            for extra in ['-', '+', '.', '_'] {
+                let added = format!("{extra}{v}");
+                assert_eq!(enum_value(&json!(added), &schema), None, "{added} for {v}");
+            }
         }
         // Not a list of values: nothing to repair to.
         assert_eq!(enum_value(&json!("HIGH"), &json!({"type": "string"})), None);
@@ -1100,5 +1168,53 @@ mod tests {
             assert!(err.contains(&format!("\"{v}\"")), "{v} missing from: {err}");
         }
         assert!(!err.contains("other candidates"), "{err}");
+    }
+
+    /// Without a compiled input schema the same arguments are repaired alike, whether or not
+    /// something else in them takes the slower path.
+    #[test]
+    fn an_enum_value_is_repaired_alike_on_both_paths() {
+        for pattern in [None, Some("(")] {
+            let mut schema = json!({
+                "type": "object",
+                "properties": {
+                    "p": {"type": "string", "enum": ["high", "low"]},
+                    "q": {"type": "string"}
+                }
+            });
+            if let Some(bad) = pattern {
+                // A pattern that does not compile: the tool is kept, unvalidated.
+                schema["properties"]["q"]["pattern"] = json!(bad);
+            }
+            let t = tool(schema);
+            assert_eq!(t.validates_input(), pattern.is_none());
+            for args in [json!({"p": "HIGH"}), json!({"p": "HIGH", "q": null})] {
+                let p = prepare(&t, args.as_object().unwrap().clone(), Repair::Safe).unwrap();
+                assert_eq!(p.arguments["p"], json!("high"), "{args} ({pattern:?})");
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_list_of_allowed_values_is_shown_up_to_a_bound() {
+        let values: Vec<String> = (0..60).map(|i| format!("value_{i:02}")).collect();
+        let t = tool(json!({
+            "type": "object",
+            "properties": {"v": {"type": "string", "enum": values}},
+        }));
+        let err = prepare(
+            &t,
+            json!({"v": "x".repeat(5_000)}).as_object().unwrap().clone(),
+            Repair::Safe,
+        )
+        .unwrap_err();
+        let line = err.lines().next().unwrap();
+        assert!(
+            line.contains("\"value_00\"") && line.contains("\"value_49\""),
+            "{line}"
+        );
+        assert!(!line.contains("\"value_50\""), "{line}");
+        assert!(line.contains("(60 in all)"), "{line}");
+        assert!(line.len() < 1_500, "{} bytes", line.len());
     }
 }

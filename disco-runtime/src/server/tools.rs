@@ -31,7 +31,9 @@ use crate::util::json_kind;
 /// Made by [`Server::into_tools`](super::Server::into_tools). **A clone is a new session's
 /// handle**: the same catalog, its own log level. rmcp makes one handler per session (the
 /// factory of `StreamableHttpService`, one `serve` per stdio connection), so a handler that
-/// holds a `Tools` and derives `Clone` gets per-session log levels as it should.
+/// holds a `Tools` and derives `Clone` gets per-session log levels as it should. Within one
+/// session, share it by reference (or in an `Arc`) rather than clone it: a clone starts at the
+/// default level.
 ///
 /// Forward every hook below that your handler has: `list_tools`, `call_tool`, `get_tool`,
 /// `on_initialized` (without it, [`ServerHandle::reload`] notifies nobody), `listen` and

@@ -110,30 +110,40 @@ impl fmt::Debug for CatalogTool {
 /// [`CatalogTool::validate_input`]).
 const MAX_VALUES_FOR_ALL_ERRORS: usize = 1_000;
 
+/// `` `/path`: `` before an error's message, or nothing at the top level.
+fn at(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("`{path}`: ")
+    }
+}
+
 /// One schema error as a line, with its path.
 fn error_line(e: &jsonschema::ValidationError<'_>) -> String {
     let path = e.instance_path().to_string();
     // The validator names two allowed values and "N other candidates": a model needs them all.
     let message = match e.kind() {
         jsonschema::error::ValidationErrorKind::Enum { options } => match options.as_array() {
-            Some(values) => format!(
-                "{} is not one of {}",
-                e.instance(),
-                values
-                    .iter()
-                    .map(Value::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            Some(values) => {
+                // The catalog's own values, all of them up to a bound; the sent value clipped.
+                const SHOWN: usize = 50;
+                let mut shown: Vec<String> =
+                    values.iter().take(SHOWN).map(Value::to_string).collect();
+                if values.len() > SHOWN {
+                    shown.push(format!("… ({} in all)", values.len()));
+                }
+                let sent = crate::util::clip(&e.instance().to_string(), 100);
+                return crate::util::clip(
+                    &format!("{}{sent} is not one of {}", at(&path), shown.join(", ")),
+                    4_000,
+                );
+            }
             None => e.to_string(),
         },
         _ => e.to_string(),
     };
-    let line = if path.is_empty() {
-        message
-    } else {
-        format!("`{path}`: {message}")
-    };
+    let line = format!("{}{message}", at(&path));
     // The validator quotes the offending value whole: a 4 MB string must not come back in
     // the error.
     crate::util::clip(&line, 300)
@@ -149,6 +159,12 @@ impl CatalogTool {
     /// `destructive = false`.
     pub fn is_destructive(&self) -> bool {
         self.annotations.is_destructive()
+    }
+
+    /// Whether arguments are checked against an input schema (not when the schema could not
+    /// be compiled: see `schema_problems`).
+    pub(crate) fn validates_input(&self) -> bool {
+        self.input_validator.is_some()
     }
 
     /// JSON Schema validation of prepared arguments: one line per error, with its path.
