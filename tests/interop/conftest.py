@@ -23,12 +23,17 @@ MODES = ("legacy", "auto")
 TRANSPORTS = ("stdio", "http", "http-stateless")
 
 
-def server_binary() -> str:
-    explicit = os.environ.get("DISCO_CONFORMANCE_BIN")
+def built_binary(variable: str, profile: str, name: str) -> str:
+    """The binary `variable` names, else `<target>/<profile>/examples/<name>`."""
+    explicit = os.environ.get(variable)
     if explicit:
         return explicit
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return str(target / "release" / "examples" / "conformance")
+    return str(target / profile / "examples" / name)
+
+
+def server_binary() -> str:
+    return built_binary("DISCO_CONFORMANCE_BIN", "release", "conformance")
 
 
 # Variables that configure the server: a server gets only those its test sets.

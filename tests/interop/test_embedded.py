@@ -9,14 +9,13 @@ The binary comes from `DISCO_EMBEDDED_BIN` (set by `.ci/test`), else the debug b
 from __future__ import annotations
 
 import itertools
-import os
 from pathlib import Path
 
 import anyio
 import mcp_types as types
 import pytest
 
-from conftest import ROOT
+from conftest import built_binary
 from test_discovery import Servers, connect
 from test_python_sdk import list_all, run, texts
 
@@ -25,11 +24,7 @@ PLUGINS = itertools.count()
 
 
 def embedded_binary() -> str:
-    explicit = os.environ.get("DISCO_EMBEDDED_BIN")
-    if explicit:
-        return explicit
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return str(target / "debug" / "examples" / "embedded")
+    return built_binary("DISCO_EMBEDDED_BIN", "debug", "embedded")
 
 
 @pytest.fixture(scope="module")
