@@ -108,12 +108,7 @@ impl<'a> View<'a> {
     /// is how they are found).
     pub fn search(&self, query: &str, max_results: usize) -> Vec<(Arc<CatalogTool>, f32)> {
         let here = self.catalog();
-        let visible = |i: usize| self.can_see(&here.tools[i]);
-        here.search
-            .search(query, max_results, &visible)
-            .into_iter()
-            .map(|hit| (here.tools[hit.index].clone(), hit.score))
-            .collect()
+        here.ranked(query, max_results, &|i| self.can_see(&here.tools[i]))
     }
 
     /// Which tool `requested` names for the caller, and how; or the suggestions when none.
@@ -245,9 +240,18 @@ impl Catalog {
         max_results: usize,
         filter: &dyn Fn(&CatalogTool) -> bool,
     ) -> Vec<(Arc<CatalogTool>, f32)> {
-        let allowed = |i: usize| filter(&self.tools[i]);
+        self.ranked(query, max_results, &|i| filter(&self.tools[i]))
+    }
+
+    /// The search index's hits among the tools `allowed` accepts, as tools with their scores.
+    fn ranked(
+        &self,
+        query: &str,
+        max_results: usize,
+        allowed: &dyn Fn(usize) -> bool,
+    ) -> Vec<(Arc<CatalogTool>, f32)> {
         self.search
-            .search(query, max_results, &allowed)
+            .search(query, max_results, allowed)
             .into_iter()
             .map(|hit| (self.tools[hit.index].clone(), hit.score))
             .collect()

@@ -22,31 +22,29 @@ use super::Shared;
 #[derive(Clone)]
 pub struct McpHandler {
     tools: Tools,
-    shared: Arc<Shared>,
 }
 
 impl McpHandler {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
         McpHandler {
-            tools: Tools::new(shared.clone()),
-            shared,
+            tools: Tools::new(shared),
         }
     }
 
     /// A handler for a new session: same catalog, its own log level.
     pub(crate) fn for_session(&self) -> Self {
-        McpHandler::new(self.shared.clone())
+        self.clone()
     }
 
     /// The catalog this handler serves now.
     pub fn catalog(&self) -> Arc<crate::catalog::Catalog> {
-        self.shared.catalog()
+        self.tools.catalog()
     }
 }
 
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> ServerConfig {
-        self.shared.info.clone()
+        self.tools.shared().info.clone()
     }
 
     async fn list_tools(

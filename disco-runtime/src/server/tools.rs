@@ -107,6 +107,11 @@ impl Tools {
         }
     }
 
+    /// What every session shares (the `initialize` answer among it).
+    pub(super) fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
     /// The catalog served now (it changes on [`ServerHandle::reload`]).
     pub fn catalog(&self) -> Arc<Catalog> {
         self.shared.catalog()
