@@ -256,9 +256,9 @@ const AFFIXES: &[Affix] = &[
     affix("up", UP, false),
 ];
 
-/// The prefixes that start with `first`, longest first (a slice of `AFFIXES`, which keeps
-/// the prefixes of one letter together).
-fn affixes_starting(first: u8) -> &'static [Affix] {
+/// The prefixes that start with `first`, longest first: a range of `AFFIXES`, which keeps
+/// the prefixes of one letter together.
+fn affix_range(first: u8) -> (u8, u8) {
     static RANGES: OnceLock<[(u8, u8); 128]> = OnceLock::new();
     let ranges = RANGES.get_or_init(|| {
         let mut ranges = [(0u8, 0u8); 128];
@@ -273,10 +273,9 @@ fn affixes_starting(first: u8) -> &'static [Affix] {
         ranges
     });
     if first >= 128 {
-        return &[];
+        return (0, 0);
     }
-    let (from, to) = ranges[usize::from(first)];
-    &AFFIXES[usize::from(from)..usize::from(to)]
+    ranges[usize::from(first)]
 }
 
 /// The shortest stem an affix may stand before (`undo` is `un` + `do` only through the table).
@@ -299,62 +298,89 @@ pub(crate) fn typo_allowance(len: usize) -> usize {
     }
 }
 
-/// One reading of a word as prefix + stem; the bare word is the reading with no prefix.
-#[derive(Clone, Copy)]
-struct Reading<'w> {
-    prefix: &'static str,
-    roles: u16,
-    weak: bool,
-    stem: &'w str,
+/// The reading of a word with no prefix.
+const BARE_AFFIX: Affix = affix("", BARE, false);
+
+/// What the polarity model reads in one word, computed once: the fuzzy tier compares each
+/// request word with many catalog words, and each catalog word with many requests, so the
+/// name index keeps this beside every word it holds and a request computes it once per word.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Polarity {
+    /// The prefixed readings (the bare one is implied): the prefix's place in `AFFIXES` and
+    /// the byte where the stem starts.
+    prefixed: [(u8, u8); 3],
+    len: u8,
+    /// The ids the opposites table gives the word (with its synonyms), if it has any.
+    table: Option<&'static [u16]>,
 }
 
-/// Every reading of `word`: as it is, and after each polarity prefix it starts with (a `_` or
-/// `-` after the prefix is part of it: `un-lock`). At most four: no word starts with more than
-/// three of the prefixes (`nonstop`: `non`, `no`).
-#[derive(Clone, Copy)]
-struct Readings<'w> {
-    items: [Reading<'w>; 4],
-    len: usize,
-}
-
-impl<'w> Readings<'w> {
-    fn as_slice(&self) -> &[Reading<'w>] {
-        &self.items[..self.len]
-    }
-}
-
-fn readings(word: &str) -> Readings<'_> {
-    let bare = Reading {
-        prefix: "",
-        roles: BARE,
-        weak: false,
-        stem: word,
-    };
-    let mut out = Readings {
-        items: [bare; 4],
-        len: 1,
-    };
-    let Some(&first) = word.as_bytes().first() else {
-        return out;
-    };
-    // This runs for every pair of words compared: only the prefixes of its first letter.
-    for a in affixes_starting(first) {
-        let Some(rest) = word.strip_prefix(a.text) else {
-            continue;
+impl Polarity {
+    pub(crate) fn of(word: &str) -> Polarity {
+        let mut out = Polarity {
+            prefixed: [(0, 0); 3],
+            len: 0,
+            table: opposite_ids().ids.get(word).map(Vec::as_slice),
         };
-        let stem = rest.strip_prefix(['_', '-']).unwrap_or(rest);
-        let min = if a.weak { MIN_WEAK_STEM } else { MIN_STEM };
-        if out.len < out.items.len() && stem.chars().take(min).count() == min {
-            out.items[out.len] = Reading {
-                prefix: a.text,
-                roles: a.roles,
-                weak: a.weak,
-                stem,
+        let Some(&first) = word.as_bytes().first() else {
+            return out;
+        };
+        // Only the prefixes of its first letter.
+        let (from, to) = affix_range(first);
+        for i in from..to {
+            let a = &AFFIXES[usize::from(i)];
+            let Some(rest) = word.strip_prefix(a.text) else {
+                continue;
             };
-            out.len += 1;
+            let stem = rest.strip_prefix(['_', '-']).unwrap_or(rest);
+            let min = if a.weak { MIN_WEAK_STEM } else { MIN_STEM };
+            if usize::from(out.len) < out.prefixed.len() && stem.chars().take(min).count() == min {
+                // A prefix and its separator are at most eight bytes.
+                let at = (word.len() - stem.len()) as u8;
+                out.prefixed[usize::from(out.len)] = (i, at);
+                out.len += 1;
+            }
         }
+        out
     }
-    out
+
+    /// How many readings the word has: as it is, and after each polarity prefix it starts
+    /// with (a `_` or `-` after the prefix is part of it: `un-lock`). At most four: no word
+    /// starts with more than three of the prefixes (`nonstop`: `non`, `no`).
+    fn readings(&self) -> usize {
+        1 + usize::from(self.len)
+    }
+
+    /// Reading `k` of `word`, which this was computed for: its prefix and its stem. Reading 0
+    /// is the bare word.
+    fn reading<'w>(&self, word: &'w str, k: usize) -> (&'static Affix, &'w str) {
+        if k == 0 {
+            return (&BARE_AFFIX, word);
+        }
+        let (i, at) = self.prefixed[k - 1];
+        (
+            &AFFIXES[usize::from(i)],
+            word.get(usize::from(at)..).unwrap_or(""),
+        )
+    }
+}
+
+/// A word with its `Polarity`.
+#[derive(Clone, Copy)]
+pub(crate) struct Word<'w> {
+    pub(crate) text: &'w str,
+    pub(crate) polarity: &'w Polarity,
+}
+
+impl<'w> Word<'w> {
+    pub(crate) fn new(text: &'w str, polarity: &'w Polarity) -> Word<'w> {
+        Word { text, polarity }
+    }
+}
+
+/// `f` of two words whose polarity is computed here.
+fn of_both<R>(a: &str, b: &str, f: impl FnOnce(Word<'_>, Word<'_>) -> R) -> R {
+    let (pa, pb) = (Polarity::of(a), Polarity::of(b));
+    f(Word::new(a, &pa), Word::new(b, &pb))
 }
 
 /// Spellings of one prefix: `em` before b/m/p, `im`/`il`/`ir` before m, l, r.
@@ -388,33 +414,41 @@ pub(crate) enum Affixes {
 /// The relation of two words through their polarity prefixes. The allowance for a typo is
 /// the stem's: a typo in the stem does not hide a change of prefix.
 pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
+    of_both(a, b, affixes_of)
+}
+
+/// `affixes` of two words whose polarity is known.
+pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
+    let (a, b) = (wa.text, wb.text);
     if a == b {
         return Affixes::Unrelated;
     }
-    let (ra, rb) = (readings(a), readings(b));
-    let (ra, rb) = (ra.as_slice(), rb.as_slice());
-    if ra.len() == 1 && rb.len() == 1 {
-        return prefix_added(a, b);
-    }
+    let (pa, pb) = (wa.polarity, wb.polarity);
     let mut best = prefix_added(a, b);
+    if pa.len == 0 && pb.len == 0 {
+        return best;
+    }
     // Only computed when a reading pair needs it: whether the two words are one typo apart
     // as written.
     let mut plain_typo: Option<bool> = None;
-    for x in ra {
-        for y in rb {
+    for i in 0..pa.readings() {
+        let (x, x_stem) = pa.reading(a, i);
+        let lx = x_stem.chars().count();
+        for j in 0..pb.readings() {
+            let (y, y_stem) = pb.reading(b, j);
             // Opposite stems behind prefixes that do not negate (`reenable`/`disable`,
             // `reopen`/`reclose`) are opposites too.
             if (x.roles & NEG == 0) == (y.roles & NEG == 0)
-                && (x.prefix.len() + y.prefix.len() > 0)
-                && table_opposed(x.stem, y.stem)
+                && (i + j > 0)
+                && table_opposed(x_stem, y_stem)
             {
                 return Affixes::Opposed;
             }
-            if family(x.prefix) == family(y.prefix) {
+            if family(x.text) == family(y.text) {
                 continue;
             }
             let opposed = roles_opposed(x.roles, y.roles);
-            if x.stem == y.stem {
+            if x_stem == y_stem {
                 best = best.max(if opposed {
                     Affixes::Opposed
                 } else {
@@ -425,19 +459,23 @@ pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
             if x.weak || y.weak {
                 continue;
             }
-            let (lx, ly) = (x.stem.chars().count(), y.stem.chars().count());
+            let ly = y_stem.chars().count();
             let allowance = typo_allowance(lx.max(ly));
-            if lx.abs_diff(ly) > allowance || strsim::osa_distance(x.stem, y.stem) > allowance {
+            if lx.abs_diff(ly) > allowance || letters_differ_by_more(x_stem, y_stem, allowance) {
                 continue;
             }
-            if !x.prefix.is_empty() && !y.prefix.is_empty() {
+            let distance = strsim::osa_distance(x_stem, y_stem);
+            if distance > allowance {
+                continue;
+            }
+            if i > 0 && j > 0 {
                 // Two prefixes, one stem with a typo: `reactivte`/`deactivate`.
                 best = best.max(if opposed {
                     Affixes::Opposed
                 } else {
                     Affixes::Changed
                 });
-            } else if opposed && strsim::osa_distance(x.stem, y.stem) == 1 {
+            } else if opposed && distance == 1 {
                 // A bare word against a prefixed one with one typo in the stem (`unlcok`/
                 // `lock`) is opposed, unless the two are simply one typo apart as written
                 // (`dlete` is `delete` with a letter dropped, not a negated `lete`).
@@ -485,23 +523,68 @@ pub(crate) fn opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
 /// `reactivate`/`deactivate`, `enqueue`/`dequeue`, with or without a typo in the stem),
 /// directly by the table, or through their synonym classes (`add`/`remove` as create/delete).
 pub(crate) fn opposed(a: &str, b: &str) -> bool {
-    if a == b {
+    of_both(a, b, opposed_of)
+}
+
+/// `opposed` of two words whose polarity is known.
+pub(crate) fn opposed_of(a: Word<'_>, b: Word<'_>) -> bool {
+    if a.text == b.text {
         return false;
     }
-    if table_opposed(a, b) {
+    if ids_opposed(a.polarity.table, b.polarity.table) {
         return true;
     }
-    affixes(a, b) == Affixes::Opposed
+    affixes_of(a, b) == Affixes::Opposed
 }
 
 /// Whether the table (with synonyms) says two words are opposites.
 fn table_opposed(a: &str, b: &str) -> bool {
-    let table = opposite_ids();
-    let (Some(ia), Some(ib)) = (table.ids.get(a), table.ids.get(b)) else {
+    let ids = &opposite_ids().ids;
+    ids_opposed(ids.get(a).map(Vec::as_slice), ids.get(b).map(Vec::as_slice))
+}
+
+fn ids_opposed(a: Option<&[u16]>, b: Option<&[u16]>) -> bool {
+    let (Some(ia), Some(ib)) = (a, b) else {
         return false;
     };
+    let pairs = &opposite_ids().pairs;
     ia.iter()
-        .any(|x| ib.iter().any(|y| table.pairs.contains(&(*x, *y))))
+        .any(|x| ib.iter().any(|y| pairs.contains(&(*x, *y))))
+}
+
+/// Whether `a` and `b` cannot be within `k` edits of one another, by their letters alone:
+/// a change of one letter changes the count of at most one letter on each side, so when more
+/// than `k` letters of one are missing from the other, no `k` edits join them. A cheap test
+/// before `strsim::osa_distance` (which has no bound to stop at); ASCII only, otherwise it
+/// says nothing.
+fn letters_differ_by_more(a: &str, b: &str, k: usize) -> bool {
+    if !a.is_ascii() || !b.is_ascii() {
+        return false;
+    }
+    let mut count = [0i16; 128];
+    for &c in a.as_bytes() {
+        count[usize::from(c)] += 1;
+    }
+    for &c in b.as_bytes() {
+        count[usize::from(c)] -= 1;
+    }
+    // Each letter's surplus is counted once, at its first occurrence, then cleared.
+    let (mut only_a, mut only_b) = (0usize, 0usize);
+    for &c in a.as_bytes() {
+        let n = &mut count[usize::from(c)];
+        if *n > 0 {
+            only_a += n.unsigned_abs() as usize;
+            *n = 0;
+        }
+    }
+    for &c in b.as_bytes() {
+        let n = &mut count[usize::from(c)];
+        if *n < 0 {
+            only_b += n.unsigned_abs() as usize;
+            *n = 0;
+        }
+    }
+    only_a.max(only_b) > k
 }
 
 /// Whether two words may be taken for one another by a typo: not when they differ by a
@@ -510,14 +593,21 @@ pub(crate) fn typo_possible(a: &str, b: &str) -> bool {
     affixes(a, b) == Affixes::Unrelated && !table_opposed(a, b)
 }
 
+/// `typo_possible` of two words whose polarity is known.
+pub(crate) fn typo_possible_of(a: Word<'_>, b: Word<'_>) -> bool {
+    affixes_of(a, b) == Affixes::Unrelated && !ids_opposed(a.polarity.table, b.polarity.table)
+}
+
 /// `word` negates a word this catalog or the tables know (`unget`, `unrun`, `noforce`): the
 /// request negates something the tool does not even have.
-pub(crate) fn negates_known_word(word: &str, known: &dyn Fn(&str) -> bool) -> bool {
-    readings(word).as_slice().iter().skip(1).any(|r| {
-        r.roles & NEG != 0
-            && (known(r.stem)
-                || !super::vocab::canon(r.stem).is_empty()
-                || opposites().contains_key(r.stem))
+pub(crate) fn negates_known_word(word: Word<'_>, known: &dyn Fn(&str) -> bool) -> bool {
+    let p = word.polarity;
+    (1..p.readings()).any(|k| {
+        let (affix, stem) = p.reading(word.text, k);
+        affix.roles & NEG != 0
+            && (known(stem)
+                || !super::vocab::canon(stem).is_empty()
+                || opposites().contains_key(stem))
     })
 }
 
@@ -770,6 +860,91 @@ fn aligned_affixes<T: AsRef<str>>(q: &[char], f: &[char], words: &[T]) -> Affixe
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every string one edit (deletion, insertion, substitution, swap of neighbours) from
+    /// `w`, over a small alphabet.
+    fn one_edit(w: &str) -> Vec<String> {
+        let b = w.as_bytes();
+        let mut out = Vec::new();
+        for i in 0..=b.len() {
+            for c in [b'a', b'e', b'x', b'_'] {
+                let mut v = b.to_vec();
+                v.insert(i, c);
+                out.push(v);
+                if i < b.len() {
+                    let mut v = b.to_vec();
+                    v[i] = c;
+                    out.push(v);
+                }
+            }
+            if i < b.len() {
+                let mut v = b.to_vec();
+                v.remove(i);
+                out.push(v);
+            }
+            if i + 1 < b.len() {
+                let mut v = b.to_vec();
+                v.swap(i, i + 1);
+                out.push(v);
+            }
+        }
+        out.into_iter()
+            .map(|v| String::from_utf8(v).expect("ASCII"))
+            .collect()
+    }
+
+    #[test]
+    fn the_letter_count_bound_never_rules_out_a_pair_within_reach() {
+        // Every word of the tables against every string one and two edits away, and against
+        // every other word: whenever the bound rules a pair out, the distance is beyond it.
+        let words: Vec<&str> = OPPOSITES.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let mut checked = 0;
+        for &w in &words {
+            let near: Vec<String> = one_edit(w)
+                .into_iter()
+                .flat_map(|e| {
+                    let mut two = one_edit(&e);
+                    two.push(e);
+                    two
+                })
+                .chain(words.iter().map(|s| s.to_string()))
+                .collect();
+            for other in &near {
+                let d = strsim::osa_distance(w, other);
+                for k in 0..=2 {
+                    if letters_differ_by_more(w, other, k) {
+                        assert!(d > k, "{w:?} / {other:?}: distance {d}, bound says > {k}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+        // And it does rule pairs out: that is what it is for.
+        assert!(letters_differ_by_more("activate", "remove", 2));
+        // A swap of neighbours keeps the letters: the bound says nothing, the distance does.
+        assert!(!letters_differ_by_more("activate", "actviate", 0));
+    }
+
+    #[test]
+    fn the_polarity_of_a_word_reads_as_its_prefixes() {
+        let p = Polarity::of("nonstop");
+        let readings: Vec<(&str, &str)> = (0..p.readings())
+            .map(|k| {
+                let (a, stem) = p.reading("nonstop", k);
+                (a.text, stem)
+            })
+            .collect();
+        assert_eq!(
+            readings,
+            [("", "nonstop"), ("non", "stop"), ("no", "nstop")]
+        );
+        let p = Polarity::of("un-lock");
+        assert_eq!(p.reading("un-lock", 1).1, "lock");
+        assert!(Polarity::of("enable").table.is_some());
+        assert!(Polarity::of("vehicle").table.is_none());
+        assert_eq!(Polarity::of("").readings(), 1);
+    }
 
     #[test]
     fn prefixes_relate_words() {

@@ -6,7 +6,9 @@ use super::fuzzy::{Candidate, Kind};
 use super::index::Form;
 use super::query::Query;
 use super::Rule;
-use crate::resolve::polarity::{fused_affixes, is_negation, negates_known_word, opposed, Affixes};
+use crate::resolve::polarity::{
+    fused_affixes, is_negation, negates_known_word, opposed_of, Affixes, Word,
+};
 use crate::text::words::char_len;
 
 // Fuzzy costs, in quarter units so that everything stays integral.
@@ -76,7 +78,12 @@ pub(super) fn score(
         if matched[i] {
             continue;
         }
-        if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && opposed(r, &form.stems[j])) {
+        let r = Word::new(r, &query.stem_polarity()[i]);
+        let opposed_to = |j: usize| {
+            let word = Word::new(&form.stems[j], &form.stem_polarity[j]);
+            opposed_of(r, word)
+        };
+        if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && opposed_to(j)) {
             used[j] = true;
             matched[i] = true;
             cost += 2 * UNIT;
@@ -105,7 +112,8 @@ pub(super) fn score(
                 content_edits += 1;
             }
             // `unget_team_info` is not `team_info` with a stray word: it negates `get`.
-            blocked |= negates_known_word(stem, known);
+            let word = Word::new(stem, &query.stem_polarity()[i]);
+            blocked |= negates_known_word(word, known);
         }
     }
     kinds[2] = dropped;

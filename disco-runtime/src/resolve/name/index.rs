@@ -5,7 +5,7 @@ use super::equivalent::bag_key;
 use super::typo::Neighbour;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
-use crate::resolve::polarity::{fused_ids, typo_allowance};
+use crate::resolve::polarity::{fused_ids, typo_allowance, Polarity};
 use crate::resolve::vocab::canon;
 use crate::text::edits::deletions;
 use crate::text::hash::{FastMap, FastSet};
@@ -21,6 +21,8 @@ pub(super) struct Form {
     pub(super) raw: Vec<Box<str>>,
     /// Singular forms of `raw`.
     pub(super) stems: Vec<Box<str>>,
+    /// `Polarity::of` each of `stems`.
+    pub(super) stem_polarity: Box<[Polarity]>,
     /// Lowercase letters and digits only.
     pub(super) compact: Box<str>,
     /// `fused_ids(compact)`.
@@ -48,6 +50,8 @@ pub struct NameIndex {
     pub(super) class_members: FastMap<&'static str, Vec<Box<str>>>,
     /// Every word as written and as stem, with its stem; the other tables number them.
     pub(super) spellings: Vec<(Box<str>, Box<str>)>,
+    /// `Polarity::of` each spelling as written.
+    pub(super) spelling_polarity: Vec<Polarity>,
     /// Spelling -> its number.
     pub(super) spelling_ids: FastMap<Box<str>, u32>,
     /// Deletion neighbourhood of every spelling -> spellings (symmetric-delete typo lookup).
@@ -78,6 +82,7 @@ impl NameIndex {
             postings: FastMap::default(),
             class_members: FastMap::default(),
             spellings: Vec::new(),
+            spelling_polarity: Vec::new(),
             spelling_ids: FastMap::default(),
             word_deletes: FastMap::default(),
             typo_neighbours: Vec::new(),
@@ -125,6 +130,7 @@ impl NameIndex {
                 }
             }
             index.spelling_ids.insert(text.clone(), id);
+            index.spelling_polarity.push(Polarity::of(&text));
             index.spellings.push((text, stem));
         }
         let typo_neighbours = index
@@ -177,6 +183,7 @@ impl NameIndex {
         self.forms.push(Form {
             tool,
             raw,
+            stem_polarity: stems.iter().map(|s| Polarity::of(s)).collect(),
             stems,
             fused: fused_ids(&compact),
             compact,

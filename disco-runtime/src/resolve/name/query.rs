@@ -3,7 +3,7 @@
 
 use super::equivalent::bag_key;
 use super::MAX_NAME_LEN;
-use crate::resolve::polarity::fused_ids;
+use crate::resolve::polarity::{fused_ids, Polarity};
 use crate::resolve::vocab::canon;
 use crate::text::words::{singular, split_words};
 
@@ -11,6 +11,8 @@ use crate::text::words::{singular, split_words};
 pub(super) struct Query {
     pub(super) raw: Vec<String>,
     pub(super) stems: Vec<String>,
+    /// `Polarity::of` each of `stems`, computed on first use: only the fuzzy tier needs it.
+    stem_polarity: std::cell::OnceCell<Vec<Polarity>>,
     pub(super) canon: Vec<&'static str>,
     pub(super) compact: String,
     pub(super) stem_compact: String,
@@ -22,6 +24,11 @@ pub(super) struct Query {
 impl Query {
     pub(super) fn fused(&self) -> &[u16] {
         self.fused.get_or_init(|| fused_ids(&self.compact))
+    }
+
+    pub(super) fn stem_polarity(&self) -> &[Polarity] {
+        self.stem_polarity
+            .get_or_init(|| self.stems.iter().map(|s| Polarity::of(s)).collect())
     }
 
     pub(super) fn new(requested: &str) -> Query {
@@ -37,6 +44,7 @@ impl Query {
             stem_compact: stems.concat(),
             bag: bag_key(&stems),
             raw,
+            stem_polarity: std::cell::OnceCell::new(),
             stems,
             canon,
             fused: std::cell::OnceCell::new(),

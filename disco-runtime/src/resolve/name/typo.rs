@@ -3,7 +3,7 @@
 //! spelling at build time.
 
 use super::NameIndex;
-use crate::resolve::polarity::{typo_allowance, typo_possible};
+use crate::resolve::polarity::{typo_allowance, typo_possible_of, Polarity, Word};
 use crate::text::edits::each_deletion;
 use crate::text::words::char_len;
 
@@ -24,6 +24,8 @@ impl NameIndex {
     /// not taken for another form of it.
     pub(super) fn typo_lookup(&self, written: &str, f: &mut impl FnMut(u32, Option<u8>)) {
         let len = char_len(written);
+        let polarity = Polarity::of(written);
+        let written_word = Word::new(written, &polarity);
         // A spelling shares many deletions with a word close to it: measure it once.
         let mut seen: Vec<u32> = Vec::new();
         each_deletion(written, typo_allowance(len), &mut |del| {
@@ -46,7 +48,12 @@ impl NameIndex {
                 };
                 // `unecosystem` is two letters from `ecosystem`, but its negation, and
                 // `reinstall` two from `uninstall`: a change of prefix is never a typo.
-                let typo = d > 0 && d <= limit && typo_possible(written, text);
+                let typo = d > 0
+                    && d <= limit
+                    && typo_possible_of(
+                        written_word,
+                        Word::new(text, &self.spelling_polarity[id as usize]),
+                    );
                 f(id, typo.then_some(d as u8));
             }
         });
