@@ -38,7 +38,8 @@ def instructions(binary, catalog, cases):
          "--catalog", catalog, "--cases", cases, "--quiet"],
         capture_output=True, text=True, check=False)
     m = re.search(r"Collected : (\d+)", out.stderr)
-    if not m:
+    # callgrind prints a total for a run that failed too: that would measure the error path.
+    if out.returncode != 0 or not m:
         sys.exit(f"{binary}: no callgrind total (exit {out.returncode}):\n{out.stderr[-2000:]}")
     return int(m.group(1))
 
@@ -71,6 +72,8 @@ def main():
           " | ".join(f"{n} / {names[0]}" for n in names[1:]) + " |")
     print("|---" * (2 * len(names)) + "|")
     for g in GROUPS:
+        if counts[g] == 0:
+            continue
         per = [(totals[e][g] - totals[e][""]) / counts[g] for e in a.evals]
         print(f"| {g} ({counts[g]:,}) | " + " | ".join(f"{p:,.0f}" for p in per) + " | " +
               " | ".join(f"{p / per[0]:.2f}" for p in per[1:]) + " |")
