@@ -511,11 +511,7 @@ fn search_options() -> Option<SearchOptions> {
         Err(e) => exit(format!("DISCO_SEARCH: {e}")),
     };
     #[allow(unused_mut)]
-    let mut options = SearchOptions {
-        enabled: true,
-        exposure,
-        ..SearchOptions::default()
-    };
+    let mut options = SearchOptions::default().enabled(true).exposure(exposure);
     if let Some(dir) = std::env::var_os("DISCO_SEMANTIC_MODEL") {
         #[cfg(feature = "semantic")]
         match disco_runtime::search::SemanticModel::load(&dir) {

@@ -281,10 +281,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .page_size(page_size)
         .provider(plugins.clone())
         .with_state(plugins.clone())
-        .search(SearchOptions {
-            enabled: true,
-            ..SearchOptions::default()
-        });
+        .search(SearchOptions::default().enabled(true));
     *plugins.handle.lock().unwrap_or_else(|e| e.into_inner()) = Some(server.handle());
     let tools = server.into_tools()?;
 

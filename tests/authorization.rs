@@ -169,11 +169,7 @@ impl ToolProvider for Filtered {
 }
 
 fn search(exposure: Exposure) -> SearchOptions {
-    SearchOptions {
-        enabled: true,
-        exposure,
-        ..SearchOptions::default()
-    }
+    SearchOptions::default().enabled(true).exposure(exposure)
 }
 
 /// The real catalog: every tool, visibility decides.

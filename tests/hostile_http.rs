@@ -701,10 +701,7 @@ async fn slow_heads_and_slow_bodies_are_cut_off() {
 #[tokio::test]
 async fn arguments_over_the_value_budget_get_a_tool_error_on_every_path() {
     let options = HttpOptions::default().stateless(true);
-    let search = disco_runtime::catalog::SearchOptions {
-        enabled: true,
-        ..Default::default()
-    };
+    let search = disco_runtime::SearchOptions::default().enabled(true);
     let (addr, _stop) = start(
         Server::from_inventory()
             .search(search)
@@ -793,4 +790,42 @@ async fn a_million_wrong_values_are_refused_before_they_are_parsed() {
     assert!(text.contains("/limits/"), "{text}");
     assert!(r.body.len() < 4_000, "{} bytes", r.body.len());
     still_serving(addr, 3).await;
+}
+
+#[tokio::test]
+async fn the_endpoint_path_is_served_as_written() {
+    // Paths that look like axum's capture syntax, old and new, or lack their leading `/`.
+    let cases = [
+        ("/mcp/v1", "/mcp/v1"),
+        ("/:tenant/{id}", "/:tenant/{id}"),
+        ("/*all", "/*all"),
+        ("rpc", "/rpc"),
+    ];
+    for (path, served) in cases {
+        let (addr, _stop) = start(
+            Server::from_inventory()
+                .http_options(HttpOptions::default().stateless(true).path(path)),
+        )
+        .await;
+        let body = call(1, "echo", json!({"text": "here"}));
+        let mut conn = Conn::open(addr).await;
+        let r = conn
+            .request("POST", served, &[ACCEPT, JSON], &body)
+            .await
+            .expect("an answer");
+        assert_eq!(r.status, 200, "{path:?} at {served:?}: {}", r.text());
+        assert_eq!(r.json()["result"]["content"][0]["text"], "here", "{path:?}");
+        // A capture it would have been matches nothing else.
+        let mut conn = Conn::open(addr).await;
+        let other = if served.contains(':') || served.contains('{') || served.contains('*') {
+            "/x/y"
+        } else {
+            "/mcp"
+        };
+        let r = conn
+            .request("POST", other, &[ACCEPT, JSON], &body)
+            .await
+            .expect("an answer");
+        assert_eq!(r.status, 404, "{path:?} answered at {other:?}");
+    }
 }

@@ -69,10 +69,7 @@ fn load_server_child() {
             .await;
         };
         Server::from_inventory()
-            .search(SearchOptions {
-                enabled: true,
-                ..SearchOptions::default()
-            })
+            .search(SearchOptions::default().enabled(true))
             .http_options(HttpOptions::default().stateless(true))
             .serve_http_on(listener, shutdown)
             .await

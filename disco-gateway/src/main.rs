@@ -175,16 +175,14 @@ fn load_config(args: &Args) -> Result<Config, String> {
 }
 
 fn search_options(config: &Config) -> SearchOptions {
-    SearchOptions {
-        enabled: true,
-        exposure: match config.disco.exposure {
+    SearchOptions::default()
+        .enabled(true)
+        .exposure(match config.disco.exposure {
             ExposureKind::All => Exposure::All,
             ExposureKind::SearchFirst => Exposure::SearchFirst {
                 pinned: config.disco.pinned.clone(),
             },
-        },
-        ..SearchOptions::default()
-    }
+        })
 }
 
 /// Starts the upstreams and waits for them (or the start-up timeout); refuses colliding names.

@@ -29,10 +29,7 @@ fn build(catalog: &Value) -> Catalog {
     let provider = JsonCatalogProvider::from_value(catalog).expect("a valid synthetic catalog");
     Catalog::builder()
         .provider(provider)
-        .search(SearchOptions {
-            enabled: true,
-            ..SearchOptions::default()
-        })
+        .search(SearchOptions::default().enabled(true))
         .from_specs([])
         .expect("a valid synthetic catalog")
 }
@@ -345,11 +342,11 @@ fn semantic(c: &mut Criterion, sizes: &[Sized]) {
             let catalog = || {
                 Catalog::builder()
                     .provider(JsonCatalogProvider::from_value(&s.json).expect("a valid catalog"))
-                    .search(SearchOptions {
-                        enabled: true,
-                        semantic: Some(model.clone()),
-                        ..SearchOptions::default()
-                    })
+                    .search(
+                        SearchOptions::default()
+                            .enabled(true)
+                            .semantic(model.clone()),
+                    )
                     .from_specs([])
                     .expect("a valid synthetic catalog")
             };

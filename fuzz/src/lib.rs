@@ -70,10 +70,7 @@ fn catalog() -> &'static Catalog {
         Catalog::builder()
             .provider(JsonCatalogProvider::from_value(&tools).expect("valid catalog"))
             .visibility(visible)
-            .search(SearchOptions {
-                enabled: true,
-                ..SearchOptions::default()
-            })
+            .search(SearchOptions::default().enabled(true))
             .server_name("disco")
             .from_inventory()
             .expect("catalog builds")

@@ -47,11 +47,7 @@ fn catalog(exposure: Exposure) -> Catalog {
     Catalog::builder()
         .provider(JsonCatalogProvider::from_value(&catalog_json()).unwrap())
         .visibility(admin_only)
-        .search(SearchOptions {
-            enabled: true,
-            exposure,
-            ..SearchOptions::default()
-        })
+        .search(SearchOptions::default().enabled(true).exposure(exposure))
         .from_specs(tools_in(module_path!()))
         .unwrap()
 }
@@ -297,10 +293,7 @@ impl ScopedProvider for PerTenant {
 async fn scoped_tools_exist_only_for_their_caller() {
     let c = Catalog::builder()
         .scoped_provider(PerTenant)
-        .search(SearchOptions {
-            enabled: true,
-            ..SearchOptions::default()
-        })
+        .search(SearchOptions::default().enabled(true))
         .from_specs(tools_in(module_path!()))
         .unwrap();
     let acme = Context::for_caller(Caller::new("acme"));

@@ -15,7 +15,11 @@ pub enum Exposure {
 }
 
 /// The search meta-tools.
+///
+/// Build it from [`SearchOptions::default`] (search off) with the setters:
+/// `SearchOptions::default().enabled(true)`. Fields may be added in any release.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct SearchOptions {
     /// Offer `tool_search` and `execute_tool`.
     pub enabled: bool,
@@ -53,5 +57,54 @@ impl Default for SearchOptions {
             #[cfg(feature = "semantic")]
             semantic: None,
         }
+    }
+}
+
+impl SearchOptions {
+    /// Sets [`enabled`](Self::enabled).
+    pub fn enabled(mut self, yes: bool) -> Self {
+        self.enabled = yes;
+        self
+    }
+    /// Sets [`exposure`](Self::exposure).
+    pub fn exposure(mut self, exposure: Exposure) -> Self {
+        self.exposure = exposure;
+        self
+    }
+    /// Sets [`search_name`](Self::search_name) (default `tool_search`).
+    pub fn search_name(mut self, name: impl Into<String>) -> Self {
+        self.search_name = name.into();
+        self
+    }
+    /// Sets [`execute_name`](Self::execute_name) (default `execute_tool`).
+    pub fn execute_name(mut self, name: impl Into<String>) -> Self {
+        self.execute_name = name.into();
+        self
+    }
+    /// Sets [`default_results`](Self::default_results) (default 5).
+    pub fn default_results(mut self, results: usize) -> Self {
+        self.default_results = results;
+        self
+    }
+    /// Sets [`max_results`](Self::max_results) (default 20).
+    pub fn max_results(mut self, results: usize) -> Self {
+        self.max_results = results;
+        self
+    }
+    /// Sets [`threshold`](Self::threshold).
+    pub fn threshold(mut self, threshold: f32) -> Self {
+        self.threshold = threshold;
+        self
+    }
+    /// Sets [`ranking`](Self::ranking).
+    pub fn ranking(mut self, ranking: super::index::Ranking) -> Self {
+        self.ranking = Some(ranking);
+        self
+    }
+    /// Sets [`semantic`](Self::semantic).
+    #[cfg(feature = "semantic")]
+    pub fn semantic(mut self, model: Arc<super::SemanticModel>) -> Self {
+        self.semantic = Some(model);
+        self
     }
 }

@@ -77,9 +77,14 @@ impl TokenCheck for BearerTokens {
 ///
 /// The limits on connections, sessions and slow clients hold before any bearer token is
 /// checked: a client without a token can open connections and send bytes, nothing more.
+///
+/// Build it from [`HttpOptions::default`] with the setters; fields may be added in any
+/// release.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpOptions {
-    /// The URL path of the MCP endpoint.
+    /// The URL path of the MCP endpoint, taken literally (default `/mcp`; a missing leading
+    /// `/` is added).
     pub path: String,
     /// Accepted `Host` values (DNS-rebinding protection). Default: loopback names. An entry
     /// without a port accepts any port. An absolute-form request target (`POST http://h/mcp`)
@@ -176,6 +181,11 @@ fn default_max_sessions() -> usize {
 }
 
 impl HttpOptions {
+    /// Sets [`path`](Self::path).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
     /// Sets [`stateless`](Self::stateless).
     pub fn stateless(mut self, yes: bool) -> Self {
         self.stateless = yes;
@@ -224,6 +234,27 @@ impl HttpOptions {
     }
 }
 
+/// `path` as an axum route that matches it literally: with a leading `/`, and braces doubled
+/// so that `{id}` is not taken for a parameter (axum refuses a malformed route by panicking).
+fn route_path(path: &str) -> String {
+    served_path(path).replace('{', "{{").replace('}', "}}")
+}
+
+/// A router whose routes are taken as written: a segment starting with `:` or `*` is literal
+/// too, not refused (by a panic) as the capture syntax of axum 0.7.
+fn literal_router() -> axum::Router {
+    axum::Router::new().without_v07_checks()
+}
+
+/// The path served for `path`: with a leading `/`.
+fn served_path(path: &str) -> std::borrow::Cow<'_, str> {
+    if path.starts_with('/') {
+        path.into()
+    } else {
+        format!("/{path}").into()
+    }
+}
+
 /// The axum router serving MCP at `options.path`; cancelling `stop` ends every session and
 /// open stream.
 pub(crate) fn router(
@@ -254,7 +285,7 @@ pub(crate) fn router(
         max_message_values,
         sessions: (!options.stateless).then_some(sessions),
     };
-    let mut router = axum::Router::new().route_service(&options.path, guarded);
+    let mut router = literal_router().route_service(&route_path(&options.path), guarded);
     if let Some(auth) = options.auth.clone() {
         router = router.layer(axum::middleware::from_fn(move |req, next| {
             authenticate(auth.clone(), req, next)
@@ -305,7 +336,7 @@ pub(crate) async fn serve(
     };
     tracing::info!(
         "serving MCP over Streamable HTTP at http://{addr}{} ({})",
-        options.path,
+        served_path(&options.path),
         if options.stateless {
             "stateless"
         } else {
@@ -332,5 +363,28 @@ mod tests {
         assert_eq!(tokens.caller_for("other"), Some(Caller::new("bob")));
         assert_eq!(tokens.caller_for("s3cre"), None);
         assert_eq!(tokens.caller_for(""), None);
+    }
+}
+
+#[cfg(test)]
+mod route_tests {
+    use super::{literal_router, route_path};
+
+    #[test]
+    fn any_path_is_a_literal_route() {
+        let paths = [
+            "", "mcp", "/mcp", "/a/{b}", "/{*rest}", "/a}", "{", "/:x", "/*x", "/a/:b/*c", "/a//b",
+            "/é", "/a b", "/%7B", "/a?b", "/a#b",
+        ];
+        for p in paths {
+            let route = route_path(p);
+            let built = std::panic::catch_unwind(|| {
+                literal_router().route(&route, axum::routing::get(|| async {}))
+            });
+            assert!(built.is_ok(), "{p:?} as {route:?}");
+            assert!(route.starts_with('/'), "{route:?}");
+        }
+        assert_eq!(route_path("mcp"), "/mcp");
+        assert_eq!(route_path("/a/{b}"), "/a/{{b}}");
     }
 }

@@ -21,11 +21,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     } else {
         Exposure::SearchFirst { pinned: Vec::new() }
     };
-    let mut search = SearchOptions {
-        enabled: true,
-        exposure,
-        ..SearchOptions::default()
-    };
+    let mut search = SearchOptions::default().enabled(true).exposure(exposure);
     if let Some(i) = args.iter().position(|a| a == "--threshold") {
         if let Some(t) = args.get(i + 1).and_then(|t| t.parse().ok()) {
             search.threshold = t;

@@ -17,10 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let provider = JsonCatalogProvider::from_file(std::path::Path::new(&path))?;
     let catalog = Catalog::builder()
         .provider(provider)
-        .search(SearchOptions {
-            enabled: true,
-            ..SearchOptions::default()
-        })
+        .search(SearchOptions::default().enabled(true))
         .from_specs([])?;
     let caller = Caller::anonymous();
     for line in std::io::stdin().lock().lines() {
