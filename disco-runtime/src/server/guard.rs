@@ -6,7 +6,7 @@
 //! JSON-RPC error, no id), and over stdio drops such lines or answers -32600 without the id.
 
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
@@ -472,7 +472,9 @@ impl Guarded {
         // rmcp would run a `notifications/*` method sent with an id as a request: the only
         // well-formed message it misreads, and the only one checked before it (a byte search
         // finds the rare candidates without parsing every body).
-        let suspicious = memchr::memmem::find(&bytes, b"notifications/").is_some();
+        let suspicious = finder(&NOTIFICATIONS, b"notifications/")
+            .find(&bytes)
+            .is_some();
         if suspicious && !well_formed(&bytes) {
             if let Some(answer) = malformed_answer(&bytes, max_body_bytes) {
                 return json_response(StatusCode::BAD_REQUEST, answer);
@@ -538,15 +540,16 @@ fn too_many_values(bytes: &[u8], limit: usize) -> Option<Response> {
 fn foreign_session(sessions: &Sessions, req: &Request) -> Option<Response> {
     let not_found = || (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
     let id = req.headers().get(SESSION_ID)?;
-    let Some(owner) = id.to_str().ok().and_then(|id| sessions.owner(id)) else {
+    let anonymous = Caller::default();
+    let caller = req.extensions().get::<Caller>().unwrap_or(&anonymous);
+    let Some(own) = id
+        .to_str()
+        .ok()
+        .and_then(|id| sessions.owned_by(id, caller))
+    else {
         return (req.method() == Method::DELETE).then(not_found);
     };
-    let caller = req
-        .extensions()
-        .get::<Caller>()
-        .cloned()
-        .unwrap_or_default();
-    if owner == caller {
+    if own {
         return None;
     }
     tracing::info!(
@@ -556,9 +559,21 @@ fn foreign_session(sessions: &Sessions, req: &Request) -> Option<Response> {
     Some(not_found())
 }
 
+static NOTIFICATIONS: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+static INITIALIZE: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+
+/// A byte searcher built once: `memmem::find` builds one per call, which costs more than the
+/// search itself on a short body.
+fn finder(
+    cell: &'static OnceLock<memchr::memmem::Finder<'static>>,
+    needle: &'static [u8],
+) -> &'static memchr::memmem::Finder<'static> {
+    cell.get_or_init(|| memchr::memmem::Finder::new(needle))
+}
+
 /// Whether a body is an `initialize` request (read only when the sessions are full).
 fn initialize(bytes: &[u8]) -> bool {
-    memchr::memmem::find(bytes, b"initialize").is_some()
+    finder(&INITIALIZE, b"initialize").find(bytes).is_some()
         && serde_json::from_slice::<Value>(bytes)
             .is_ok_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"))
 }

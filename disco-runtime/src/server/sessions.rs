@@ -64,9 +64,9 @@ impl Sessions {
         self.owners.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The caller that created session `id`, if it is open.
-    pub(crate) fn owner(&self, id: &str) -> Option<Caller> {
-        self.owners().get(id).cloned()
+    /// Whether `caller` created session `id`; `None` when no such session is open.
+    pub(crate) fn owned_by(&self, id: &str, caller: &Caller) -> Option<bool> {
+        self.owners().get(id).map(|owner| owner == caller)
     }
 
     /// Whether a new session would be refused.
