@@ -270,12 +270,22 @@ pub struct Invocation {
     pub state: Arc<StateMap>,
 }
 
-/// A parameter type that is filled from the invocation rather than from the JSON arguments.
+/// Only the extractors below implement [`FromInvocation`]: `#[mcp_tool]` recognises them by
+/// name (`State<T>`, `Context`), so an implementation for another type would never be used.
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for super::State<T> {}
+    impl Sealed for super::Context {}
+}
+
+/// A parameter type that is filled from the invocation rather than from the JSON arguments:
+/// [`State<T>`] and [`Context`]. Sealed: `#[mcp_tool]` recognises extractors by their names,
+/// so other types cannot be extractors.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an extractor",
     note = "tool parameters named `State<T>` or `Context` are extractors: use `disco_runtime::State` and `disco_runtime::Context`"
 )]
-pub trait FromInvocation: Sized {
+pub trait FromInvocation: Sized + sealed::Sealed {
     /// The value for this call; an `Err` is the server's fault, not the model's, and the
     /// call's error result says so.
     fn from_invocation(inv: &Invocation) -> Result<Self, String>;
