@@ -2,22 +2,22 @@
 //! disco owns tools/list and tools/call on top of the [`Catalog`].
 
 mod conn;
+mod error;
 mod guard;
 mod handler;
 mod headers;
 mod http;
 mod sessions;
+mod shared;
 mod stdio;
 mod tools;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities};
-use rmcp::service::SubscriptionSink;
-use rmcp::{Peer, RoleServer, ServiceExt};
+use rmcp::ServiceExt;
 
 use crate::catalog::{
     Catalog, CatalogBuilder, CatalogError, NamePolicy, ScopedProvider, SearchOptions,
@@ -25,109 +25,13 @@ use crate::catalog::{
 };
 use crate::tool::{Caller, SchemaMode};
 
+pub use error::Error;
 pub use handler::McpHandler;
 pub use http::{BearerTokens, HttpOptions, TokenCheck};
+pub(crate) use shared::Shared;
+pub use shared::{ServerHandle, NOTIFY_TIMEOUT};
 pub use stdio::{GuardedStdio, MAX_LINE_BYTES};
 pub use tools::Tools;
-
-/// Why a server could not start, or stopped with an error. A plain error type: `?` turns it
-/// into `Box<dyn std::error::Error>` (or `anyhow::Error`), and [`Error::catalog`] gives the
-/// catalog's problems when that is what stopped the start.
-///
-/// ```
-/// # use disco_runtime::server::Error;
-/// fn main() -> Result<(), Box<dyn std::error::Error>> {
-///     # fn serve() -> Result<(), Error> { Ok(()) }
-///     serve()?; // disco_runtime::server::Error into Box<dyn Error>
-///     Ok(())
-/// }
-/// ```
-///
-/// Its `Debug` form is its `Display` form followed by its causes, so that a `main` returning
-/// it prints a message to read.
-#[non_exhaustive]
-pub enum Error {
-    /// The catalog could not be built: conflicting names, defaults that do not fit, state
-    /// that was not registered (see [`CatalogError`]).
-    Catalog(CatalogError),
-    /// Binding or serving a socket, or reading and writing stdio.
-    Io(std::io::Error),
-    /// The MCP session failed: the client's initialization or the transport.
-    Protocol(Box<dyn std::error::Error + Send + Sync + 'static>),
-    /// [`ServerHandle::reload`] before a `serve_*` call built the server.
-    NotRunning,
-}
-
-impl Error {
-    /// The catalog's problems, when the catalog is what failed.
-    pub fn catalog(&self) -> Option<&CatalogError> {
-        match self {
-            Error::Catalog(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            // The catalog's own text starts with "the tool catalog has N problem(s):".
-            Error::Catalog(e) => write!(f, "{e}"),
-            Error::Io(e) => write!(f, "I/O error: {e}"),
-            Error::Protocol(e) => write!(f, "MCP session failed: {e}"),
-            Error::NotRunning => f.write_str("the server is not running yet"),
-        }
-    }
-}
-
-impl std::fmt::Debug for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{self}")?;
-        if let Error::Protocol(e) = self {
-            let mut source = e.source();
-            while let Some(s) = source {
-                write!(f, ": {s}")?;
-                source = s.source();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Catalog(e) => Some(e),
-            Error::Io(e) => Some(e),
-            Error::Protocol(e) => Some(&**e),
-            Error::NotRunning => None,
-        }
-    }
-}
-
-impl From<CatalogError> for Error {
-    fn from(e: CatalogError) -> Self {
-        Error::Catalog(e)
-    }
-}
-
-impl From<std::io::Error> for Error {
-    fn from(e: std::io::Error) -> Self {
-        Error::Io(e)
-    }
-}
-
-impl From<rmcp::service::ServerInitializeError> for Error {
-    fn from(e: rmcp::service::ServerInitializeError) -> Self {
-        Error::Protocol(Box::new(e))
-    }
-}
-
-impl From<tokio::task::JoinError> for Error {
-    fn from(e: tokio::task::JoinError) -> Self {
-        Error::Protocol(Box::new(e))
-    }
-}
 
 /// Builds and runs an MCP server over the catalog of `#[mcp_tool]` functions.
 ///
@@ -152,154 +56,6 @@ pub struct Server {
     unknown_tool_as_result: bool,
     http: HttpOptions,
     running: Arc<OnceLock<Arc<Shared>>>,
-}
-
-/// Shared by every session and request: built once, never per request.
-pub(crate) struct Shared {
-    /// Swapped whole when the catalog is reloaded; each request reads one consistent version.
-    catalog: RwLock<Arc<Catalog>>,
-    pub info: InitializeResult,
-    pub page_size: usize,
-    pub unknown_tool_as_result: bool,
-    /// Connected sessions, told when their caller's tool list changes, with the caller that
-    /// initialized them.
-    peers: Mutex<Vec<(Peer<RoleServer>, Caller)>>,
-    /// Open `subscriptions/listen` requests (protocol 2026-07-28) that asked to be told when
-    /// the tool list changes, by a number of their own, with their caller.
-    subscriptions: Mutex<Vec<(u64, Caller, SubscriptionSink)>>,
-    next_subscription: std::sync::atomic::AtomicU64,
-    /// Held by a reload from its rebuild to its swap, so that an older rebuild never replaces
-    /// a newer one.
-    reloading: tokio::sync::Mutex<()>,
-}
-
-impl Shared {
-    pub(crate) fn catalog(&self) -> Arc<Catalog> {
-        self.catalog
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    pub(crate) fn add_peer(&self, peer: Peer<RoleServer>, caller: Caller) {
-        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-        peers.retain(|(p, _)| !p.is_transport_closed());
-        peers.push((peer, caller));
-    }
-
-    /// Remembers an open subscription until [`Shared::remove_subscription`] with the number
-    /// returned.
-    pub(crate) fn add_subscription(&self, caller: Caller, sink: SubscriptionSink) -> u64 {
-        let id = self
-            .next_subscription
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((id, caller, sink));
-        id
-    }
-
-    pub(crate) fn remove_subscription(&self, id: u64) {
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(i, _, _)| *i != id);
-    }
-}
-
-/// Sends one notice of a change, waiting [`NOTIFY_TIMEOUT`] at most; a failure is only
-/// logged (`who`: the kind of client).
-async fn notify<E: std::fmt::Display>(
-    who: &str,
-    notice: impl std::future::Future<Output = Result<(), E>>,
-) {
-    match tokio::time::timeout(NOTIFY_TIMEOUT, notice).await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::debug!(error = %e, "could not send tools/list_changed to a {who}"),
-        Err(_) => tracing::debug!("a {who} did not take tools/list_changed in time"),
-    }
-}
-
-/// How long a reload waits for one client to take its notice of the change.
-pub const NOTIFY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Controls a server while it runs: reload the catalog after providers changed, read the
-/// counters.
-#[derive(Clone)]
-pub struct ServerHandle {
-    running: Arc<OnceLock<Arc<Shared>>>,
-}
-
-impl ServerHandle {
-    /// Rebuilds the catalog (inventory plus the providers' current tools), swaps it in and
-    /// sends `notifications/tools/list_changed` to every connected session and every
-    /// `subscriptions/listen` stream (protocol 2026-07-28) whose caller's tool list changed (a
-    /// session's caller is the one that initialized it).
-    /// Calls in flight finish on the catalog they started with. Reloads run one at a time;
-    /// each notice is given [`NOTIFY_TIMEOUT`] to be written, all at once, so a client that
-    /// stops reading delays a reload by that much at most.
-    ///
-    /// A stream is told of the changes after its acknowledgment was sent: a client should list
-    /// the tools once it holds the acknowledgment.
-    pub async fn reload(&self) -> Result<(), Error> {
-        use futures_util::future::join_all;
-        let shared = self.running.get().ok_or(Error::NotRunning)?;
-        let (before, fresh) = {
-            let _one_at_a_time = shared.reloading.lock().await;
-            let before = shared.catalog();
-            let fresh = Arc::new(before.rebuild()?);
-            *shared.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
-            (before, fresh)
-        };
-        let peers: Vec<(Peer<RoleServer>, Caller)> = {
-            let mut peers = shared.peers.lock().unwrap_or_else(|e| e.into_inner());
-            peers.retain(|(p, _)| !p.is_transport_closed());
-            peers.clone()
-        };
-        let streams: Vec<(SubscriptionSink, Caller)> = shared
-            .subscriptions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|(_, caller, sink)| (sink.clone(), caller.clone()))
-            .collect();
-        // A client hears of a change only when its caller's own list changed: a change to
-        // tools it cannot see tells it nothing.
-        let mut changed_for: HashMap<Option<String>, bool> = HashMap::new();
-        let mut changed = |caller: &Caller| {
-            *changed_for
-                .entry(caller.id().map(str::to_owned))
-                .or_insert_with(|| before.list(caller) != fresh.list(caller))
-        };
-        let peers: Vec<Peer<RoleServer>> = peers
-            .into_iter()
-            .filter(|(_, caller)| changed(caller))
-            .map(|(peer, _)| peer)
-            .collect();
-        let streams: Vec<SubscriptionSink> = streams
-            .into_iter()
-            .filter(|(_, caller)| changed(caller))
-            .map(|(sink, _)| sink)
-            .collect();
-        let to_sessions = join_all(
-            peers
-                .iter()
-                .map(|peer| notify("session", peer.notify_tool_list_changed())),
-        );
-        let to_streams = join_all(
-            streams
-                .iter()
-                .map(|sink| notify("listener", sink.notify_tool_list_changed())),
-        );
-        futures_util::future::join(to_sessions, to_streams).await;
-        Ok(())
-    }
-
-    /// The counters of resolution, repair and failures, or `None` before the server runs.
-    pub fn stats(&self) -> Option<StatsSnapshot> {
-        self.running.get().map(|s| s.catalog().stats())
-    }
 }
 
 impl Server {
