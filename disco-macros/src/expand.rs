@@ -225,7 +225,10 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
                         file: ::core::file!(),
                         line: #line,
                         function: ::core::stringify!(#fn_ident),
-                        package: (::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION")),
+                        package: #rt::Package {
+                            name: ::core::env!("CARGO_PKG_NAME"),
+                            version: ::core::env!("CARGO_PKG_VERSION"),
+                        },
                     },
                 })
             }

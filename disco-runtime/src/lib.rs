@@ -154,7 +154,8 @@ pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
 pub use server::{BearerTokens, HttpOptions, McpHandler, Server, ServerHandle, TokenCheck, Tools};
 pub use tool::{
-    Annotations, Caller, Context, IntoToolResult, Json, SchemaMode, State, ToolError, ToolSpec,
+    Annotations, Caller, Context, IntoToolResult, Json, Package, SchemaMode, State, ToolError,
+    ToolSpec,
 };
 
 /// Checks every tool in the binary (names, aliases, defaults, schemas) and returns the
@@ -182,8 +183,8 @@ pub mod __private {
     pub use schemars::{Schema, SchemaGenerator};
 
     pub use crate::tool::{
-        Annotations, ArgErrors, BoxFuture, Handler, Invocation, Origin, ParamSpec, StateMap,
-        ToolRegistration, ToolSpec,
+        Annotations, ArgErrors, BoxFuture, Handler, Invocation, Origin, Package, ParamSpec,
+        StateMap, ToolRegistration, ToolSpec,
     };
     use std::marker::PhantomData;
 

@@ -345,7 +345,7 @@ fn default_package() -> (String, String) {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
-    let mut counts: Vec<((&str, &str), usize)> = Vec::new();
+    let mut counts: Vec<(crate::tool::Package, usize)> = Vec::new();
     for spec in crate::tool::registered() {
         let key = spec.origin.package;
         match counts.iter_mut().find(|(k, _)| *k == key) {
@@ -354,13 +354,13 @@ fn default_package() -> (String, String) {
         }
     }
     if let Some(exe) = &exe {
-        if let Some(((name, version), _)) = counts.iter().find(|((n, _), _)| n == exe) {
-            return (name.to_string(), version.to_string());
+        if let Some((package, _)) = counts.iter().find(|(p, _)| p.name == exe) {
+            return (package.name.to_string(), package.version.to_string());
         }
     }
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     match counts.first() {
-        Some(((name, version), _)) => (name.to_string(), version.to_string()),
+        Some((package, _)) => (package.name.to_string(), package.version.to_string()),
         None => (
             exe.unwrap_or_else(|| "disco-server".to_string()),
             env!("CARGO_PKG_VERSION").to_string(),

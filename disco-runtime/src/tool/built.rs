@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::provider::{DynamicTool, ToolProvider};
 use super::schema::{self, JsonObject, SchemaMode};
-use super::{Annotations, Handler, ToolSpec};
+use super::{Annotations, Handler, Package, ToolSpec};
 
 /// How a tool runs.
 #[derive(Clone)]
@@ -82,9 +82,8 @@ pub struct CatalogTool {
     pub schema_notes: Vec<String>,
     /// Where the tool was declared (`module::function (file:line)`).
     pub origin: String,
-    /// The Cargo package (name, version) that declares the tool; empty strings for a
-    /// provider's tool.
-    pub package: (&'static str, &'static str),
+    /// The Cargo package that declares the tool; empty strings for a provider's tool.
+    pub package: Package,
     /// The tools/list entry.
     pub tool: Tool,
     pub(crate) wrap_output: bool,
@@ -438,7 +437,7 @@ impl CatalogTool {
             schema_problems,
             schema_notes,
             origin: "a tool provider".to_string(),
-            package: ("", ""),
+            package: Package::default(),
             tool,
             wrap_output: false,
             input_validator,

@@ -17,6 +17,7 @@ pub use invocation::{
 pub use result::{IntoToolResult, Json, ToolError};
 pub use schema::{BuiltSchema, JsonObject, SchemaMode};
 pub use spec::{
-    registered, Annotations, BoxFuture, Handler, Origin, ParamSpec, ToolRegistration, ToolSpec,
+    registered, Annotations, BoxFuture, Handler, Origin, Package, ParamSpec, ToolRegistration,
+    ToolSpec,
 };
 pub use tokio_util::sync::CancellationToken;

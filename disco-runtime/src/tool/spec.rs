@@ -66,8 +66,24 @@ pub struct Origin {
     pub line: u32,
     /// The function's name, which may differ from the published tool name.
     pub function: &'static str,
-    /// The Cargo package (name, version) that declares the tool.
-    pub package: (&'static str, &'static str),
+    /// The Cargo package that declares the tool.
+    pub package: Package,
+}
+
+/// A Cargo package, as `CARGO_PKG_NAME` and `CARGO_PKG_VERSION` give it; both empty for a
+/// tool that no package declares (a provider's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Package {
+    /// The package's name (`CARGO_PKG_NAME`).
+    pub name: &'static str,
+    /// Its version (`CARGO_PKG_VERSION`).
+    pub version: &'static str,
+}
+
+impl std::fmt::Display for Package {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.name, self.version)
+    }
 }
 
 impl std::fmt::Display for Origin {
