@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use super::builder::Config;
+use super::conflicts;
 use super::{Catalog, CatalogError, CatalogTool, Exposure, ToolProvider};
 use crate::resolve::name::{NameEntry, NameIndex};
 use crate::search::{meta, SearchIndex};
@@ -87,47 +88,7 @@ impl Catalog {
             Vec::new()
         };
 
-        // Every name and alias must lead to exactly one tool, across all crates and providers.
-        let mut seen: HashMap<&str, (usize, bool)> = HashMap::new();
-        for m in &meta {
-            seen.insert(m.name.as_str(), (usize::MAX, true));
-        }
-        for (i, tool) in tools.iter().enumerate() {
-            let forms = std::iter::once((tool.name.as_str(), true))
-                .chain(tool.aliases.iter().map(|a| (a.as_str(), false)));
-            for (form, is_name) in forms {
-                if let Some(&(j, other_is_name)) = seen.get(form) {
-                    let other = match tools.get(j) {
-                        Some(t) => format!(
-                            "{} of tool `{}` at {}",
-                            if other_is_name {
-                                "the name"
-                            } else {
-                                "an alias"
-                            },
-                            t.name,
-                            t.origin
-                        ),
-                        None => "the name of a search meta-tool".to_string(),
-                    };
-                    problems.push(format!(
-                        "`{form}` is {other} and {} of tool `{}` at {}",
-                        if is_name { "the name" } else { "an alias" },
-                        tool.name,
-                        tool.origin
-                    ));
-                } else {
-                    seen.insert(form, (i, is_name));
-                }
-            }
-        }
-        if let Exposure::SearchFirst { pinned } = &config.search.exposure {
-            for p in pinned {
-                if !tools.iter().any(|t| &t.name == p) {
-                    problems.push(format!("pinned tool `{p}` is not in the catalog"));
-                }
-            }
-        }
+        problems.extend(conflicts::problems(&tools, &meta, &config.search.exposure));
         if !problems.is_empty() {
             return Err(CatalogError { problems });
         }

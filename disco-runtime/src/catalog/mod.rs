@@ -4,6 +4,7 @@
 
 mod assemble;
 mod builder;
+mod conflicts;
 mod error;
 pub mod provider;
 pub mod stats;
