@@ -291,27 +291,16 @@ fn is_meta(name: &str) -> bool {
 
 /// A name's words, lower case: split at `_ - . /`, spaces and case changes.
 fn words(name: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut current = String::new();
+    let mut spaced = String::new();
     let mut prev_lower = false;
     for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            out.push(std::mem::take(&mut current));
+        if c.is_uppercase() && prev_lower {
+            spaced.push(' ');
         }
         prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
+        spaced.push(if c.is_alphanumeric() { c } else { ' ' });
     }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
+    spaced.split_whitespace().map(str::to_lowercase).collect()
 }
 
 fn capitalised(w: &str) -> String {

@@ -39,28 +39,10 @@ mod tracker {
     }
 }
 
-/// The same tracker, where one tool's documentation names another: "search" is no longer in
+/// The tracker where `get_issue`'s documentation names another tool: "search" is no longer in
 /// one tool only, and "find issues" must still find `search_issues`.
-mod tracker_cross_referenced {
+mod cross_referenced {
     use disco_runtime::mcp_tool;
-
-    /// Search issues by text.
-    #[mcp_tool(read_only)]
-    fn search_issues(query: String) -> String {
-        format!("issues matching {query}")
-    }
-
-    /// Create an issue.
-    #[mcp_tool(destructive = false)]
-    fn create_issue(title: String) -> String {
-        format!("created {title}")
-    }
-
-    /// Delete an issue.
-    #[mcp_tool]
-    fn delete_issue(id: u64) -> String {
-        format!("deleted {id}")
-    }
 
     /// Get one issue by its id. Use search_issues to find the id.
     #[mcp_tool(read_only)]
@@ -78,12 +60,21 @@ fn search_enabled(builder: CatalogBuilder) -> CatalogBuilder {
 }
 
 fn tracker() -> Catalog {
-    tracker_in("tracker")
+    search_enabled(Catalog::builder().server_name("issue-desk"))
+        .from_specs(tools_in(&format!("{}::tracker", module_path!())))
+        .unwrap()
 }
 
-fn tracker_in(module: &str) -> Catalog {
-    search_enabled(Catalog::builder().server_name("issue-desk"))
-        .from_specs(tools_in(&format!("{}::{module}", module_path!())))
+fn tracker_cross_referenced() -> Catalog {
+    let (tracker, cross) = (
+        format!("{}::tracker", module_path!()),
+        format!("{}::cross_referenced", module_path!()),
+    );
+    let tools = tools_in(&tracker)
+        .filter(|s| s.name != "get_issue")
+        .chain(tools_in(&cross));
+    search_enabled(Catalog::builder())
+        .from_specs(tools)
         .unwrap()
 }
 
@@ -199,10 +190,7 @@ async fn first_hit(c: &Catalog, query: &str) -> Option<String> {
 async fn tool_search_finds_the_search_tool_for_everyday_queries() {
     for (name, c) in [
         ("tracker", tracker()),
-        (
-            "cross-referenced tracker",
-            tracker_in("tracker_cross_referenced"),
-        ),
+        ("cross-referenced tracker", tracker_cross_referenced()),
         ("github-like", github_like()),
     ] {
         for query in [
