@@ -52,11 +52,11 @@ mod cross_referenced {
 }
 
 fn search_enabled(builder: CatalogBuilder) -> CatalogBuilder {
-    builder.search(SearchOptions {
-        enabled: true,
-        exposure: Exposure::All,
-        ..SearchOptions::default()
-    })
+    builder.search(
+        SearchOptions::default()
+            .enabled(true)
+            .exposure(Exposure::All),
+    )
 }
 
 fn tracker() -> Catalog {
