@@ -22,4 +22,5 @@ mod readme;
 mod resolution_corpus;
 mod schemas;
 mod shapes;
+mod small_catalogs;
 mod wild_schemas;

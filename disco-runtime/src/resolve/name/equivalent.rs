@@ -1,6 +1,6 @@
 //! Tier 3, spelling equivalents: the same words under another case, separators, number or
 //! order (`Equivalence`), behind a client's namespace prefix (`namespace_tails`,
-//! `split_namespace`, `CLIENT_PREFIXES`, `prefix_allowed`), and the compatibility folding of
+//! `split_namespace`, `CLIENT_PREFIXES`, `segment`), and the compatibility folding of
 //! a requested name (`fold`) that comes before every tier but the exact one.
 
 use super::index::KeyMap;
@@ -56,30 +56,66 @@ impl NameIndex {
         Equivalence::None
     }
 
-    /// What is left of `requested` after each client namespace prefix that may be stripped. With a known server name only that name (or one of its words, since clients
-    /// let users name servers) and the generic client prefixes are stripped, so that
-    /// `github__create_issue` is not taken for this server's `create_issue`. Without it, any
-    /// one leading segment is taken as a namespace.
+    /// What is left of `requested` after each namespace segment that may be stripped, at
+    /// most two (`mcp__server__tool`), with whether the fuzzy tier may run on it.
+    ///
+    /// A client prefix (`mcp`, `functions`, ...) and the server's own name (or one of its
+    /// words, since clients let users name servers) are known segments: the tail behind them
+    /// goes through every tier. Clients that put the user's own label for the server behind
+    /// `mcp__` (Claude Code's `mcp__<label>__<tool>`, with the label given to `claude mcp
+    /// add`) make any one segment there a namespace too, and so does any leading segment when
+    /// the server's name is not known; such a segment is unknown, and a tail behind it must
+    /// name a tool exactly, by an alias or by a spelling equivalent: a misspelled tool behind
+    /// a label nobody can check is two guesses, not one. With a known server name, another
+    /// segment that does not follow `mcp__` is not stripped, so that `github__create_issue`
+    /// is not taken for this server's `create_issue`. A negation, a bare polarity prefix or
+    /// an opposite word is never a namespace (`mcp__undo__lock_door`).
     pub(super) fn namespace_tails<'r>(
         &self,
         requested: &'r str,
         server_name: Option<&str>,
-    ) -> Vec<&'r str> {
+    ) -> Vec<Tail<'r>> {
         let mut tails = Vec::new();
         let mut rest = requested;
-        // At most two segments: `mcp__server__tool`.
-        for _ in 0..2 {
-            let Some((prefix, tail)) = split_namespace(rest) else {
+        let mut behind_mcp = false;
+        for step in 0..2 {
+            let Some((prefix, sep, tail)) = split_namespace(rest) else {
                 break;
             };
-            if tail.is_empty() || !prefix_allowed(prefix, server_name) {
+            if tail.is_empty() {
                 break;
             }
-            tails.push(tail);
+            let known = match segment(prefix, server_name) {
+                Segment::Refused => break,
+                Segment::Known => true,
+                Segment::Other if (behind_mcp && sep == "__") || server_name.is_none() => false,
+                Segment::Other => break,
+            };
+            behind_mcp = step == 0 && prefix == "mcp" && sep == "__";
+            tails.push(Tail {
+                name: tail,
+                fuzzy: known,
+            });
             rest = tail;
+        }
+        // Fuzzy matching never reaches through an unknown segment, neither on the tail behind
+        // it nor on a tail that still holds it (`label__delete_isue` behind `mcp__`).
+        if tails.iter().any(|t| !t.fuzzy) {
+            for t in &mut tails {
+                t.fuzzy = false;
+            }
         }
         tails
     }
+}
+
+/// A requested name without one or more namespace segments (see
+/// [`NameIndex::namespace_tails`]).
+pub(super) struct Tail<'r> {
+    pub(super) name: &'r str,
+    /// Whether the fuzzy tier may correct it: every segment stripped from the request is a
+    /// client prefix or the server's name.
+    pub(super) fuzzy: bool,
 }
 
 /// A requested name as text.
@@ -133,8 +169,9 @@ pub(super) fn bag_key<S: AsRef<str>>(stems: &[S]) -> String {
     words.join(" ")
 }
 
-/// Splits off one namespace segment: `a__b` (MCP clients), `a.b`, `a/b`, `a:b`.
-fn split_namespace(name: &str) -> Option<(&str, &str)> {
+/// Splits off one namespace segment: `a__b` (MCP clients), `a.b`, `a/b`, `a:b`; returns the
+/// segment, the separator and the rest.
+fn split_namespace(name: &str) -> Option<(&str, &str, &str)> {
     let mut best: Option<(usize, usize)> = None;
     for (sep, len) in [("__", 2), (".", 1), ("/", 1), (":", 1)] {
         if let Some(at) = name.find(sep) {
@@ -147,7 +184,7 @@ fn split_namespace(name: &str) -> Option<(&str, &str)> {
     if at == 0 {
         return None;
     }
-    Some((&name[..at], &name[at + len..]))
+    Some((&name[..at], &name[at..at + len], &name[at + len..]))
 }
 
 /// Prefixes clients put before tool names whatever the server is called.
@@ -162,11 +199,21 @@ const CLIENT_PREFIXES: &[&str] = &[
     "api",
 ];
 
-fn prefix_allowed(prefix: &str, server_name: Option<&str>) -> bool {
+/// What a namespace segment is to this server.
+enum Segment {
+    /// Changes the meaning: never stripped.
+    Refused,
+    /// A client prefix, or the server's own name or one of its words.
+    Known,
+    /// Any other name.
+    Other,
+}
+
+fn segment(prefix: &str, server_name: Option<&str>) -> Segment {
     let words = split_words(prefix);
     let compact = words.concat();
     if compact.is_empty() {
-        return false;
+        return Segment::Refused;
     }
     // `not.lock_door`, `undo__lock_door` and `un.lock_door` are not namespaces: a negation,
     // a bare prefix or an opposite word changes the meaning.
@@ -174,16 +221,21 @@ fn prefix_allowed(prefix: &str, server_name: Option<&str>) -> bool {
         .iter()
         .any(|w| is_negation(w) || is_affix(w) || opposites().contains_key(w.as_str()))
     {
-        return false;
+        return Segment::Refused;
     }
     if CLIENT_PREFIXES.contains(&compact.as_str()) {
-        return true;
+        return Segment::Known;
     }
     let Some(server) = server_name else {
-        return true;
+        return Segment::Other;
     };
     let server_words = split_words(server);
-    compact == server_words.concat()
+    if compact == server_words.concat()
         || words.iter().all(|w| server_words.contains(w))
         || server_words.iter().all(|w| words.contains(w))
+    {
+        Segment::Known
+    } else {
+        Segment::Other
+    }
 }

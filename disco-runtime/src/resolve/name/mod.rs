@@ -6,7 +6,8 @@
 //! 2. an alias the author declared;
 //! 3. a spelling-equivalent name: the same words written with another case, other separators,
 //!    camelCase/PascalCase, another number (plural/singular) of any word, another word order, or
-//!    behind a client's namespace prefix (`mcp__server__tool`, `server.tool`, `functions.tool`, ...);
+//!    behind a client's namespace prefix (`mcp__server__tool`, `server.tool`, `functions.tool`, ...;
+//!    behind `mcp__<label>__` with a label the server does not know, tiers 1-3 only);
 //! 4. a fuzzy match (typo, a dropped or extra word, a synonym), applied only when the best
 //!    candidate is clearly better than the runner-up and only to a tool that is not destructive.
 //!
@@ -155,7 +156,8 @@ impl NameIndex {
     /// `visible(i)` says whether the caller may see tool i; invisible tools are never returned
     /// nor suggested, and never influence the outcome (the result equals that of an index built
     /// from the visible tools only). `server_name`: the server's own name if known, for
-    /// namespace prefixes (works without it too).
+    /// namespace prefixes (works without it too: then any one leading segment is taken as a
+    /// namespace, and a tail behind it is resolved by tiers 1-3 only).
     pub fn resolve(
         &self,
         requested: &str,
@@ -208,12 +210,13 @@ impl NameIndex {
         // A client's namespace prefix, one segment at a time: `mcp__fs__read_file` is tried as
         // `fs__read_file`, then as `read_file`.
         let tails = self.namespace_tails(requested, server_name);
-        let tail_queries: Vec<Query> = tails.iter().map(|t| Query::new(t)).collect();
+        let tail_queries: Vec<Query> = tails.iter().map(|t| Query::new(t.name)).collect();
         for (tail, tail_query) in tails.iter().zip(&tail_queries) {
-            if let Some(tool) = self.first_visible(self.exact.get(*tail), visible) {
+            let tail = tail.name;
+            if let Some(tool) = self.first_visible(self.exact.get(tail), visible) {
                 return Resolution::resolved(tool, Rule::NamespacePrefix);
             }
-            if let Some(tools) = self.alias.get(*tail) {
+            if let Some(tools) = self.alias.get(tail) {
                 let seen = visible_tools(tools.iter().copied(), visible);
                 match seen.len() {
                     0 => {}
@@ -231,16 +234,19 @@ impl NameIndex {
         }
 
         // Fuzzy tier: first on the name as sent (dotted tool names such as `math.factorial`
-        // exist), then without the namespace prefix.
+        // exist), then without the namespace prefix when every segment stripped is known (a
+        // tail behind a label the server cannot check is only suggested).
         let ranking = self.fuzzy(&query, visible);
         if let Some(decision) = self.decide(&query, &ranking) {
             return decision;
         }
         let mut ranked = ranking.candidates;
-        for tail_query in &tail_queries {
+        for (tail, tail_query) in tails.iter().zip(&tail_queries) {
             let tail_ranking = self.fuzzy(tail_query, visible);
-            if let Some(decision) = self.decide(tail_query, &tail_ranking) {
-                return decision;
+            if tail.fuzzy {
+                if let Some(decision) = self.decide(tail_query, &tail_ranking) {
+                    return decision;
+                }
             }
             ranked.extend(tail_ranking.candidates);
         }

@@ -182,6 +182,175 @@ fn namespace_prefixes() {
     assert_eq!(resolved(&lock, "no__lock_door"), None);
 }
 
+fn tracker() -> NameIndex {
+    let aliases = vec!["find_issues".to_string()];
+    NameIndex::new([
+        NameEntry {
+            name: "search_issues",
+            aliases: &aliases,
+            destructive: false,
+        },
+        NameEntry {
+            name: "create_issue",
+            aliases: &[],
+            destructive: true,
+        },
+        NameEntry {
+            name: "delete_issue",
+            aliases: &[],
+            destructive: true,
+        },
+        NameEntry {
+            name: "get_issue",
+            aliases: &[],
+            destructive: false,
+        },
+        NameEntry {
+            name: "get_issue_comments",
+            aliases: &[],
+            destructive: false,
+        },
+        NameEntry {
+            name: "lock_door",
+            aliases: &[],
+            destructive: false,
+        },
+    ])
+}
+
+/// The server's own name, as `Server` sets it from the package: not the label a user gives it.
+const PACKAGE: Option<&str> = Some("issue-desk");
+
+/// Claude Code calls a tool `mcp__<label>__<tool>` with the label given to `claude mcp add`,
+/// which the server cannot know: behind `mcp__`, any one segment is a namespace, but only for
+/// the tiers that name a tool exactly or by its spelling.
+#[test]
+fn user_labels_behind_mcp_resolve_by_spelling_only() {
+    let ix = tracker();
+    // The tail by every tier that may follow an unknown label, with the tool it names.
+    let spelled = [
+        ("delete_issue", 2),
+        ("find_issues", 0),
+        ("DELETE_ISSUE", 2),
+        ("deleteIssue", 2),
+        ("DeleteIssue", 2),
+        ("delete-issue", 2),
+        ("delete_issues", 2),
+        ("issue_delete", 2),
+        ("get_issues_comment", 4),
+        ("comments_issue_get", 4),
+    ];
+    // Fuzzy variants: each is corrected without a label (all but the destructive one) and is
+    // never corrected behind an unknown label.
+    let fuzzy = [
+        ("serach_issues", 0, Rule::Typo),
+        ("get_isue_comments", 4, Rule::Typo),
+        ("lookup_issues", 0, Rule::Synonym),
+        ("fetch_issue_comments", 4, Rule::Synonym),
+        ("get_issue_comments_details", 4, Rule::ExtraWord),
+        ("delte_issue", 2, Rule::Typo),
+    ];
+    for label in ["tracker", "work", "Tracker", "my-tracker", "gh2", "issues"] {
+        for server in [PACKAGE, None] {
+            for (tail, tool) in spelled {
+                let name = format!("mcp__{label}__{tail}");
+                assert_eq!(
+                    ix.resolve(&name, &all, Policy::Safe, server).outcome,
+                    Outcome::Resolved {
+                        index: tool,
+                        rule: Rule::NamespacePrefix
+                    },
+                    "{name} ({server:?})"
+                );
+                // Policies: namespace prefixes are tier 3, past `Strict` and `Off`.
+                for policy in [Policy::Strict, Policy::Off] {
+                    let r = ix.resolve(&name, &all, policy, server);
+                    assert_eq!(r.outcome, Outcome::Unknown, "{name} ({policy:?})");
+                }
+            }
+            for (tail, tool, rule) in fuzzy {
+                let name = format!("mcp__{label}__{tail}");
+                let r = ix.resolve(&name, &all, Policy::Safe, server);
+                assert_eq!(r.outcome, Outcome::Unknown, "{name} ({server:?})");
+                assert!(r.suggestions.contains(&tool), "{name}: {:?}", r.suggestions);
+                let bare = ix.resolve(tail, &all, Policy::Safe, server).outcome;
+                if tool == 2 {
+                    assert_eq!(bare, Outcome::Unknown, "{tail}");
+                } else {
+                    assert_eq!(bare, Outcome::Resolved { index: tool, rule }, "{tail}");
+                }
+            }
+        }
+    }
+    // Behind a segment the server knows (a client prefix, its own name), fuzzy still applies.
+    for name in [
+        "mcp__issue_desk__serach_issues",
+        "mcp__desk__serach_issues",
+        "functions.serach_issues",
+        "mcp__tools__serach_issues",
+    ] {
+        let outcome = ix.resolve(name, &all, Policy::Safe, PACKAGE).outcome;
+        assert!(
+            matches!(outcome, Outcome::Resolved { index: 0, rule } if rule.is_fuzzy()),
+            "{name}: {outcome:?}"
+        );
+    }
+    // The found case.
+    assert_eq!(
+        ix.resolve("mcp__tracker__delete_issue", &all, Policy::Safe, PACKAGE)
+            .outcome,
+        Outcome::Resolved {
+            index: 2,
+            rule: Rule::NamespacePrefix
+        }
+    );
+    // Only `mcp` and `__` open a label: with a known server name another segment is still
+    // another server's namespace, and a label is one segment.
+    for name in [
+        "tracker__delete_issue",
+        "tracker.delete_issue",
+        "mcp.tracker.delete_issue",
+        "mcp__tracker.delete_issue",
+        "MCP__tracker__delete_issue",
+        "mcp__tracker__work__delete_issue",
+        "github__mcp__delete_issue",
+    ] {
+        let r = ix.resolve(name, &all, Policy::Safe, PACKAGE);
+        assert_eq!(r.outcome, Outcome::Unknown, "{name}");
+    }
+    // A label that negates or states an opposite is not a namespace.
+    for label in [
+        "undo", "not", "no", "un", "de", "revert", "cancel", "disable", "unlock", "never",
+    ] {
+        for server in [PACKAGE, None] {
+            let name = format!("mcp__{label}__lock_door");
+            let r = ix.resolve(&name, &all, Policy::Safe, server);
+            assert_eq!(r.outcome, Outcome::Unknown, "{name} ({server:?})");
+        }
+    }
+    // An opposite behind a label is still an opposite.
+    let r = ix.resolve("mcp__tracker__unlock_door", &all, Policy::Safe, PACKAGE);
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(!r.suggestions.contains(&5), "{:?}", r.suggestions);
+}
+
+/// A hidden tool stays hidden behind a label: the result is that of the visible tools alone.
+#[test]
+fn user_labels_never_reveal_hidden_tools() {
+    let ix = tracker();
+    let hide_delete = |i: usize| i != 2;
+    for name in [
+        "mcp__tracker__delete_issue",
+        "mcp__tracker__DeleteIssue",
+        "mcp__tracker__issues_delete",
+        "mcp__tracker__delte_issue",
+    ] {
+        let r = ix.resolve(name, &hide_delete, Policy::Safe, PACKAGE);
+        assert_eq!(r.outcome, Outcome::Unknown, "{name}");
+        assert!(!r.suggestions.contains(&2), "{name}: {:?}", r.suggestions);
+    }
+}
+
 #[test]
 fn dotted_tool_names_are_not_namespaces() {
     let ix = index(&[
@@ -587,6 +756,13 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         "list_directory_sizes",
         "functions.read_file",
         "list_dirs",
+        "mcp__work__read_file",
+        "mcp__work__READ-FILE",
+        "mcp__work__raed_file",
+        "mcp__work__files_read",
+        "mcp__work__unlock_door",
+        "work__search_files",
+        "work.serach_files",
     ];
     let mut seed = 0x9e37_79b9_u32;
     for _ in 0..200 {
@@ -603,9 +779,12 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
             .collect();
         let full = index(&names.iter().map(|&n| (n, false)).collect::<Vec<_>>());
         let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
-        for request in requests {
-            let a = full.resolve(request, &visible, Policy::Safe, None);
-            let b = small.resolve(request, &all, Policy::Safe, None);
+        for (request, server) in requests
+            .iter()
+            .flat_map(|&r| [(r, None), (r, Some("file-server"))])
+        {
+            let a = full.resolve(request, &visible, Policy::Safe, server);
+            let b = small.resolve(request, &all, Policy::Safe, server);
             let map = |r: Resolution| Resolution {
                 outcome: match r.outcome {
                     Outcome::Resolved { index, rule } => Outcome::Resolved {
@@ -616,7 +795,7 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
                 },
                 suggestions: r.suggestions.into_iter().map(|i| entries[i].0).collect(),
             };
-            assert_eq!(a, map(b), "request {request} mask {mask:b}");
+            assert_eq!(a, map(b), "request {request} ({server:?}) mask {mask:b}");
         }
     }
 }

@@ -23,6 +23,12 @@ const FIELD_B: [f32; NF] = [0.3, 0.3, 0.3, 0.3, 0.75, 0.5, 0.75];
 const K1: f32 = 1.2;
 /// Weight of the name-coverage bonus, in units of one distinctive word.
 const NAME_COVERAGE_WEIGHT: f32 = 1.0;
+/// The name words a query must match to earn the name-coverage bonus, each counted at its
+/// match's weight: one word as written and a synonym or a misspelling of another (1.6, 1.7)
+/// are enough, one word alone or two synonyms are not. Lowered from two whole words (chosen on
+/// the `even` half of MetaTool, tests/corpus/search/README.md) so that "find issues about
+/// login" finds `search_issues` also when other tools' descriptions say "search".
+pub(super) const NAME_COVERAGE_MIN: f32 = 1.5;
 /// Queries matching up to this many words get the whole name-coverage bonus; longer ones get
 /// it scaled down by this over their count.
 const NAME_COVERAGE_WORDS: f32 = 4.0;

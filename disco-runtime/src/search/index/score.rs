@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::analyze::truncate_chars;
 #[cfg(feature = "semantic")]
 use super::fusion::KeywordScores;
+use super::ranking::NAME_COVERAGE_MIN;
 use super::{Hit, SearchIndex, F_NAME, MAX_QUERY_CHARS, NF};
 
 impl SearchIndex {
@@ -135,13 +136,14 @@ impl SearchIndex {
         // meant, even when its words are common in the catalog ("list servers" among many
         // server tools): add a bonus for the share of the name's words the query matched. One
         // word is not enough: a one-word name ("search", "news") would win every query using it,
-        // nor are generic words alone ("help", "find"). The more words a query has, the likelier
+        // nor are generic words alone ("help", "find"); one word and a synonym of another are
+        // ("find issues" for `search_issues`). The more words a query has, the likelier
         // two of them meet some name by chance, so a long query's bonus is scaled down.
         let damping = (r.name_coverage_words / reaching.max(1) as f32).min(1.0);
         for &d in &matched {
             let d = d as usize;
             let len = f32::from(self.name_len[d].max(1));
-            if name_cover[d] >= 2.0 && name_strong[d] >= 1.0 {
+            if name_cover[d] >= NAME_COVERAGE_MIN && name_strong[d] >= 1.0 {
                 scores[d] += r.name_coverage * idf_one * (name_cover[d] / len).min(1.0) * damping;
             }
         }
