@@ -543,7 +543,7 @@ fn table_opposed(a: &str, b: &str) -> bool {
     ids_opposed(ids.get(a).map(Vec::as_slice), ids.get(b).map(Vec::as_slice))
 }
 
-fn ids_opposed(a: Option<&[u16]>, b: Option<&[u16]>) -> bool {
+pub(crate) fn ids_opposed(a: Option<&[u16]>, b: Option<&[u16]>) -> bool {
     let (Some(ia), Some(ib)) = (a, b) else {
         return false;
     };
@@ -609,6 +609,101 @@ pub(crate) fn negates_known_word(word: Word<'_>, known: &dyn Fn(&str) -> bool) -
                 || !super::vocab::canon(stem).is_empty()
                 || opposites().contains_key(stem))
     })
+}
+
+/// Whether `word` carries polarity, so that a request holding it means something other than
+/// the same request without it: a negating word or bare prefix (`not`, `undo`, `un`), a word
+/// of the opposites table or a synonym of one, as written, in the singular or by its English
+/// stem (`halt`, `erases`, `stopped`),
+/// a negated word this catalog or the tables know (`undelete`, `disarm` beside `arm`), or the
+/// opposite of one of `beside`, the words it would be dropped from (`relock` before `unlock`).
+pub(crate) fn carries_polarity(
+    word: &str,
+    beside: &[String],
+    known: &dyn Fn(&str) -> bool,
+) -> bool {
+    let polarity = Polarity::of(word);
+    is_negation(word)
+        || is_affix(word)
+        || inflected_ids(word).is_some()
+        || is_negation(&english_stem(word))
+        || negates_known_word(Word::new(word, &polarity), known)
+        || beside.iter().any(|b| {
+            ids_opposed(inflected_ids(word), inflected_ids(b))
+                || of_both(word, b, same_stem_opposed)
+        })
+}
+
+/// Whether `a` and `b` are one stem behind opposed prefixes, exactly (`relock`/`unlock`,
+/// `lock`/`unlock`): the affix model without its allowance for a typo in the stem, for words
+/// that stand apart rather than in place of one another (`test` is not a misspelled
+/// `no-tes` of `notes`).
+pub(crate) fn same_stem_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
+    let (a, b, pa, pb) = (wa.text, wb.text, wa.polarity, wb.polarity);
+    (0..pa.readings()).any(|i| {
+        let (x, x_stem) = pa.reading(a, i);
+        (0..pb.readings()).any(|j| {
+            let (y, y_stem) = pb.reading(b, j);
+            i + j > 0
+                && x_stem == y_stem
+                && family(x.text) != family(y.text)
+                && roles_opposed(x.roles, y.roles)
+        })
+    })
+}
+
+fn english_stem(word: &str) -> String {
+    static STEMMER: OnceLock<rust_stemmers::Stemmer> = OnceLock::new();
+    STEMMER
+        .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(word)
+        .into_owned()
+}
+
+/// The ids the opposites table gives `word` as written, in the singular, or through its
+/// English stem (`created` and `creating` stand for `create`, `stopped` for `stop`).
+pub(crate) fn inflected_ids(word: &str) -> Option<&'static [u16]> {
+    // The table's ids by the English stem of each of its words.
+    static BY_STEM: OnceLock<FastMap<String, Vec<u16>>> = OnceLock::new();
+    let ids = &opposite_ids().ids;
+    if let Some(found) = ids.get(word) {
+        return Some(found);
+    }
+    if let Some(found) = ids.get(crate::text::words::singular(word).as_str()) {
+        return Some(found);
+    }
+    // The regular inflections undone: `added`, `created`, `stopped`, `creating`, `closes`.
+    for suffix in ["ing", "ed", "es", "s", "d"] {
+        let Some(base) = word.strip_suffix(suffix).filter(|b| b.len() >= 2) else {
+            continue;
+        };
+        let undoubled = match base.as_bytes() {
+            [.., x, y] if x == y => Some(&base[..base.len() - 1]),
+            _ => None,
+        };
+        let with_e = format!("{base}e");
+        for candidate in [Some(base), undoubled, Some(with_e.as_str())]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(found) = ids.get(candidate) {
+                return Some(found);
+            }
+        }
+    }
+    let by_stem = BY_STEM.get_or_init(|| {
+        let mut map: FastMap<String, Vec<u16>> = FastMap::default();
+        for (word, word_ids) in ids {
+            let entry = map.entry(english_stem(word)).or_default();
+            for id in word_ids {
+                if !entry.contains(id) {
+                    entry.push(*id);
+                }
+            }
+        }
+        map
+    });
+    by_stem.get(&english_stem(word)).map(Vec::as_slice)
 }
 
 /// The opposites table in a form that costs two lookups per word pair: every word of the

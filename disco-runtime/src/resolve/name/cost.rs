@@ -7,7 +7,8 @@ use super::index::Form;
 use super::query::Query;
 use super::Rule;
 use crate::resolve::polarity::{
-    fused_affixes, is_negation, negates_known_word, opposed_of, Affixes, Word,
+    fused_affixes, ids_opposed, is_negation, negates_known_word, opposed_of, same_stem_opposed,
+    Affixes, Word,
 };
 use crate::text::words::char_len;
 
@@ -111,9 +112,15 @@ pub(super) fn score(
                 cost += EXTRA;
                 content_edits += 1;
             }
-            // `unget_team_info` is not `team_info` with a stray word: it negates `get`.
+            // `unget_team_info` is not `team_info` with a stray word: it negates `get`; nor is
+            // `created_delete_file` `delete_file` with one: its extra word is the opposite of
+            // one the tool has, in any inflection.
             let word = Word::new(stem, &query.stem_polarity()[i]);
-            blocked |= negates_known_word(word, known);
+            blocked |= negates_known_word(word, known)
+                || (0..form.stems.len()).any(|j| {
+                    same_stem_opposed(word, Word::new(&form.stems[j], &form.stem_polarity[j]))
+                        || ids_opposed(query.stem_inflected()[i], form.stem_inflected[j])
+                });
         }
     }
     kinds[2] = dropped;

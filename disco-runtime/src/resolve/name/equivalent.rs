@@ -7,7 +7,7 @@ use super::index::KeyMap;
 use super::opposites::opposed_forms;
 use super::query::Query;
 use super::{visible_tools, NameIndex, Rule};
-use crate::resolve::polarity::{is_affix, is_negation, opposites};
+use crate::resolve::polarity::carries_polarity;
 use crate::text::words::split_words;
 
 impl NameIndex {
@@ -85,7 +85,8 @@ impl NameIndex {
             if tail.is_empty() {
                 break;
             }
-            let known = match segment(prefix, server_name) {
+            let catalog_word = |w: &str| self.postings.contains_key(w);
+            let known = match segment(prefix, tail, server_name, &catalog_word) {
                 Segment::Refused => break,
                 Segment::Known => true,
                 Segment::Other if (behind_mcp && sep == "__") || server_name.is_none() => false,
@@ -209,17 +210,24 @@ enum Segment {
     Other,
 }
 
-fn segment(prefix: &str, server_name: Option<&str>) -> Segment {
+fn segment(
+    prefix: &str,
+    tail: &str,
+    server_name: Option<&str>,
+    known: &dyn Fn(&str) -> bool,
+) -> Segment {
     let words = split_words(prefix);
     let compact = words.concat();
     if compact.is_empty() {
         return Segment::Refused;
     }
-    // `not.lock_door`, `undo__lock_door` and `un.lock_door` are not namespaces: a negation,
-    // a bare prefix or an opposite word changes the meaning.
+    // `not.lock_door`, `undo__lock_door`, `un.lock_door`, `mcp__undelete__delete_file` and
+    // `mcp__halt__start_server` are not namespaces: a word that carries polarity changes the
+    // meaning of what follows it.
+    let tail_words = split_words(tail);
     if words
         .iter()
-        .any(|w| is_negation(w) || is_affix(w) || opposites().contains_key(w.as_str()))
+        .any(|w| carries_polarity(w, &tail_words, known))
     {
         return Segment::Refused;
     }

@@ -5,7 +5,7 @@ use super::equivalent::bag_key;
 use super::typo::Neighbour;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
-use crate::resolve::polarity::{fused_ids, typo_allowance, Polarity};
+use crate::resolve::polarity::{fused_ids, inflected_ids, typo_allowance, Polarity};
 use crate::resolve::vocab::canon;
 use crate::text::edits::deletions;
 use crate::text::hash::{FastMap, FastSet};
@@ -23,6 +23,8 @@ pub(super) struct Form {
     pub(super) stems: Vec<Box<str>>,
     /// `Polarity::of` each of `stems`.
     pub(super) stem_polarity: Box<[Polarity]>,
+    /// `inflected_ids` of each word as written (`raw`: the singular of `yes` is no word).
+    pub(super) stem_inflected: Box<[Option<&'static [u16]>]>,
     /// Lowercase letters and digits only.
     pub(super) compact: Box<str>,
     /// `fused_ids(compact)`.
@@ -180,8 +182,10 @@ impl NameIndex {
                 push(&mut self.compact_deletes, del.into());
             }
         }
+        let stem_inflected = raw.iter().map(|w| inflected_ids(w)).collect();
         self.forms.push(Form {
             tool,
+            stem_inflected,
             raw,
             stem_polarity: stems.iter().map(|s| Polarity::of(s)).collect(),
             stems,

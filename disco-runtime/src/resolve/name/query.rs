@@ -3,7 +3,7 @@
 
 use super::equivalent::bag_key;
 use super::MAX_NAME_LEN;
-use crate::resolve::polarity::{fused_ids, Polarity};
+use crate::resolve::polarity::{fused_ids, inflected_ids, Polarity};
 use crate::resolve::vocab::canon;
 use crate::text::words::{singular, split_words};
 
@@ -13,6 +13,8 @@ pub(super) struct Query {
     pub(super) stems: Vec<String>,
     /// `Polarity::of` each of `stems`, computed on first use: only the fuzzy tier needs it.
     stem_polarity: std::cell::OnceCell<Vec<Polarity>>,
+    /// `inflected_ids` of each word as written (`raw`), computed on first use.
+    stem_inflected: std::cell::OnceCell<Vec<Option<&'static [u16]>>>,
     pub(super) canon: Vec<&'static str>,
     pub(super) compact: String,
     pub(super) stem_compact: String,
@@ -31,6 +33,11 @@ impl Query {
             .get_or_init(|| self.stems.iter().map(|s| Polarity::of(s)).collect())
     }
 
+    pub(super) fn stem_inflected(&self) -> &[Option<&'static [u16]>] {
+        self.stem_inflected
+            .get_or_init(|| self.raw.iter().map(|w| inflected_ids(w)).collect())
+    }
+
     pub(super) fn new(requested: &str) -> Query {
         let raw = if requested.len() > MAX_NAME_LEN {
             Vec::new()
@@ -45,6 +52,7 @@ impl Query {
             bag: bag_key(&stems),
             raw,
             stem_polarity: std::cell::OnceCell::new(),
+            stem_inflected: std::cell::OnceCell::new(),
             stems,
             canon,
             fused: std::cell::OnceCell::new(),

@@ -925,3 +925,98 @@ fn words_and_singulars() {
         assert_eq!(singular(plural), singular(one), "{plural}");
     }
 }
+
+/// A label behind `mcp__` that carries polarity is never a namespace, whatever the list it
+/// comes from: built here from the morphology (every negating prefix on every word of the
+/// tool, every word and synonym of the opposites table against its opposite, in the plural
+/// and inflected) rather than from a list of labels.
+#[test]
+fn labels_that_carry_polarity_are_never_namespaces() {
+    use crate::resolve::polarity::OPPOSITES;
+    use crate::resolve::vocab::SYNONYMS;
+    // The regular English inflections: `creates`, `created`, `creating`, `stopped`.
+    let inflect = |w: &str| {
+        let vowel = |c: char| "aeiou".contains(c);
+        let c: Vec<char> = w.chars().collect();
+        let n = c.len();
+        let (past, ing) = if let Some(base) = w.strip_suffix('e') {
+            (format!("{w}d"), format!("{base}ing"))
+        } else if (3..=4).contains(&n)
+            && !vowel(c[n - 1])
+            && !"wxy".contains(c[n - 1])
+            && vowel(c[n - 2])
+            && !vowel(c[n - 3])
+        {
+            (format!("{w}{}ed", c[n - 1]), format!("{w}{}ing", c[n - 1]))
+        } else {
+            (format!("{w}ed"), format!("{w}ing"))
+        };
+        vec![w.to_string(), format!("{w}s"), past, ing, w.to_uppercase()]
+    };
+    let mut cases: Vec<(String, String)> = Vec::new();
+    // A negated word of the tool: `mcp__undelete__delete_file`, `mcp__disarm__arm_alarm`.
+    for tool in [
+        "delete_file",
+        "arm_alarm",
+        "lock_door",
+        "start_server",
+        "grant_access",
+    ] {
+        for word in split_words(tool) {
+            for prefix in [
+                "un", "de", "dis", "non", "anti", "counter", "mis", "no", "not",
+            ] {
+                for label in [format!("{prefix}{word}"), format!("{prefix}_{word}")] {
+                    cases.push((label, tool.to_string()));
+                }
+            }
+        }
+    }
+    // The opposite of the tool's verb, or a synonym of it: `mcp__halt__start_server`.
+    for &(a, b) in OPPOSITES {
+        for (verb, other) in [(a, b), (b, a)] {
+            let tool = format!("{other}_thing");
+            let synonyms = SYNONYMS
+                .iter()
+                .filter(|&&(_, head)| head == verb)
+                .map(|&(w, _)| w);
+            for word in std::iter::once(verb).chain(synonyms) {
+                for label in inflect(word) {
+                    cases.push((label, tool.clone()));
+                }
+            }
+        }
+    }
+    let mut checked = 0;
+    for (label, tool) in &cases {
+        let ix = index(&[(tool.as_str(), false)]);
+        let name = format!("mcp__{label}__{tool}");
+        // The label words that merely restate the tool's own words are not what is tested.
+        if split_words(label)
+            .iter()
+            .all(|w| split_words(tool).contains(w))
+        {
+            continue;
+        }
+        for server in [Some("tracker"), None] {
+            // Strict and Off never strip a namespace; Safe is the policy that may.
+            let r = ix.resolve(&name, &all, Policy::Safe, server);
+            assert_eq!(r.outcome, Outcome::Unknown, "{name} ({server:?})");
+            checked += 1;
+        }
+    }
+    assert!(checked > 2_000, "{checked}");
+    // The label is still stripped when it carries nothing: the control.
+    let ix = index(&[("delete_file", false)]);
+    let r = ix.resolve(
+        "mcp__files__delete_file",
+        &all,
+        Policy::Safe,
+        Some("tracker"),
+    );
+    assert!(
+        matches!(r.outcome, Outcome::Resolved { .. }),
+        "{:?}",
+        r.outcome
+    );
+}
