@@ -192,6 +192,16 @@ pub fn merge_param_attr(into: &mut ParamAttr, from: ParamAttr, name: &str, error
             into.default = Some(d);
         }
     }
+    if let Some(f) = from.flatten {
+        if into.flatten.is_some() {
+            errors.push(
+                f.span,
+                format!("`flatten` of parameter `{name}` is given more than once"),
+            );
+        } else {
+            into.flatten = Some(f);
+        }
+    }
     into.aliases.extend(from.aliases);
 }
 

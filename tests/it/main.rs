@@ -22,4 +22,5 @@ mod readme;
 mod resolution_corpus;
 mod schemas;
 mod shapes;
+mod struct_params;
 mod wild_schemas;

@@ -1,0 +1,357 @@
+//! Objects inside the arguments: the schema of a nested object (inline, or a `$ref` into the
+//! input schema's `$defs`, as the full schema form and recursive types keep them), the fields
+//! of an object parameter sent flat beside it, and the nested fields a refusal lists.
+//!
+//! Repair inside nested objects is bounded twice over: in depth ([`MAX_DEPTH`] levels below a
+//! parameter) and in the keys looked at per call ([`MAX_NESTED_KEYS`]). The call's values are
+//! bounded before repair starts (`tool/budget.rs`); what costs per key here is the matching of
+//! a key against an object's fields, and that is what the second bound caps.
+
+use serde_json::{Map, Value};
+
+use super::{coerce, enum_value, normalise_key, opposite_param, opposite_problem, Field};
+use crate::tool::schema::{type_label, JsonObject};
+
+/// How deep below a parameter repair looks: `issue.priority` is 1, `issue.assignee.name` 2.
+pub(super) const MAX_DEPTH: usize = 4;
+/// How many keys of nested objects one call's repair looks at in all; past it, the rest are
+/// left as sent, for the schema to judge.
+pub(super) const MAX_NESTED_KEYS: usize = 4_096;
+/// `$ref`s followed in a row before a schema is taken as it is.
+const MAX_REFS: usize = 8;
+/// Nested fields listed in a refusal's expected parameters, in all.
+pub(super) const MAX_LISTED_FIELDS: usize = 24;
+/// How deep the expected parameters list nested fields: `issue.title`, `issue.assignee.name`.
+const MAX_LISTED_DEPTH: usize = 2;
+
+const NO_ALIASES: &[String] = &[];
+
+/// `schema` with its local `$ref`s followed (`#/$defs/Name`, `#/definitions/Name`).
+pub(super) fn resolve<'a>(schema: &'a Value, root: &'a JsonObject) -> &'a Value {
+    let mut current = schema;
+    for _ in 0..MAX_REFS {
+        let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
+            break;
+        };
+        let target = ["$defs", "definitions"].iter().find_map(|section| {
+            let name = reference.strip_prefix(&format!("#/{section}/"))?;
+            root.get(*section)?.get(name)
+        });
+        match target {
+            Some(t) => current = t,
+            None => break,
+        }
+    }
+    current
+}
+
+/// `Option<T>` in the full form is `anyOf: [T, null]`: the one branch that is not `null`.
+fn without_null<'a>(schema: &'a Value, root: &'a JsonObject) -> &'a Value {
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key) {
+            let mut kept = branches
+                .iter()
+                .filter(|b| b.get("type") != Some(&Value::String("null".into())));
+            if let (Some(only), None) = (kept.next(), kept.next()) {
+                if branches.len() == 2 {
+                    return resolve(only, root);
+                }
+            }
+        }
+    }
+    schema
+}
+
+/// An object schema with named fields (a struct's).
+pub(super) struct ObjectSchema<'a> {
+    properties: &'a Map<String, Value>,
+    required: Vec<&'a str>,
+}
+
+impl<'a> ObjectSchema<'a> {
+    pub(super) fn fields(&self) -> Vec<Field<'a>> {
+        self.properties
+            .iter()
+            .map(|(name, schema)| Field {
+                name,
+                aliases: NO_ALIASES,
+                schema,
+                required: self.required.contains(&name.as_str()),
+            })
+            .collect()
+    }
+
+    /// The field `key` names as it is or in another spelling (case, separators), when it
+    /// names exactly one.
+    fn field_for(&self, key: &str) -> Option<&'a str> {
+        if let Some((name, _)) = self.properties.get_key_value(key) {
+            return Some(name);
+        }
+        if key.len() > super::MAX_KEY_LEN {
+            return None;
+        }
+        let norm = normalise_key(key);
+        let mut matching = self
+            .properties
+            .keys()
+            .filter(|name| normalise_key(name) == norm);
+        match (matching.next(), matching.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    }
+}
+
+/// The named fields of `schema`, when it is an object schema that has some.
+pub(super) fn object_schema<'a>(
+    schema: &'a Value,
+    root: &'a JsonObject,
+) -> Option<ObjectSchema<'a>> {
+    let schema = without_null(resolve(schema, root), root);
+    let object_type = match schema.get("type") {
+        None => true,
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        Some(_) => false,
+    };
+    let properties = schema.get("properties")?.as_object()?;
+    if !object_type || properties.is_empty() {
+        return None;
+    }
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    Some(ObjectSchema {
+        properties,
+        required,
+    })
+}
+
+/// The schema of the items of a list whose items are objects with named fields.
+pub(super) fn items_schema<'a>(schema: &'a Value, root: &'a JsonObject) -> Option<&'a Value> {
+    let schema = without_null(resolve(schema, root), root);
+    let items = schema.get("items")?;
+    object_schema(items, root).map(|_| items)
+}
+
+/// Whether the repair rules would change anything inside the nested objects of `args` (a key
+/// that is no field as sent, `null` for an optional field, a value of the wrong type or an
+/// allowed value in another spelling), within the same bounds as the repair itself.
+pub(super) fn needs_repair(
+    params: &[crate::tool::built::ParamInfo],
+    args: &Map<String, Value>,
+    root: &JsonObject,
+) -> bool {
+    let mut budget = MAX_NESTED_KEYS;
+    params.iter().any(|p| {
+        args.get(&p.name)
+            .is_some_and(|v| value_needs_repair(v, resolve(&p.schema, root), root, 1, &mut budget))
+    })
+}
+
+fn value_needs_repair(
+    value: &Value,
+    schema: &Value,
+    root: &JsonObject,
+    depth: usize,
+    budget: &mut usize,
+) -> bool {
+    if depth > MAX_DEPTH || *budget == 0 {
+        return false;
+    }
+    match value {
+        Value::Object(obj) => {
+            let Some(object) = object_schema(schema, root) else {
+                return false;
+            };
+            if obj.len() > *budget {
+                *budget = 0;
+                return false;
+            }
+            *budget -= obj.len();
+            obj.iter().any(|(key, v)| match object.properties.get(key) {
+                None => true,
+                Some(field) => {
+                    let field = resolve(field, root);
+                    (v.is_null() && !object.required.contains(&key.as_str()))
+                        || coerce(v, field).is_some()
+                        || enum_value(v, field).is_some()
+                        || value_needs_repair(v, field, root, depth + 1, budget)
+                }
+            })
+        }
+        Value::Array(items) => match items_schema(schema, root) {
+            Some(item) => items
+                .iter()
+                .any(|i| value_needs_repair(i, item, root, depth, budget)),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+/// The object parameters not given, with their fields.
+fn missing_objects<'a>(
+    params: &[Field<'a>],
+    given: &Map<String, Value>,
+    root: &'a JsonObject,
+) -> Vec<(&'a str, ObjectSchema<'a>)> {
+    params
+        .iter()
+        .filter(|p| !given.contains_key(p.name))
+        .filter_map(|p| Some((p.name, object_schema(p.schema, root)?)))
+        .collect()
+}
+
+/// The one object parameter that was not given and that every unknown key is a field of (as
+/// sent, or in another spelling), when no such key is a field of another object parameter
+/// not given, and none states the opposite of one of its fields.
+pub(super) fn wrap_target<'a>(
+    params: &[Field<'a>],
+    given: &Map<String, Value>,
+    unknown: &[(String, Value)],
+    root: &'a JsonObject,
+) -> Option<&'a str> {
+    let candidates = missing_objects(params, given, root);
+    let mut target: Option<usize> = None;
+    for (key, _) in unknown {
+        let mut owners = candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, object))| object.field_for(key).is_some());
+        let (Some((only, (_, object))), None) = (owners.next(), owners.next()) else {
+            return None;
+        };
+        if target.is_some_and(|t| t != only) || opposite_param(key, &object.fields()).is_some()
+        {
+            return None;
+        }
+        target = Some(only);
+    }
+    target.map(|t| candidates[t].0)
+}
+
+/// The problem for an unknown key that states the opposite of a field of an object parameter
+/// not given (`no_urgent` beside a missing `issue` that has `urgent`).
+pub(super) fn opposite_field(
+    params: &[Field<'_>],
+    given: &Map<String, Value>,
+    key: &str,
+    root: &JsonObject,
+) -> Option<String> {
+    missing_objects(params, given, root)
+        .iter()
+        .find_map(|(name, object)| {
+            let fields = object.fields();
+            let field = opposite_param(key, &fields)?;
+            Some(opposite_problem(key, "", &field, &format!("{name}.")))
+        })
+}
+
+/// For unknown keys that are fields of object parameters not given: which, and how to send
+/// them (` (`title`, `priority` are fields of `issue`: ...)`); empty when none is.
+pub(super) fn flat_fields_hint(
+    params: &[Field<'_>],
+    given: &Map<String, Value>,
+    unknown: &[(String, Value)],
+    root: &JsonObject,
+) -> String {
+    const SHOWN: usize = 10;
+    let mut parts = Vec::new();
+    let mut example = None;
+    for (name, object) in missing_objects(params, given, root) {
+        let keys: Vec<String> = unknown
+            .iter()
+            .filter_map(|(k, _)| object.field_for(k))
+            .take(SHOWN)
+            .map(|f| format!("`{f}`"))
+            .collect();
+        if let Some(first) = keys.first() {
+            let verb = if keys.len() == 1 { "is a field" } else { "are fields" };
+            parts.push(format!("{} {verb} of `{name}`", keys.join(", ")));
+            example.get_or_insert_with(|| {
+                format!("`\"{name}\": {{\"{}\": ...}}`", first.trim_matches('`'))
+            });
+        }
+    }
+    match example {
+        Some(example) => format!(
+            " ({}: send them inside it, as {example}, not beside it)",
+            parts.join("; ")
+        ),
+        None => String::new(),
+    }
+}
+
+/// [`type_label`] of a schema, with the items of a list looked up when they are a `$ref`.
+fn label(schema: &Value, root: &JsonObject) -> String {
+    match schema.get("items") {
+        Some(items) if items.get("$ref").is_some() && schema.get("type") == Some(&json_array()) => {
+            format!("array of {}", type_label(without_null(resolve(items, root), root)))
+        }
+        _ => type_label(schema),
+    }
+}
+
+fn json_array() -> Value {
+    Value::String("array".into())
+}
+
+/// The fields of an object parameter for the expected-parameters list, one line each
+/// (`- `issue.title` (string, required)`), to a bounded depth, and while `left` lines remain.
+pub(super) fn list_fields(
+    schema: &Value,
+    root: &JsonObject,
+    path: &str,
+    left: &mut usize,
+    text: &mut String,
+) {
+    list_fields_at(schema, root, path, 1, left, text);
+}
+
+fn list_fields_at(
+    schema: &Value,
+    root: &JsonObject,
+    path: &str,
+    depth: usize,
+    left: &mut usize,
+    text: &mut String,
+) {
+    let Some(object) = object_schema(schema, root) else {
+        return;
+    };
+    let fields = object.fields();
+    for (i, f) in fields.iter().enumerate() {
+        if *left == 0 {
+            text.push_str(&format!(
+                "\n- … and {} more field(s) of `{path}` (see the input schema)",
+                fields.len() - i
+            ));
+            return;
+        }
+        *left -= 1;
+        let schema = without_null(resolve(f.schema, root), root);
+        let required = if f.required { "required" } else { "optional" };
+        text.push_str(&format!(
+            "\n- `{path}.{}` ({}, {required})",
+            crate::util::clip(f.name, 64),
+            label(schema, root)
+        ));
+        // The field's own words first; a struct's doc comment describes its type.
+        if let Some(d) = f
+            .schema
+            .get("description")
+            .or_else(|| schema.get("description"))
+            .and_then(Value::as_str)
+        {
+            text.push_str(": ");
+            text.push_str(&crate::util::clip(d, 200));
+        }
+        if depth < MAX_LISTED_DEPTH {
+            let nested = format!("{path}.{}", f.name);
+            list_fields_at(schema, root, &nested, depth + 1, left, text);
+        }
+    }
+}
