@@ -379,8 +379,8 @@ fn flatten_valid(tool: &ToolFn, errors: &mut Errors) {
             errors.push(
                 d.span,
                 format!(
-                    "`{name}` is flattened, so it takes no description: {its_fields}, each \
-                     described by its own doc comment in the struct"
+                    "`{name}` is flattened, so it takes no description: its fields are the \
+                     tool's parameters, each described by the doc comment on it in the struct"
                 ),
             );
         }
@@ -388,8 +388,9 @@ fn flatten_valid(tool: &ToolFn, errors: &mut Errors) {
             errors.push(
                 doc.span.0,
                 format!(
-                    "`# Arguments` documents `{name}`, which is flattened: {its_fields}, each \
-                     described by its own doc comment in the struct; remove that line"
+                    "`# Arguments` documents `{name}`, which is flattened: its fields are the \
+                     tool's parameters, each described by the doc comment on it in the struct; \
+                     remove that line"
                 ),
             );
         }

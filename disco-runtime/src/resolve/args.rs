@@ -944,7 +944,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tool(schema: Value) -> CatalogTool {
+    pub(super) fn tool(schema: Value) -> CatalogTool {
         let Value::Object(schema) = schema else {
             panic!("a schema is an object")
         };
@@ -1029,7 +1029,7 @@ mod tests {
         }))
     }
 
-    fn args(value: Value) -> Map<String, Value> {
+    pub(super) fn args(value: Value) -> Map<String, Value> {
         let Value::Object(map) = value else {
             unreachable!()
         };

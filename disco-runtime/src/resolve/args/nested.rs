@@ -355,3 +355,352 @@ fn list_fields_at(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::tests::{args, tool};
+    use super::super::*;
+    use super::{MAX_DEPTH, MAX_LISTED_FIELDS, MAX_NESTED_KEYS};
+
+    /// An issue tracker's `file_issue`: one object parameter, its priority and assignee as
+    /// `$ref`s into `$defs` when `full`, inline otherwise; with `broken`, one more property
+    /// whose pattern does not compile, so the tool has no validator.
+    fn file_issue(full: bool, broken: bool) -> CatalogTool {
+        let priority = json!({"type": "string", "enum": ["low", "high"]});
+        let person = json!({
+            "type": "object",
+            "properties": {"display_name": {"type": "string"}, "is_admin": {"type": "boolean"}},
+            "required": ["display_name"]
+        });
+        let issue = |priority: Value, person: Value| {
+            json!({
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "priority": priority,
+                    "estimate_hours": {"type": "integer"},
+                    "urgent": {"type": "boolean"},
+                    "assignee": person
+                },
+                "required": ["title", "priority"]
+            })
+        };
+        let mut schema = if full {
+            json!({
+                "type": "object",
+                "properties": {"issue": {"$ref": "#/$defs/Issue"}},
+                "required": ["issue"],
+                "$defs": {
+                    "Issue": issue(json!({"$ref": "#/$defs/Priority"}),
+                                   json!({"anyOf": [{"$ref": "#/$defs/Person"}, {"type": "null"}]})),
+                    "Priority": priority,
+                    "Person": person
+                }
+            })
+        } else {
+            json!({
+                "type": "object",
+                "properties": {"issue": issue(priority, person)},
+                "required": ["issue"]
+            })
+        };
+        if broken {
+            schema["properties"]["note"] = json!({"type": "string", "pattern": "("});
+        }
+        let t = tool(schema);
+        assert_eq!(t.validates_input(), !broken);
+        t
+    }
+
+    fn every_form() -> Vec<CatalogTool> {
+        let mut tools = Vec::new();
+        for full in [false, true] {
+            for broken in [false, true] {
+                tools.push(file_issue(full, broken));
+            }
+        }
+        tools
+    }
+
+    const FIELDS: [(&str, &str); 5] = [
+        ("title", "\"Login fails\""),
+        ("priority", "\"high\""),
+        ("estimate_hours", "3"),
+        ("urgent", "true"),
+        ("assignee", "{\"display_name\": \"Ada\"}"),
+    ];
+
+    fn spell(key: &str, style: usize) -> String {
+        match style {
+            0 => key.to_string(),
+            1 => key.to_uppercase(),
+            2 => key.replace('_', "-"),
+            _ => {
+                let mut out = String::new();
+                let mut upper = false;
+                for c in key.chars() {
+                    if c == '_' {
+                        upper = true;
+                    } else if upper {
+                        out.extend(c.to_uppercase());
+                        upper = false;
+                    } else {
+                        out.push(c);
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Every subset of the fields, sent flat in every key style: wrapped into `issue` (then
+    /// judged as if sent nested), with and without a validator, inline and behind `$ref`s.
+    #[test]
+    fn fields_sent_flat_are_wrapped_into_their_one_object() {
+        for t in every_form() {
+            for subset in 1u32..(1 << FIELDS.len()) {
+                for style in 0..4 {
+                    let mut sent = Map::new();
+                    for (i, (field, value)) in FIELDS.iter().enumerate() {
+                        if subset & (1 << i) != 0 {
+                            sent.insert(spell(field, style), serde_json::from_str(value).unwrap());
+                        }
+                    }
+                    let what = format!("{} {}", Value::Object(sent.clone()), t.validates_input());
+                    let result = prepare(&t, sent.clone(), Repair::Safe);
+                    let complete = subset & 0b11 == 0b11;
+                    if !complete && t.validates_input() {
+                        let err = result.expect_err(&what);
+                        assert!(err.contains("\"title\"") || err.contains("\"priority\""), "{what}: {err}");
+                        continue;
+                    }
+                    let p = result.unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(p.arguments.len(), 1, "{what}");
+                    let issue = p.arguments["issue"].as_object().unwrap();
+                    for (i, (field, value)) in FIELDS.iter().enumerate() {
+                        let expected: Option<Value> =
+                            (subset & (1 << i) != 0).then(|| serde_json::from_str(value).unwrap());
+                        assert_eq!(issue.get(*field), expected.as_ref(), "{what}");
+                    }
+                    let mut keys: Vec<&String> = sent.keys().collect();
+                    keys.sort();
+                    match &p.fixes[0] {
+                        ArgFix::Wrapped { keys: wrapped, into } => {
+                            let mut wrapped: Vec<&String> = wrapped.iter().collect();
+                            wrapped.sort();
+                            assert_eq!((wrapped, into.as_str()), (keys, "issue"), "{what}");
+                        }
+                        other => panic!("{what}: {other:?}"),
+                    }
+                    let renamed = p
+                        .fixes
+                        .iter()
+                        .filter(|f| matches!(f, ArgFix::Renamed { rule: "spelling", .. }))
+                        .count();
+                    let differing = sent.keys().filter(|k| !issue.contains_key(*k)).count();
+                    assert_eq!(renamed, differing, "{what}: {:?}", p.fixes);
+                }
+            }
+        }
+    }
+
+    /// Never wrapped: a key that is no field, a key that negates a field, a field two missing
+    /// objects have, a strict policy; the refusal says where the fields go.
+    #[test]
+    fn fields_sent_flat_are_refused_when_not_certain() {
+        for t in every_form() {
+            let base = || args(json!({"title": "x", "priority": "high"}));
+            for extra in ["colour", "labels", "tittle_text"] {
+                let mut sent = base();
+                sent.insert(extra.into(), json!(1));
+                let err = prepare(&t, sent, Repair::Safe).unwrap_err();
+                assert!(err.contains(&format!("`{extra}`")), "{err}");
+                assert!(err.contains("are fields of `issue`"), "{err}");
+                assert!(err.contains("`\"issue\": {\""), "{err}");
+            }
+            for negated in ["no_urgent", "urgent_off", "not_urgent", "unurgent", "NoUrgent"] {
+                for value in [json!(true), json!(false)] {
+                    let mut sent = base();
+                    sent.insert(negated.into(), value);
+                    let err = prepare(&t, sent, Repair::Safe).unwrap_err();
+                    assert!(
+                        err.contains(&format!(
+                            "`{negated}` states the opposite of the boolean parameter `issue.urgent`"
+                        )),
+                        "{err}"
+                    );
+                }
+            }
+            assert!(prepare(&t, base(), Repair::Strict).is_err());
+        }
+        // Two object parameters not given, both with a `title`.
+        let object = |fields: &[&str]| {
+            let props: Map<String, Value> = fields
+                .iter()
+                .map(|f| (f.to_string(), json!({"type": "string"})))
+                .collect();
+            json!({"type": "object", "properties": props})
+        };
+        let t = tool(json!({
+            "type": "object",
+            "properties": {"issue": object(&["title", "body"]), "board": object(&["title", "owner"])},
+        }));
+        for sent in [
+            json!({"title": "x"}),
+            json!({"title": "x", "body": "y"}),
+            json!({"Title": "x", "owner": "y"}),
+        ] {
+            let err = prepare(&t, args(sent.clone()), Repair::Safe).unwrap_err();
+            assert!(err.contains("unknown parameter(s)"), "{sent}: {err}");
+        }
+        // Each key of one object only, with the other given: wrapped.
+        let p = prepare(
+            &t,
+            args(json!({"body": "y", "board": {"title": "b"}})),
+            Repair::Safe,
+        )
+        .unwrap();
+        assert_eq!(p.arguments["issue"], json!({"body": "y"}));
+        // The given object is not a target.
+        let err = prepare(
+            &t,
+            args(json!({"owner": "y", "board": {"title": "b"}})),
+            Repair::Safe,
+        )
+        .unwrap_err();
+        assert!(err.contains("unknown parameter(s) `owner`"), "{err}");
+    }
+
+    /// Keys and values inside a nested object are repaired as at the top level and reported
+    /// under their path; the outcome is the same whichever way through `prepare` they go.
+    #[test]
+    fn nested_keys_and_values_are_repaired_with_their_path() {
+        for t in every_form() {
+            let sent = args(json!({"issue": {
+                "Title": "x", "PRIORITY": "HIGH", "estimateHours": "3", "urgent": null,
+                "assignee": {"displayName": "Ada", "is-admin": "false"}
+            }}));
+            let p = prepare(&t, sent.clone(), Repair::Safe).unwrap();
+            assert_eq!(
+                p.arguments["issue"],
+                json!({"title": "x", "priority": "high", "estimate_hours": 3,
+                       "assignee": {"display_name": "Ada", "is_admin": false}})
+            );
+            let fixes: Vec<Value> = p.fixes.iter().map(ArgFix::to_json).collect();
+            for fix in [
+                json!({"kind": "renamed", "from": "issue.Title", "to": "issue.title", "rule": "spelling"}),
+                json!({"kind": "renamed", "from": "issue.assignee.is-admin", "to": "issue.assignee.is_admin", "rule": "spelling"}),
+                json!({"kind": "coerced", "param": "issue.priority", "from": "HIGH", "to": "high", "rule": "enum_case"}),
+                json!({"kind": "coerced", "param": "issue.estimate_hours", "from": "3", "to": 3, "rule": "string_to_integer"}),
+                json!({"kind": "coerced", "param": "issue.assignee.is_admin", "from": "false", "to": false, "rule": "string_to_boolean"}),
+                json!({"kind": "dropped_null", "param": "issue.urgent"}),
+            ] {
+                assert!(fixes.contains(&fix), "{fix} not in {fixes:?}");
+            }
+            // Strict: nothing inside is touched.
+            let strict = prepare(&t, sent, Repair::Strict);
+            if t.validates_input() {
+                assert!(strict.is_err());
+            } else {
+                assert!(strict.unwrap().fixes.is_empty());
+            }
+            // Each case: the short way for arguments as declared gives what the rules give.
+            for case in [
+                json!({"issue": {"title": "x", "priority": "high"}}),
+                json!({"issue": {"title": "x", "priority": "HIGH"}}),
+                json!({"issue": {"Title": "x", "priority": "high"}}),
+                json!({"issue": {"title": "x", "priority": "high", "urgent": null}}),
+                json!({"issue": {"title": "x", "priority": "high", "estimate_hours": "2"}}),
+                json!({"issue": {"title": "x", "priority": "high", "extra": 1}}),
+                json!({"issue": {"title": "x", "priority": "high", "assignee": {"name": "A"}}}),
+                json!({"issue": {"title": 5, "priority": "high", "no_urgent": true}}),
+            ] {
+                for repair in [Repair::Safe, Repair::Strict] {
+                    let a = prepare(&t, args(case.clone()), repair).map(|p| p.arguments);
+                    let b = repair_and_check(&t, args(case.clone()), repair).map(|p| p.arguments);
+                    assert_eq!(a, b, "{case} {repair:?}");
+                }
+            }
+        }
+    }
+
+    /// A recursive schema: repairs reach [`MAX_DEPTH`] levels below the parameter and no
+    /// further, and the keys looked at are bounded whatever the arguments hold.
+    #[test]
+    fn nested_repair_is_bounded_in_depth_and_keys() {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {"node": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {
+                "type": "object",
+                "properties": {"label": {"type": "string"}, "child": {"$ref": "#/$defs/Node"}}
+            }}
+        }));
+        let mut value = json!({"Label": "leaf"});
+        for _ in 0..8 {
+            value = json!({"Label": "x", "child": value});
+        }
+        let p = prepare(&t, args(json!({ "node": value })), Repair::Safe).unwrap();
+        let renamed = p
+            .fixes
+            .iter()
+            .filter(|f| matches!(f, ArgFix::Renamed { .. }))
+            .count();
+        assert_eq!(renamed, MAX_DEPTH, "{:?}", p.fixes);
+        let mut node = &p.arguments["node"];
+        for depth in 1..=9 {
+            let expected = if depth <= MAX_DEPTH { "label" } else { "Label" };
+            assert!(node.get(expected).is_some(), "depth {depth}: {node}");
+            node = &node["child"];
+        }
+        // A list of more objects than the key budget: repaired up to it, the rest left.
+        let t = tool(json!({
+            "type": "object",
+            "properties": {"items": {"type": "array", "items": {
+                "type": "object", "properties": {"count": {"type": "integer"}}
+            }}}
+        }));
+        let items: Vec<Value> = (0..MAX_NESTED_KEYS + 10)
+            .map(|_| json!({"Count": "1"}))
+            .collect();
+        let p = prepare(&t, args(json!({ "items": items })), Repair::Safe).unwrap();
+        let repaired = p.arguments["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i.get("count") == Some(&json!(1)))
+            .count();
+        assert_eq!(repaired, MAX_NESTED_KEYS);
+    }
+
+    /// The expected parameters list nested fields with their types, up to a bound.
+    #[test]
+    fn expected_parameters_list_nested_fields_up_to_a_bound() {
+        for t in every_form() {
+            let text = expected_parameters(&t);
+            for line in [
+                "- `issue` (object, required)",
+                "- `issue.title` (string, required)",
+                "- `issue.priority` (one of \"low\", \"high\", required)",
+                "- `issue.assignee` (object, optional)",
+                "- `issue.assignee.display_name` (string, required)",
+            ] {
+                assert!(text.contains(line), "{line} not in {text}");
+            }
+        }
+        let props: Map<String, Value> = (0..60)
+            .map(|i| (format!("field_{i:02}"), json!({"type": "string", "description": "d".repeat(500)})))
+            .collect();
+        let t = tool(json!({
+            "type": "object",
+            "properties": {"a": {"type": "object", "properties": props}, "b": {"type": "object", "properties": props}}
+        }));
+        let text = expected_parameters(&t);
+        let nested = text.lines().filter(|l| l.starts_with("- `a.") || l.starts_with("- `b.")).count();
+        assert_eq!(nested, MAX_LISTED_FIELDS, "{text}");
+        assert!(text.contains("… and 36 more field(s) of `a`"), "{text}");
+        assert!(text.len() < 8_000, "{} bytes", text.len());
+    }
+}
