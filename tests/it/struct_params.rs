@@ -201,7 +201,11 @@ fn issue_catalogs(repair: Repair) -> Vec<(Catalog, &'static str)> {
         .from_specs([])
         .expect("catalog builds");
     assert!(
-        !unchecked.get("file_issue_unchecked").unwrap().schema_problems.is_empty(),
+        !unchecked
+            .get("file_issue_unchecked")
+            .unwrap()
+            .schema_problems
+            .is_empty(),
         "the provider's schema must not compile"
     );
     vec![
@@ -253,14 +257,21 @@ fn styles(key: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The issue's flat fields with a value each, and the value the handler must receive.
-const FIELDS: [(&str, fn() -> Value); 5] = [
-    ("title", || json!("Login fails")),
-    ("priority", || json!("high")),
-    ("estimate_hours", || json!(3)),
-    ("urgent", || json!(true)),
-    ("assignee", || json!({"display_name": "Ada", "email": "ada@example.com"})),
+/// The issue's flat fields with a value each (as JSON text), which the handler must receive.
+const FIELDS: [(&str, &str); 5] = [
+    ("title", r#""Login fails""#),
+    ("priority", r#""high""#),
+    ("estimate_hours", "3"),
+    ("urgent", "true"),
+    (
+        "assignee",
+        r#"{"display_name": "Ada", "email": "ada@example.com"}"#,
+    ),
 ];
+
+fn value(json: &str) -> Value {
+    serde_json::from_str(json).expect("a JSON value")
+}
 
 /// Every subset of the issue's fields, sent flat in every key style, on every schema form:
 /// put into `issue` when the subset holds its required fields (and reported as wrapped, with
@@ -273,13 +284,13 @@ async fn fields_sent_flat_are_put_into_the_one_object_they_belong_to() {
                 let mut sent = Map::new();
                 let mut expected = Map::new();
                 let mut renamed = Vec::new();
-                for (i, (field, value)) in FIELDS.iter().enumerate() {
+                for (i, (field, json)) in FIELDS.iter().enumerate() {
                     if subset & (1 << i) == 0 {
                         continue;
                     }
                     let (_, key) = &styles(field)[style];
-                    sent.insert(key.clone(), value());
-                    expected.insert(field.to_string(), value());
+                    sent.insert(key.clone(), value(json));
+                    expected.insert(field.to_string(), value(json));
                     if key != field {
                         renamed.push((format!("issue.{key}"), format!("issue.{field}")));
                     }
@@ -346,7 +357,13 @@ async fn flat_fields_are_refused_when_the_object_is_not_certain() {
             assert!(t.contains("missing required parameter(s) `issue`"), "{t}");
         }
         // A negated field, in every form the key repair knows, beside the complete fields.
-        for negated in ["no_urgent", "not_urgent", "urgent_off", "nonurgent", "NoUrgent"] {
+        for negated in [
+            "no_urgent",
+            "not_urgent",
+            "urgent_off",
+            "nonurgent",
+            "NoUrgent",
+        ] {
             for value in [json!(true), json!(false), json!("true")] {
                 let mut sent = complete();
                 sent[negated] = value;
@@ -425,15 +442,29 @@ async fn keys_and_values_are_repaired_inside_nested_objects() {
             let has = |fix: Value| {
                 assert!(fixes.contains(&fix), "{what}: {fix} not in {fixes:?}");
             };
-            has(json!({"kind": "coerced", "param": "issue.priority", "from": "HIGH", "to": "high", "rule": "enum_case"}));
-            has(json!({"kind": "coerced", "param": "issue.estimate_hours", "from": "5", "to": 5, "rule": "string_to_integer"}));
+            has(
+                json!({"kind": "coerced", "param": "issue.priority", "from": "HIGH", "to": "high", "rule": "enum_case"}),
+            );
+            has(
+                json!({"kind": "coerced", "param": "issue.estimate_hours", "from": "5", "to": 5, "rule": "string_to_integer"}),
+            );
             has(json!({"kind": "dropped_null", "param": "issue.urgent"}));
-            has(json!({"kind": "coerced", "param": "issue.assignee.email", "from": 12, "to": "12", "rule": "number_to_string"}));
-            has(json!({"kind": "coerced", "param": "issue.tasks[0].done", "from": "true", "to": true, "rule": "string_to_boolean"}));
-            has(json!({"kind": "renamed", "from": "issue.tasks[1].txet", "to": "issue.tasks[1].text", "rule": "near_miss"}));
+            has(
+                json!({"kind": "coerced", "param": "issue.assignee.email", "from": 12, "to": "12", "rule": "number_to_string"}),
+            );
+            has(
+                json!({"kind": "coerced", "param": "issue.tasks[0].done", "from": "true", "to": true, "rule": "string_to_boolean"}),
+            );
+            has(
+                json!({"kind": "renamed", "from": "issue.tasks[1].txet", "to": "issue.tasks[1].text", "rule": "near_miss"}),
+            );
             if style != 0 {
-                has(json!({"kind": "renamed", "from": format!("issue.{}", key("estimate_hours")), "to": "issue.estimate_hours", "rule": "spelling"}));
-                has(json!({"kind": "renamed", "from": format!("issue.assignee.{}", key("display_name")), "to": "issue.assignee.display_name", "rule": "spelling"}));
+                has(
+                    json!({"kind": "renamed", "from": format!("issue.{}", key("estimate_hours")), "to": "issue.estimate_hours", "rule": "spelling"}),
+                );
+                has(
+                    json!({"kind": "renamed", "from": format!("issue.assignee.{}", key("display_name")), "to": "issue.assignee.display_name", "rule": "spelling"}),
+                );
             }
         }
         // Never across opposites, inside an object as outside.
@@ -447,7 +478,9 @@ async fn keys_and_values_are_repaired_inside_nested_objects() {
         let t = text(&r);
         assert_eq!(r.is_error, Some(true), "{tool}: {t}");
         assert!(
-            t.contains("`issue.no_urgent` states the opposite of the boolean parameter `issue.urgent`"),
+            t.contains(
+                "`issue.no_urgent` states the opposite of the boolean parameter `issue.urgent`"
+            ),
             "{t}"
         );
         // An object sent as declared is not touched.
@@ -502,8 +535,7 @@ async fn a_flattened_struct_s_fields_are_the_tool_s_parameters() {
         );
         assert_eq!(schema["required"], json!(["status"]), "{mode:?}");
         assert_eq!(
-            props["status"]["description"],
-            "Only issues in this state.",
+            props["status"]["description"], "Only issues in this state.",
             "{mode:?}"
         );
         assert!(
@@ -565,7 +597,10 @@ fn flattened_fields_that_collide_stop_the_catalog() {
             "find_with_alias",
             &["find_with_alias", "`assignee`", "`limit`", "`filter`"][..],
         ),
-        ("find_by_priority", &["find_by_priority", "`priority`", "not a struct"][..]),
+        (
+            "find_by_priority",
+            &["find_by_priority", "`priority`", "not a struct"][..],
+        ),
     ] {
         let err = Catalog::builder()
             .from_specs(specs(&[tool, "find_issues"]))

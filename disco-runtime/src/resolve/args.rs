@@ -144,8 +144,7 @@ pub fn prepare(
         // the validator (a struct ignores keys it does not know), and is looked at here too.
         let validated = tool.validates_input();
         let nested_repairable = || {
-            repair == Repair::Safe
-                && nested::needs_repair(&tool.params, &args, &tool.input_schema)
+            repair == Repair::Safe && nested::needs_repair(&tool.params, &args, &tool.input_schema)
         };
         let repairable = || {
             nested_repairable()
@@ -357,7 +356,8 @@ impl Run<'_> {
         // Keys that state the opposite of a field are answered, never repaired.
         unknown.retain(|(key, _)| match opposite_param(key, fields) {
             Some(f) => {
-                self.problems.push(opposite_problem(key, prefix, &f, prefix));
+                self.problems
+                    .push(opposite_problem(key, prefix, &f, prefix));
                 false
             }
             None => true,
@@ -426,8 +426,8 @@ impl Run<'_> {
                 continue;
             };
             let schema = nested::resolve(f.schema, self.root);
-            let repaired =
-                coerce(value, schema).or_else(|| enum_value(value, schema).map(|v| (v, "enum_case")));
+            let repaired = coerce(value, schema)
+                .or_else(|| enum_value(value, schema).map(|v| (v, "enum_case")));
             if let Some((coerced, rule)) = repaired {
                 let from = std::mem::replace(value, coerced.clone());
                 self.fixes.push(ArgFix::Coerced {

@@ -188,7 +188,13 @@ fn flatten_fields(
         .unwrap_or_default();
     Ok(props
         .iter()
-        .map(|(name, field)| (name.clone(), field.clone(), required.contains(&name.as_str())))
+        .map(|(name, field)| {
+            (
+                name.clone(),
+                field.clone(),
+                required.contains(&name.as_str()),
+            )
+        })
         .collect())
 }
 

@@ -224,8 +224,7 @@ pub(super) fn wrap_target<'a>(
         let (Some((only, (_, object))), None) = (owners.next(), owners.next()) else {
             return None;
         };
-        if target.is_some_and(|t| t != only) || opposite_param(key, &object.fields()).is_some()
-        {
+        if target.is_some_and(|t| t != only) || opposite_param(key, &object.fields()).is_some() {
             return None;
         }
         target = Some(only);
@@ -269,7 +268,11 @@ pub(super) fn flat_fields_hint(
             .map(|f| format!("`{f}`"))
             .collect();
         if let Some(first) = keys.first() {
-            let verb = if keys.len() == 1 { "is a field" } else { "are fields" };
+            let verb = if keys.len() == 1 {
+                "is a field"
+            } else {
+                "are fields"
+            };
             parts.push(format!("{} {verb} of `{name}`", keys.join(", ")));
             example.get_or_insert_with(|| {
                 format!("`\"{name}\": {{\"{}\": ...}}`", first.trim_matches('`'))
@@ -289,7 +292,10 @@ pub(super) fn flat_fields_hint(
 fn label(schema: &Value, root: &JsonObject) -> String {
     match schema.get("items") {
         Some(items) if items.get("$ref").is_some() && schema.get("type") == Some(&json_array()) => {
-            format!("array of {}", type_label(without_null(resolve(items, root), root)))
+            format!(
+                "array of {}",
+                type_label(without_null(resolve(items, root), root))
+            )
         }
         _ => type_label(schema),
     }
@@ -473,7 +479,10 @@ mod tests {
                     let complete = subset & 0b11 == 0b11;
                     if !complete && t.validates_input() {
                         let err = result.expect_err(&what);
-                        assert!(err.contains("\"title\"") || err.contains("\"priority\""), "{what}: {err}");
+                        assert!(
+                            err.contains("\"title\"") || err.contains("\"priority\""),
+                            "{what}: {err}"
+                        );
                         continue;
                     }
                     let p = result.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -487,7 +496,10 @@ mod tests {
                     let mut keys: Vec<&String> = sent.keys().collect();
                     keys.sort();
                     match &p.fixes[0] {
-                        ArgFix::Wrapped { keys: wrapped, into } => {
+                        ArgFix::Wrapped {
+                            keys: wrapped,
+                            into,
+                        } => {
                             let mut wrapped: Vec<&String> = wrapped.iter().collect();
                             wrapped.sort();
                             assert_eq!((wrapped, into.as_str()), (keys, "issue"), "{what}");
@@ -497,7 +509,15 @@ mod tests {
                     let renamed = p
                         .fixes
                         .iter()
-                        .filter(|f| matches!(f, ArgFix::Renamed { rule: "spelling", .. }))
+                        .filter(|f| {
+                            matches!(
+                                f,
+                                ArgFix::Renamed {
+                                    rule: "spelling",
+                                    ..
+                                }
+                            )
+                        })
                         .count();
                     let differing = sent.keys().filter(|k| !issue.contains_key(*k)).count();
                     assert_eq!(renamed, differing, "{what}: {:?}", p.fixes);
@@ -520,7 +540,13 @@ mod tests {
                 assert!(err.contains("are fields of `issue`"), "{err}");
                 assert!(err.contains("`\"issue\": {\""), "{err}");
             }
-            for negated in ["no_urgent", "urgent_off", "not_urgent", "unurgent", "NoUrgent"] {
+            for negated in [
+                "no_urgent",
+                "urgent_off",
+                "not_urgent",
+                "unurgent",
+                "NoUrgent",
+            ] {
                 for value in [json!(true), json!(false)] {
                     let mut sent = base();
                     sent.insert(negated.into(), value);
@@ -691,14 +717,22 @@ mod tests {
             }
         }
         let props: Map<String, Value> = (0..60)
-            .map(|i| (format!("field_{i:02}"), json!({"type": "string", "description": "d".repeat(500)})))
+            .map(|i| {
+                (
+                    format!("field_{i:02}"),
+                    json!({"type": "string", "description": "d".repeat(500)}),
+                )
+            })
             .collect();
         let t = tool(json!({
             "type": "object",
             "properties": {"a": {"type": "object", "properties": props}, "b": {"type": "object", "properties": props}}
         }));
         let text = expected_parameters(&t);
-        let nested = text.lines().filter(|l| l.starts_with("- `a.") || l.starts_with("- `b.")).count();
+        let nested = text
+            .lines()
+            .filter(|l| l.starts_with("- `a.") || l.starts_with("- `b."))
+            .count();
         assert_eq!(nested, MAX_LISTED_FIELDS, "{text}");
         assert!(text.contains("… and 36 more field(s) of `a`"), "{text}");
         assert!(text.len() < 8_000, "{} bytes", text.len());
