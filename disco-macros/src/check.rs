@@ -248,14 +248,31 @@ fn doc_arguments_exist(tool: &ToolFn, errors: &mut Errors) {
                     doc.name
                 ),
             ),
-            None => errors.push(
-                doc.span.0,
-                format!(
-                    "`# Arguments` documents `{}`, but the function has no such parameter; {}",
-                    doc.name,
-                    param_names(tool)
-                ),
-            ),
+            None => {
+                // A field of a flattened struct is a parameter the macro cannot see.
+                let flattened = tool
+                    .params
+                    .iter()
+                    .find(|p| p.is_argument() && p.attr.is_flattened())
+                    .map(|p| {
+                        format!(
+                            "; if `{}` is a field of the flattened `{}`, describe it with a doc \
+                             comment on the field",
+                            doc.name,
+                            p.name()
+                        )
+                    })
+                    .unwrap_or_default();
+                errors.push(
+                    doc.span.0,
+                    format!(
+                        "`# Arguments` documents `{}`, but the function has no such parameter; \
+                         {}{flattened}",
+                        doc.name,
+                        param_names(tool)
+                    ),
+                )
+            }
         }
     }
 }
