@@ -51,7 +51,7 @@ fn without_null<'a>(schema: &'a Value, root: &'a JsonObject) -> &'a Value {
         if let Some(Value::Array(branches)) = schema.get(key) {
             let mut kept = branches
                 .iter()
-                .filter(|b| b.get("type") != Some(&Value::String("null".into())));
+                .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
             if let (Some(only), None) = (kept.next(), kept.next()) {
                 if branches.len() == 2 {
                     return resolve(only, root);
@@ -290,19 +290,14 @@ pub(super) fn flat_fields_hint(
 
 /// [`type_label`] of a schema, with the items of a list looked up when they are a `$ref`.
 fn label(schema: &Value, root: &JsonObject) -> String {
+    let list = schema.get("type").and_then(Value::as_str) == Some("array");
     match schema.get("items") {
-        Some(items) if items.get("$ref").is_some() && schema.get("type") == Some(&json_array()) => {
-            format!(
-                "array of {}",
-                type_label(without_null(resolve(items, root), root))
-            )
+        Some(items) if list && items.get("$ref").is_some() => {
+            let items = without_null(resolve(items, root), root);
+            format!("array of {}", type_label(items))
         }
         _ => type_label(schema),
     }
-}
-
-fn json_array() -> Value {
-    Value::String("array".into())
 }
 
 /// The fields of an object parameter for the expected-parameters list, one line each
