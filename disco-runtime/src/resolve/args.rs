@@ -437,7 +437,9 @@ impl Run<'_> {
                     rule,
                 });
             }
-            self.repair_nested(value, schema, &format!("{prefix}{}", f.name), depth + 1);
+            if value.is_object() || value.is_array() {
+                self.repair_nested(value, schema, &format!("{prefix}{}", f.name), depth + 1);
+            }
         }
     }
 
