@@ -172,25 +172,29 @@ pub fn parse(mut item: ItemFn, attr: ToolAttr, errors: &mut Errors) -> ToolFn {
 /// `#[param(...)]` may be written more than once on the same parameter, and mixed with
 /// `params(name(...))`; each setting may still be given only once.
 pub fn merge_param_attr(into: &mut ParamAttr, from: ParamAttr, name: &str, errors: &mut Errors) {
-    if let Some(d) = from.description {
-        if into.description.is_some() {
+    let mut once = |key: &str, span: Option<proc_macro2::Span>, given: bool| {
+        let span = span?;
+        if given {
             errors.push(
-                d.span,
-                format!("the `description` of parameter `{name}` is given more than once"),
+                span,
+                format!("the `{key}` of parameter `{name}` is given more than once"),
             );
+            None
         } else {
-            into.description = Some(d);
+            Some(())
         }
+    };
+    let span = from.description.as_ref().map(|d| d.span);
+    if once("description", span, into.description.is_some()).is_some() {
+        into.description = from.description;
     }
-    if let Some(d) = from.default {
-        if into.default.is_some() {
-            errors.push(
-                d.span(),
-                format!("the `default` of parameter `{name}` is given more than once"),
-            );
-        } else {
-            into.default = Some(d);
-        }
+    let span = from.default.as_ref().map(|d| d.span());
+    if once("default", span, into.default.is_some()).is_some() {
+        into.default = from.default;
+    }
+    let span = from.flatten.map(|f| f.span);
+    if once("flatten", span, into.flatten.is_some()).is_some() {
+        into.flatten = from.flatten;
     }
     into.aliases.extend(from.aliases);
 }

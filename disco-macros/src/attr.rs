@@ -82,6 +82,15 @@ pub struct ParamAttr {
     pub description: Option<Spanned<String>>,
     pub aliases: Vec<Spanned<String>>,
     pub default: Option<DefaultValue>,
+    /// `flatten`: the parameter is a struct whose fields are the tool's parameters.
+    pub flatten: Option<Flag>,
+}
+
+impl ParamAttr {
+    /// `flatten` or `flatten = true`.
+    pub fn is_flattened(&self) -> bool {
+        self.flatten.is_some_and(|f| f.value)
+    }
 }
 
 /// A parameter's default value.
@@ -122,7 +131,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "timeout_ms",
 ];
 
-pub const PARAM_KEYS: &[&str] = &["description", "alias", "aliases", "default"];
+pub const PARAM_KEYS: &[&str] = &["description", "alias", "aliases", "default", "flatten"];
 
 /// "unknown key `x`" with the closest valid key and the full list.
 fn unknown_key(errors: &mut Errors, key: &syn::Path, what: &str, valid: &[&str]) {
@@ -231,6 +240,7 @@ pub fn parse_param_attr(tokens: TokenStream, errors: &mut Errors) -> ParamAttr {
                 };
                 set_once(&mut attr.default, value, &meta, errors);
             }
+            "flatten" => set_once(&mut attr.flatten, flag(&meta, errors), &meta, errors),
             _ => unknown_key(errors, meta.path(), "parameter", PARAM_KEYS),
         }
     }

@@ -20,6 +20,7 @@ pub fn check(tool: &mut ToolFn, errors: &mut Errors) {
     doc_arguments_exist(tool, errors);
     extractors_take_no_settings(tool, errors);
     param_aliases_valid(tool, errors);
+    flatten_valid(tool, errors);
     option_has_no_default(tool, errors);
     default_literal_fits(tool, errors);
     annotations_consistent(tool, errors);
@@ -247,14 +248,31 @@ fn doc_arguments_exist(tool: &ToolFn, errors: &mut Errors) {
                     doc.name
                 ),
             ),
-            None => errors.push(
-                doc.span.0,
-                format!(
-                    "`# Arguments` documents `{}`, but the function has no such parameter; {}",
-                    doc.name,
-                    param_names(tool)
-                ),
-            ),
+            None => {
+                // A field of a flattened struct is a parameter the macro cannot see.
+                let flattened = tool
+                    .params
+                    .iter()
+                    .find(|p| p.is_argument() && p.attr.is_flattened())
+                    .map(|p| {
+                        format!(
+                            "; if `{}` is a field of the flattened `{}`, describe it with a doc \
+                             comment on the field",
+                            doc.name,
+                            p.name()
+                        )
+                    })
+                    .unwrap_or_default();
+                errors.push(
+                    doc.span.0,
+                    format!(
+                        "`# Arguments` documents `{}`, but the function has no such parameter; \
+                         {}{flattened}",
+                        doc.name,
+                        param_names(tool)
+                    ),
+                )
+            }
         }
     }
 }
@@ -275,6 +293,7 @@ fn extractors_take_no_settings(tool: &ToolFn, errors: &mut Errors) {
             .into_iter()
             .chain(p.attr.aliases.iter().map(|a| a.span))
             .chain(p.attr.default.as_ref().map(DefaultValue::span))
+            .chain(p.attr.flatten.map(|f| f.span))
             .next();
         if let Some(span) = first_setting {
             let what = match p.kind {
@@ -285,7 +304,7 @@ fn extractors_take_no_settings(tool: &ToolFn, errors: &mut Errors) {
                 span,
                 format!(
                     "`{}` is a {what} extractor filled by the server, not a JSON parameter: it \
-                     takes no description, alias or default",
+                     takes no description, alias, default or flatten",
                     p.name()
                 ),
             );
@@ -342,6 +361,114 @@ fn param_aliases_valid(tool: &ToolFn, errors: &mut Errors) {
                 }
             }
         }
+    }
+}
+
+/// A flattened parameter is a struct whose fields are the tool's parameters (serde's
+/// `#[serde(flatten)]`): its own name is never a key, so the settings of a key make no sense on
+/// it, and only one struct's fields can be the top level. Whether a field has the name of
+/// another parameter depends on the struct, which the macro cannot see: the catalog checks
+/// that when it is built.
+fn flatten_valid(tool: &ToolFn, errors: &mut Errors) {
+    let mut first: Option<String> = None;
+    for p in tool.params.iter().filter(|p| p.is_argument()) {
+        let Some(flag) = p.attr.flatten.filter(|f| f.value) else {
+            continue;
+        };
+        let name = p.name();
+        let its_fields = "its fields are the tool's parameters and its own name is never a key";
+        if let Some(alias) = p.attr.aliases.first() {
+            errors.push(
+                alias.span,
+                format!("`{name}` is flattened, so it takes no alias: {its_fields}"),
+            );
+        }
+        if let Some(default) = &p.attr.default {
+            errors.push(
+                default.span(),
+                format!(
+                    "`{name}` is flattened, so it takes no default: {its_fields}; let the fields \
+                     that may be left out be `Option`s or `#[serde(default)]`"
+                ),
+            );
+        }
+        if let Some(d) = &p.attr.description {
+            errors.push(
+                d.span,
+                format!(
+                    "`{name}` is flattened, so it takes no description: its fields are the \
+                     tool's parameters, each described by the doc comment on it in the struct"
+                ),
+            );
+        }
+        if let Some(doc) = tool.docs.params.iter().find(|d| d.name == name) {
+            errors.push(
+                doc.span.0,
+                format!(
+                    "`# Arguments` documents `{name}`, which is flattened: its fields are the \
+                     tool's parameters, each described by the doc comment on it in the struct; \
+                     remove that line"
+                ),
+            );
+        }
+        if let ParamKind::Argument {
+            inner_option: Some(_),
+        } = &p.kind
+        {
+            errors.push_spanned(
+                &p.ty,
+                format!(
+                    "`{name}` is flattened, so it cannot be an `Option`: make the struct's fields \
+                     optional instead (`Option` fields, or `#[serde(default)]`)"
+                ),
+            );
+        } else if let Some(kind) = not_a_struct(&p.ty) {
+            errors.push_spanned(
+                &p.ty,
+                format!(
+                    "`{name}` cannot be flattened: it is {kind}, and only a struct with named \
+                     fields can be (its fields become the tool's parameters)"
+                ),
+            );
+        }
+        match &first {
+            Some(other) => errors.push(
+                flag.span,
+                format!(
+                    "`{other}` is flattened already, and only one parameter can be: the fields \
+                     of one struct are the tool's top level; remove `flatten` and send `{name}` \
+                     nested under its name"
+                ),
+            ),
+            None => first = Some(name),
+        }
+    }
+}
+
+/// What a type that is certainly not a struct is (`a number`, `a list`), from its tokens.
+fn not_a_struct(ty: &syn::Type) -> Option<&'static str> {
+    match ty {
+        syn::Type::Tuple(_) => return Some("a tuple"),
+        syn::Type::Array(_) | syn::Type::Slice(_) => return Some("a list"),
+        syn::Type::Paren(p) => return not_a_struct(&p.elem),
+        syn::Type::Group(g) => return not_a_struct(&g.elem),
+        _ => {}
+    }
+    if let Some(primitive) = primitive(ty) {
+        return Some(match primitive.as_str() {
+            "bool" => "a boolean",
+            "String" => "a string",
+            _ => "a number",
+        });
+    }
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?.ident.to_string();
+    match last.as_str() {
+        "Vec" | "VecDeque" | "HashSet" | "BTreeSet" => Some("a list"),
+        "HashMap" | "BTreeMap" => Some("a map"),
+        _ => None,
     }
 }
 

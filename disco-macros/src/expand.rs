@@ -92,7 +92,14 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
         .collect();
 
     // Reading the arguments: every problem is collected, so one reply names them all.
-    let takes: Vec<TokenStream> = tool.params.iter().map(|p| take_param(p, &rt)).collect();
+    // A flattened parameter is read last, from the keys the others leave.
+    let takes: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .filter(|p| !p.attr.is_flattened())
+        .chain(tool.params.iter().filter(|p| p.attr.is_flattened()))
+        .map(|p| take_param(p, &rt))
+        .collect();
     let idents: Vec<&syn::Ident> = tool.params.iter().map(|p| &p.ident).collect();
     let call = if tool.is_async {
         quote! {
@@ -375,6 +382,7 @@ fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
             }
         }
     };
+    let flatten = p.attr.is_flattened();
     quote! {
         #rt::ParamSpec {
             name: #name,
@@ -383,6 +391,7 @@ fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
             required: #required,
             schema: #schema,
             default: #default,
+            flatten: #flatten,
         }
     }
 }
@@ -430,6 +439,13 @@ fn take_param(p: &Param, rt: &TokenStream) -> TokenStream {
     let ty = &p.ty;
     let probe = quote!((&&#rt::Probe::<#ty>::new()));
     match (&p.kind, &p.attr.default) {
+        (ParamKind::Argument { .. }, _) if p.attr.is_flattened() => {
+            let name = p.name();
+            quote! {
+                let #ident: ::core::option::Option<#ty> =
+                    #probe.__disco_take_flat(&mut __errors, &mut __inv, #name);
+            }
+        }
         (ParamKind::Argument { .. }, None) => {
             let name = p.name();
             quote! {

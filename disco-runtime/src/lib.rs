@@ -276,6 +276,12 @@ pub mod __private {
             name: &str,
             default: fn() -> Result<T, String>,
         ) -> Option<T>;
+        fn __disco_take_flat(
+            &self,
+            errors: &mut ArgErrors,
+            inv: &mut Invocation,
+            name: &str,
+        ) -> Option<T>;
         fn __disco_from_json(&self, value: serde_json::Value) -> Result<T, String>;
     }
     impl<T: DeserializeOwned> ViaArgument<T> for &Probe<T> {
@@ -296,6 +302,14 @@ pub mod __private {
         ) -> Option<T> {
             errors.take_or::<T>(inv, name, default)
         }
+        fn __disco_take_flat(
+            &self,
+            errors: &mut ArgErrors,
+            inv: &mut Invocation,
+            name: &str,
+        ) -> Option<T> {
+            errors.take_flat::<T>(inv, name)
+        }
         fn __disco_from_json(&self, value: serde_json::Value) -> Result<T, String> {
             default_from_json::<T>(value)
         }
@@ -311,6 +325,9 @@ pub mod __private {
             _: &str,
             _: fn() -> Result<T, String>,
         ) -> Option<T> {
+            None
+        }
+        fn __disco_take_flat(&self, _: &mut ArgErrors, _: &mut Invocation, _: &str) -> Option<T> {
             None
         }
         fn __disco_from_json(&self, _: serde_json::Value) -> Result<T, String> {

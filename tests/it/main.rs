@@ -23,4 +23,5 @@ mod resolution_corpus;
 mod schemas;
 mod shapes;
 mod small_catalogs;
+mod struct_params;
 mod wild_schemas;

@@ -13,6 +13,13 @@
 //!    object or array in a string, a number for a string;
 //! 5. a string that is one allowed value in another case or with other separators between its
 //!    words (`"HIGH"` for `"high"`), when exactly one allowed value matches so;
+//! 6. (before 3) the fields of an object parameter sent flat, beside it (`{"title": ..}` for
+//!    `{"issue": {"title": ..}}`): put into it when every unknown key is a field of that one
+//!    object parameter, which was not given, and of no other object parameter not given;
+//!
+//! Rules 1-5 apply inside nested objects too, with the object's fields for parameters
+//! (`issue.Priority` -> `issue.priority`, `"HIGH"` -> `"high"`), to a bounded depth and number
+//! of keys (see `nested`); a nested key that matches no field is left for the schema.
 //!
 //! then validation of the result against the tool's JSON Schema. `null` for an optional
 //! parameter means "not given".
@@ -25,6 +32,9 @@
 use serde_json::{Map, Value};
 
 use crate::tool::built::{CatalogTool, ParamInfo};
+use crate::tool::schema::JsonObject;
+
+mod nested;
 
 /// One change made to the arguments, reported in the result's `_meta`.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +55,10 @@ pub enum ArgFix {
     },
     /// `null` for an optional parameter was taken as "not given".
     DroppedNull { param: String },
+    /// Keys sent beside an object parameter that are all fields of it, and of no other
+    /// object parameter that was not given, were put into it (`{"title": ..}` for
+    /// `{"issue": {"title": ..}}`).
+    Wrapped { keys: Vec<String>, into: String },
 }
 
 impl ArgFix {
@@ -63,6 +77,9 @@ impl ArgFix {
             }
             ArgFix::DroppedNull { param } => {
                 serde_json::json!({"kind": "dropped_null", "param": param})
+            }
+            ArgFix::Wrapped { keys, into } => {
+                serde_json::json!({"kind": "wrapped", "from": keys, "to": into, "rule": "fields_sent_flat"})
             }
         }
     }
@@ -123,15 +140,22 @@ pub fn prepare(
         // below repair it and say so. A validator that accepted the arguments has found every
         // value allowed already; without a validator (a schema that could not be compiled),
         // the values are looked at here, as the rules below would.
+        // Inside a nested object, a key in another spelling is not an unknown parameter to
+        // the validator (a struct ignores keys it does not know), and is looked at here too.
         let validated = tool.validates_input();
-        let repairable = || {
-            repair == Repair::Safe
-                && tool.params.iter().any(|p| {
-                    args.get(&p.name)
-                        .is_some_and(|v| enum_value(v, &p.schema).is_some())
-                })
+        let nested_repairable = || {
+            repair == Repair::Safe && nested::needs_repair(&tool.params, &args, &tool.input_schema)
         };
-        if errors.is_empty() && (validated || !repairable()) {
+        let repairable = || {
+            nested_repairable()
+                || repair == Repair::Safe
+                    && tool.params.iter().any(|p| {
+                        let schema = nested::resolve(&p.schema, &tool.input_schema);
+                        args.get(&p.name)
+                            .is_some_and(|v| enum_value(v, schema).is_some())
+                    })
+        };
+        if errors.is_empty() && ((validated && !nested_repairable()) || !repairable()) {
             return Ok(Prepared {
                 arguments: args,
                 fixes: Vec::new(),
@@ -151,92 +175,49 @@ fn repair_and_check(
     args: Map<String, Value>,
     repair: Repair,
 ) -> Result<Prepared, String> {
-    let mut fixes = Vec::new();
-    let mut problems = Vec::new();
-    let mut out = Map::new();
-    let mut unknown: Vec<(String, Value)> = Vec::new();
+    let mut run = Run {
+        root: &tool.input_schema,
+        repair,
+        fixes: Vec::new(),
+        problems: Vec::new(),
+        budget: nested::MAX_NESTED_KEYS,
+    };
+    let fields: Vec<Field<'_>> = tool.params.iter().map(Field::from).collect();
     let fuzzy_allowed = repair == Repair::Safe && args.len() <= MAX_FUZZY_KEYS;
 
-    // 1-2: exact names, declared aliases, spelling-equivalent keys.
-    for (key, value) in args {
-        if tool.param(&key).is_some() {
-            insert(&mut out, &mut problems, key.clone(), key, value);
-            continue;
-        }
-        if let Some(p) = tool.params.iter().find(|p| p.aliases.contains(&key)) {
-            fixes.push(ArgFix::Renamed {
-                from: key.clone(),
-                to: p.name.clone(),
-                rule: "alias",
-            });
-            insert(&mut out, &mut problems, p.name.clone(), key, value);
-            continue;
-        }
-        if fuzzy_allowed && key.len() <= MAX_KEY_LEN {
-            let norm = normalise_key(&key);
-            let matches: Vec<&ParamInfo> = tool
-                .params
-                .iter()
-                .filter(|p| {
-                    normalise_key(&p.name) == norm
-                        || p.aliases.iter().any(|a| normalise_key(a) == norm)
-                })
-                .collect();
-            if let [p] = matches.as_slice() {
-                fixes.push(ArgFix::Renamed {
-                    from: key.clone(),
-                    to: p.name.clone(),
-                    rule: "spelling",
-                });
-                insert(&mut out, &mut problems, p.name.clone(), key, value);
-                continue;
-            }
-        }
-        unknown.push((key, value));
-    }
+    // 1-2: exact names, declared aliases, spelling-equivalent keys; opposites answered.
+    let (mut out, mut unknown) = run.match_keys(args, &fields, "", fuzzy_allowed);
 
-    // Keys that state the opposite of a parameter are answered, never repaired.
-    if !unknown.is_empty() {
-        unknown.retain(|(key, _)| match opposite_param(key, &tool.params) {
-            Some(p) => {
-                problems.push(opposite_problem(key, p));
-                false
-            }
-            None => true,
-        });
+    // Fields of an object parameter sent flat, beside it rather than in it.
+    if repair == Repair::Safe && !unknown.is_empty() && unknown.len() <= MAX_FUZZY_KEYS {
+        if let Some(target) = nested::wrap_target(&fields, &out, &unknown, run.root) {
+            run.fixes.push(ArgFix::Wrapped {
+                keys: unknown.iter().map(|(k, _)| k.clone()).collect(),
+                into: target.to_string(),
+            });
+            out.insert(
+                target.to_string(),
+                Value::Object(std::mem::take(&mut unknown).into_iter().collect()),
+            );
+        }
     }
 
     // 3: a near-miss of exactly one parameter that was not given.
     if fuzzy_allowed && !unknown.is_empty() {
-        let mut still_unknown = Vec::new();
-        let pending: Vec<(String, Value)> = std::mem::take(&mut unknown);
-        let targets: Vec<&ParamInfo> = tool
-            .params
-            .iter()
-            .filter(|p| !out.contains_key(&p.name))
-            .collect();
-        // Which unknown keys point at which parameter; a parameter claimed by two keys is
-        // ambiguous and repaired for neither.
-        let claims: Vec<Option<usize>> = pending
-            .iter()
-            .map(|(k, v)| near_miss(k, v, &targets))
-            .collect();
-        for ((key, value), claim) in pending.into_iter().zip(claims.iter()) {
-            let unique = claim.filter(|t| claims.iter().filter(|c| **c == Some(*t)).count() == 1);
-            match unique {
-                Some(t) => {
-                    let p = targets[t];
-                    fixes.push(ArgFix::Renamed {
-                        from: key.clone(),
-                        to: p.name.clone(),
-                        rule: "near_miss",
-                    });
-                    insert(&mut out, &mut problems, p.name.clone(), key, value);
+        unknown = run.match_near_misses(unknown, &fields, &mut out, "");
+    }
+
+    // Keys beside a missing object parameter that state the opposite of one of its fields.
+    if !unknown.is_empty() && unknown.len() <= MAX_FUZZY_KEYS {
+        unknown.retain(
+            |(key, _)| match nested::opposite_field(&fields, &out, key, run.root) {
+                Some(problem) => {
+                    run.problems.push(problem);
+                    false
                 }
-                None => still_unknown.push((key, value)),
-            }
-        }
-        unknown = still_unknown;
+                None => true,
+            },
+        );
     }
 
     if !unknown.is_empty() {
@@ -250,38 +231,17 @@ fn repair_and_check(
         if unknown.len() > SHOWN {
             list.push(format!("and {} more", unknown.len() - SHOWN));
         }
-        problems.push(format!("unknown parameter(s) {}", list.join(", ")));
+        let hint = if unknown.len() <= MAX_FUZZY_KEYS {
+            nested::flat_fields_hint(&fields, &out, &unknown, run.root)
+        } else {
+            String::new()
+        };
+        run.problems
+            .push(format!("unknown parameter(s) {}{hint}", list.join(", ")));
     }
 
-    // `null` for an optional parameter means "not given".
-    for p in &tool.params {
-        if !p.required && out.get(&p.name).is_some_and(Value::is_null) {
-            out.remove(&p.name);
-            fixes.push(ArgFix::DroppedNull {
-                param: p.name.clone(),
-            });
-        }
-    }
-
-    // 4: values of the wrong type that can only mean one thing.
-    if repair == Repair::Safe {
-        for p in &tool.params {
-            let Some(value) = out.get_mut(&p.name) else {
-                continue;
-            };
-            let repaired = coerce(value, &p.schema)
-                .or_else(|| enum_value(value, &p.schema).map(|v| (v, "enum_case")));
-            if let Some((coerced, rule)) = repaired {
-                let from = std::mem::replace(value, coerced.clone());
-                fixes.push(ArgFix::Coerced {
-                    param: p.name.clone(),
-                    from,
-                    to: coerced,
-                    rule,
-                });
-            }
-        }
-    }
+    // `null` for an optional parameter, 4-5 values, and the same inside nested objects.
+    run.repair_values(&mut out, &fields, "", 0);
 
     let missing: Vec<String> = tool
         .params
@@ -290,12 +250,17 @@ fn repair_and_check(
         .map(|p| format!("`{}`", p.name))
         .collect();
     if !missing.is_empty() {
-        problems.push(format!(
+        run.problems.push(format!(
             "missing required parameter(s) {}",
             missing.join(", ")
         ));
     }
 
+    let Run {
+        fixes,
+        mut problems,
+        ..
+    } = run;
     if problems.is_empty() {
         let instance = Value::Object(out);
         let errors = tool.validate_input(&instance);
@@ -313,20 +278,242 @@ fn repair_and_check(
     Err(explain(tool, &problems))
 }
 
-fn insert(
-    out: &mut Map<String, Value>,
-    problems: &mut Vec<String>,
-    name: String,
-    from: String,
-    value: Value,
-) {
-    if out.contains_key(&name) {
-        problems.push(format!(
-            "`{name}` was given twice (as `{}` and as another spelling); send it once",
-            clip(&from)
-        ));
-    } else {
-        out.insert(name, value);
+/// A parameter, or a field of a nested object, as the key and value rules see it.
+#[derive(Clone, Copy)]
+pub(crate) struct Field<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) aliases: &'a [String],
+    pub(crate) schema: &'a Value,
+    pub(crate) required: bool,
+}
+
+impl<'a> From<&'a ParamInfo> for Field<'a> {
+    fn from(p: &'a ParamInfo) -> Self {
+        Field {
+            name: &p.name,
+            aliases: &p.aliases,
+            schema: &p.schema,
+            required: p.required,
+        }
+    }
+}
+
+impl<'a> Field<'a> {
+    /// Its name, then its aliases.
+    fn names(&self) -> impl Iterator<Item = &'a str> {
+        std::iter::once(self.name).chain(self.aliases.iter().map(String::as_str))
+    }
+}
+
+/// One call's repair: what was changed, what is wrong, and how much nested work is left.
+struct Run<'t> {
+    /// The input schema, for the `$ref`s of nested schemas.
+    root: &'t JsonObject,
+    repair: Repair,
+    fixes: Vec<ArgFix>,
+    problems: Vec<String>,
+    /// Keys of nested objects that may still be looked at (see [`nested::MAX_NESTED_KEYS`]).
+    budget: usize,
+}
+
+impl Run<'_> {
+    /// Rules 1-2 over the keys of one object against its fields: exact names, declared
+    /// aliases, then (when `fuzzy`) the same key spelled differently. Keys that state the
+    /// opposite of a field are answered and dropped; the others are returned unknown.
+    /// `prefix` is the object's path (`issue.`), empty at the top level.
+    fn match_keys(
+        &mut self,
+        args: Map<String, Value>,
+        fields: &[Field<'_>],
+        prefix: &str,
+        fuzzy: bool,
+    ) -> (Map<String, Value>, Vec<(String, Value)>) {
+        let mut out = Map::new();
+        let mut unknown: Vec<(String, Value)> = Vec::new();
+        for (key, value) in args {
+            if fields.iter().any(|f| f.name == key) {
+                self.insert(&mut out, prefix, key.clone(), key, value);
+                continue;
+            }
+            if let Some(f) = fields.iter().find(|f| f.aliases.contains(&key)) {
+                self.renamed(prefix, &key, f.name, "alias");
+                self.insert(&mut out, prefix, f.name.to_string(), key, value);
+                continue;
+            }
+            if fuzzy && key.len() <= MAX_KEY_LEN {
+                let norm = normalise_key(&key);
+                let mut matches = fields
+                    .iter()
+                    .filter(|f| f.names().any(|n| normalise_key(n) == norm));
+                if let (Some(f), None) = (matches.next(), matches.next()) {
+                    self.renamed(prefix, &key, f.name, "spelling");
+                    self.insert(&mut out, prefix, f.name.to_string(), key, value);
+                    continue;
+                }
+            }
+            unknown.push((key, value));
+        }
+        // Keys that state the opposite of a field are answered, never repaired.
+        unknown.retain(|(key, _)| match opposite_param(key, fields) {
+            Some(f) => {
+                self.problems
+                    .push(opposite_problem(key, prefix, &f, prefix));
+                false
+            }
+            None => true,
+        });
+        (out, unknown)
+    }
+
+    /// Rule 3: each unknown key that is a clear near-miss of exactly one field not given, and
+    /// claimed by no other key, renamed to it. Returns the keys still unknown.
+    fn match_near_misses(
+        &mut self,
+        pending: Vec<(String, Value)>,
+        fields: &[Field<'_>],
+        out: &mut Map<String, Value>,
+        prefix: &str,
+    ) -> Vec<(String, Value)> {
+        let targets: Vec<Field<'_>> = fields
+            .iter()
+            .filter(|f| !out.contains_key(f.name))
+            .copied()
+            .collect();
+        // Which unknown keys point at which field; a field claimed by two keys is ambiguous
+        // and repaired for neither.
+        let claims: Vec<Option<usize>> = pending
+            .iter()
+            .map(|(k, v)| near_miss(k, v, &targets))
+            .collect();
+        let mut still_unknown = Vec::new();
+        for ((key, value), claim) in pending.into_iter().zip(claims.iter()) {
+            let unique = claim.filter(|t| claims.iter().filter(|c| **c == Some(*t)).count() == 1);
+            match unique {
+                Some(t) => {
+                    let name = targets[t].name;
+                    self.renamed(prefix, &key, name, "near_miss");
+                    self.insert(out, prefix, name.to_string(), key, value);
+                }
+                None => still_unknown.push((key, value)),
+            }
+        }
+        still_unknown
+    }
+
+    /// `null` for an optional field means "not given"; then (under [`Repair::Safe`]) rules
+    /// 4-5 on each field's value, and the same rules inside every value that is an object of
+    /// known fields (or a list of them), to a bounded depth.
+    fn repair_values(
+        &mut self,
+        out: &mut Map<String, Value>,
+        fields: &[Field<'_>],
+        prefix: &str,
+        depth: usize,
+    ) {
+        for f in fields {
+            if !f.required && out.get(f.name).is_some_and(Value::is_null) {
+                out.remove(f.name);
+                self.fixes.push(ArgFix::DroppedNull {
+                    param: format!("{prefix}{}", f.name),
+                });
+            }
+        }
+        if self.repair != Repair::Safe {
+            return;
+        }
+        for f in fields {
+            let Some(value) = out.get_mut(f.name) else {
+                continue;
+            };
+            let schema = nested::resolve(f.schema, self.root);
+            let repaired = coerce(value, schema)
+                .or_else(|| enum_value(value, schema).map(|v| (v, "enum_case")));
+            if let Some((coerced, rule)) = repaired {
+                let from = std::mem::replace(value, coerced.clone());
+                self.fixes.push(ArgFix::Coerced {
+                    param: format!("{prefix}{}", f.name),
+                    from,
+                    to: coerced,
+                    rule,
+                });
+            }
+            if value.is_object() || value.is_array() {
+                self.repair_nested(value, schema, &format!("{prefix}{}", f.name), depth + 1);
+            }
+        }
+    }
+
+    /// The rules above inside `value`, when its schema is an object of known fields (or a
+    /// list of such objects): keys renamed, `null`s dropped, values coerced. Keys that match
+    /// no field are left for the schema (a struct that does not deny unknown fields ignores
+    /// them).
+    fn repair_nested(&mut self, value: &mut Value, schema: &Value, path: &str, depth: usize) {
+        if depth > nested::MAX_DEPTH || self.budget == 0 {
+            return;
+        }
+        match value {
+            Value::Object(obj) => {
+                let Some(object) = nested::object_schema(schema, self.root) else {
+                    return;
+                };
+                if obj.len() > self.budget {
+                    self.budget = 0;
+                    return;
+                }
+                self.budget -= obj.len();
+                let fields = object.fields();
+                let prefix = format!("{path}.");
+                let fuzzy = obj.len() <= MAX_FUZZY_KEYS;
+                let (mut out, mut unknown) =
+                    self.match_keys(std::mem::take(obj), &fields, &prefix, fuzzy);
+                if fuzzy && !unknown.is_empty() {
+                    unknown = self.match_near_misses(unknown, &fields, &mut out, &prefix);
+                }
+                for (key, value) in unknown {
+                    out.insert(key, value);
+                }
+                self.repair_values(&mut out, &fields, &prefix, depth);
+                *obj = out;
+            }
+            Value::Array(items) => {
+                let Some(item_schema) = nested::items_schema(schema, self.root) else {
+                    return;
+                };
+                for (i, item) in items.iter_mut().enumerate() {
+                    if self.budget == 0 {
+                        return;
+                    }
+                    self.repair_nested(item, item_schema, &format!("{path}[{i}]"), depth);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn renamed(&mut self, prefix: &str, from: &str, to: &str, rule: &'static str) {
+        self.fixes.push(ArgFix::Renamed {
+            from: format!("{prefix}{from}"),
+            to: format!("{prefix}{to}"),
+            rule,
+        });
+    }
+
+    fn insert(
+        &mut self,
+        out: &mut Map<String, Value>,
+        prefix: &str,
+        name: String,
+        from: String,
+        value: Value,
+    ) {
+        if out.contains_key(&name) {
+            self.problems.push(format!(
+                "`{prefix}{name}` was given twice (as `{}` and as another spelling); send it once",
+                clip(&from)
+            ));
+        } else {
+            out.insert(name, value);
+        }
     }
 }
 
@@ -336,7 +523,7 @@ fn insert(
 /// A boolean is switched on or off by its name alone, so closeness alone never names one:
 /// a misspelled key reaches a boolean only when the value is a boolean too and the misspelling
 /// changes no prefix (`recursiv: true` is `recursive`; `nforce` and `reforce` are not `force`).
-fn near_miss(key: &str, value: &Value, targets: &[&ParamInfo]) -> Option<usize> {
+fn near_miss(key: &str, value: &Value, targets: &[Field<'_>]) -> Option<usize> {
     if key.len() > MAX_KEY_LEN || key.is_empty() {
         return None;
     }
@@ -346,12 +533,12 @@ fn near_miss(key: &str, value: &Value, targets: &[&ParamInfo]) -> Option<usize> 
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let best = std::iter::once(&p.name)
-                .chain(p.aliases.iter())
+            let best = p
+                .names()
                 .map(|n| {
                     if singular_key(n) == number_free {
                         0.95
-                    } else if schema_types(&p.schema).contains(&"boolean") {
+                    } else if schema_types(p.schema).contains(&"boolean") {
                         let target = normalise_key(n);
                         let boolean = value.is_boolean()
                             || value.as_str().is_some_and(|s| {
@@ -386,7 +573,7 @@ fn near_miss(key: &str, value: &Value, targets: &[&ParamInfo]) -> Option<usize> 
 /// is negating words (`no_force`, `force_off`, `dont_force`, `skip_confirm`), a negating or
 /// opposed prefix (`noforce`, `unforce`, `nonrecursive`), or a word of opposite meaning
 /// (`min_price` for `max_price`, `exclude_tags` for `include_tags`), on either side.
-fn opposite_param<'t>(key: &str, params: &'t [ParamInfo]) -> Option<&'t ParamInfo> {
+fn opposite_param<'t>(key: &str, params: &[Field<'t>]) -> Option<Field<'t>> {
     if key.len() > MAX_KEY_LEN || key.is_empty() {
         return None;
     }
@@ -402,26 +589,24 @@ fn opposite_param<'t>(key: &str, params: &'t [ParamInfo]) -> Option<&'t ParamInf
                     .strip_suffix(target.as_str())
                     .is_some_and(super::polarity::is_negating_particle))
     };
-    if let Some(p) = params
-        .iter()
-        .find(|p| std::iter::once(&p.name).chain(&p.aliases).any(|n| glued(n)))
-    {
-        return Some(p);
+    if let Some(p) = params.iter().find(|p| p.names().any(glued)) {
+        return Some(*p);
     }
     let key_words = singular_words(key);
     // `end_locations` is the plural of `end_location`, whatever `start_location` says.
-    let names = |p: &'t ParamInfo| std::iter::once(&p.name).chain(p.aliases.iter());
     if params
         .iter()
-        .any(|p| names(p).any(|n| singular_words(n) == key_words))
+        .any(|p| p.names().any(|n| singular_words(n) == key_words))
     {
         return None;
     }
-    params.iter().find(|p| {
-        std::iter::once(&p.name)
-            .chain(p.aliases.iter())
-            .any(|name| differ_by_polarity(&key_words, &singular_words(name)))
-    })
+    params
+        .iter()
+        .find(|p| {
+            p.names()
+                .any(|name| differ_by_polarity(&key_words, &singular_words(name)))
+        })
+        .copied()
 }
 
 fn singular_words(key: &str) -> Vec<String> {
@@ -496,24 +681,20 @@ fn negated_by_suffix(long: &str, short: &str) -> bool {
 }
 
 /// What the model is told about a key that states the opposite of a parameter.
-fn opposite_problem(key: &str, p: &ParamInfo) -> String {
-    let ty = type_label(p);
-    if schema_types(&p.schema).contains(&"boolean") {
+fn opposite_problem(key: &str, key_prefix: &str, p: &Field<'_>, prefix: &str) -> String {
+    let ty = crate::tool::schema::type_label(p.schema);
+    let name = format!("{prefix}{}", p.name);
+    let key = format!("{key_prefix}{}", clip(key));
+    if schema_types(p.schema).contains(&"boolean") {
         format!(
-            "`{}` states the opposite of the boolean parameter `{}`, so it was not applied; \
-             to turn `{}` off, send `\"{}\": false`",
-            clip(key),
-            p.name,
-            p.name,
+            "`{key}` states the opposite of the boolean parameter `{name}`, so it was not \
+             applied; to turn `{name}` off, send `\"{}\": false`",
             p.name
         )
     } else {
         format!(
-            "`{}` states the opposite of parameter `{}` ({ty}), so it was not applied; send \
-             `{}` with the value you mean",
-            clip(key),
-            p.name,
-            p.name
+            "`{key}` states the opposite of parameter `{name}` ({ty}), so it was not applied; \
+             send `{name}` with the value you mean"
         )
     }
 }
@@ -732,8 +913,11 @@ pub fn expected_parameters(tool: &CatalogTool) -> String {
         return " This tool takes no parameters: send `{}`.".to_string();
     }
     let mut text = String::from(" Expected parameters:");
+    let mut left = nested::MAX_LISTED_FIELDS;
     for p in &tool.params {
-        text.push_str(&format!("\n- `{}` ({}", p.name, type_label(p)));
+        let schema = nested::resolve(&p.schema, &tool.input_schema);
+        let label = crate::tool::schema::type_label(schema);
+        text.push_str(&format!("\n- `{}` ({label}", p.name));
         text.push_str(if p.required {
             ", required"
         } else {
@@ -747,6 +931,7 @@ pub fn expected_parameters(tool: &CatalogTool) -> String {
             text.push_str(": ");
             text.push_str(d);
         }
+        nested::list_fields(&p.schema, &tool.input_schema, &p.name, &mut left, &mut text);
     }
     text
 }
@@ -761,7 +946,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tool(schema: Value) -> CatalogTool {
+    pub(super) fn tool(schema: Value) -> CatalogTool {
         let Value::Object(schema) = schema else {
             panic!("a schema is an object")
         };
@@ -846,7 +1031,7 @@ mod tests {
         }))
     }
 
-    fn args(value: Value) -> Map<String, Value> {
+    pub(super) fn args(value: Value) -> Map<String, Value> {
         let Value::Object(map) = value else {
             unreachable!()
         };

@@ -209,25 +209,56 @@ impl CatalogTool {
         };
         let input = schema::input_schema(spec.params, mode)?;
         let properties = input.schema.get("properties").and_then(Value::as_object);
-        let params = spec
-            .params
-            .iter()
-            .map(|p| {
-                let schema = properties
-                    .and_then(|props| props.get(p.name))
-                    .cloned()
-                    .unwrap_or(Value::Bool(true));
-                let default = schema.get("default").cloned();
-                ParamInfo {
-                    name: p.name.to_string(),
-                    aliases: p.aliases.iter().map(|a| a.to_string()).collect(),
-                    description: p.description.map(str::to_string),
-                    required: p.required,
-                    schema,
-                    default,
-                }
-            })
-            .collect();
+        let required: Vec<&str> = input
+            .schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let info = |name: &str, spec: Option<&super::ParamSpec>| {
+            let schema = properties
+                .and_then(|props| props.get(name))
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            let default = schema.get("default").cloned();
+            ParamInfo {
+                name: name.to_string(),
+                aliases: spec
+                    .map(|p| p.aliases.iter().map(|a| a.to_string()).collect())
+                    .unwrap_or_default(),
+                description: match spec {
+                    Some(p) => p.description.map(str::to_string),
+                    None => schema
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                },
+                required: match spec {
+                    Some(p) => p.required,
+                    None => required.contains(&name),
+                },
+                schema,
+                default,
+            }
+        };
+        let mut params = Vec::new();
+        for p in spec.params {
+            if p.flatten {
+                // The struct's fields, in its schema's order: every property no other
+                // parameter declares (the schema refuses a second flattened parameter and a
+                // field that has another parameter's name).
+                let declared = |k: &str| spec.params.iter().any(|o| !o.flatten && o.name == k);
+                params.extend(
+                    properties
+                        .into_iter()
+                        .flat_map(|props| props.keys())
+                        .filter(|k| !declared(k))
+                        .map(|k| info(k, None)),
+                );
+            } else {
+                params.push(info(p.name, Some(p)));
+            }
+        }
         let mut gen = schema::generator(mode);
         let (output, wrap_output) = match (spec.output_schema)(&mut gen) {
             Some(s) => {

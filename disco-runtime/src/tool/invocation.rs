@@ -356,6 +356,25 @@ impl ArgErrors {
         }
     }
 
+    /// A flattened parameter (`#[param(flatten)]`): its struct read, as serde's
+    /// `#[serde(flatten)]` reads one, from every key the other parameters left (so it is taken
+    /// after them).
+    pub fn take_flat<T: DeserializeOwned>(
+        &mut self,
+        inv: &mut Invocation,
+        name: &str,
+    ) -> Option<T> {
+        let rest = std::mem::take(&mut inv.arguments);
+        match serde_json::from_value::<T>(Value::Object(rest)) {
+            Ok(v) => Some(v),
+            Err(err) => {
+                self.problems
+                    .push(format!("the fields of parameter `{name}`: {err}"));
+                None
+            }
+        }
+    }
+
     /// A JSON parameter with a default, used when it is absent or `null`.
     pub fn take_or<T: DeserializeOwned>(
         &mut self,

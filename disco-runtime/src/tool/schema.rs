@@ -61,8 +61,30 @@ pub fn input_schema(params: &[ParamSpec], mode: SchemaMode) -> Result<BuiltSchem
     let mut gen = generator(mode);
     let mut properties = Map::new();
     let mut required = Vec::new();
+    // The flattened parameter, its fields, and the definition its struct's schema refers to.
+    let mut flattened: Option<(&ParamSpec, Vec<String>, Option<String>)> = None;
     for p in params {
         let mut schema = (p.schema)(&mut gen).to_value();
+        if p.flatten {
+            if let Some((first, _, _)) = &flattened {
+                return Err(format!(
+                    "parameters `{}` and `{}` are both flattened: one tool takes the fields of \
+                     one struct at its top level; nest the other under its name",
+                    first.name, p.name
+                ));
+            }
+            let fields = flatten_fields(p, &schema, &gen)?;
+            let mut names = Vec::new();
+            for (name, field, is_required) in fields {
+                if is_required {
+                    required.push(Value::String(name.clone()));
+                }
+                names.push(name.clone());
+                properties.insert(name, field);
+            }
+            flattened = Some((p, names, local_definition(&schema).map(str::to_string)));
+            continue;
+        }
         if let Value::Object(obj) = &mut schema {
             if let Some(d) = p.description {
                 obj.insert("description".into(), Value::String(d.to_string()));
@@ -84,6 +106,26 @@ pub fn input_schema(params: &[ParamSpec], mode: SchemaMode) -> Result<BuiltSchem
         }
         properties.insert(p.name.to_string(), schema);
     }
+    if let Some((flat, fields, _)) = &flattened {
+        // A key means one thing: a field that is also another parameter's name or alias could
+        // be either, and neither the schema nor the handler could tell which.
+        for other in params.iter().filter(|o| !o.flatten) {
+            for key in std::iter::once(&other.name).chain(other.aliases) {
+                if fields.iter().any(|f| f == key) {
+                    let what = if *key == other.name {
+                        format!("parameter `{key}`")
+                    } else {
+                        format!("alias `{key}` of parameter `{}`", other.name)
+                    };
+                    return Err(format!(
+                        "field `{key}` of the flattened parameter `{}` has the name of {what}: \
+                         a model sending `{key}` would be ambiguous; rename one of them",
+                        flat.name
+                    ));
+                }
+            }
+        }
+    }
     let mut root = Map::new();
     if mode == SchemaMode::Full {
         root.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
@@ -96,11 +138,84 @@ pub fn input_schema(params: &[ParamSpec], mode: SchemaMode) -> Result<BuiltSchem
     if mode == SchemaMode::Full {
         root.insert("additionalProperties".into(), Value::Bool(false));
     }
-    let defs = gen.take_definitions(true);
+    let mut defs = gen.take_definitions(true);
+    if let Some((_, _, Some(name))) = &flattened {
+        // The flattened struct's own definition is needed only if something else refers to it
+        // (a field of its own type, another parameter of that type).
+        let reference = Value::String(format!("#/$defs/{name}"));
+        let used = |v: &Value| refers_to(v, &reference);
+        if !root.values().any(used) && !defs.values().any(used) {
+            defs.remove(name);
+        }
+    }
     if !defs.is_empty() {
         root.insert("$defs".into(), Value::Object(defs));
     }
     Ok(finish(root, mode, Nulls::Strip))
+}
+
+/// The fields of a flattened parameter's struct: (name, schema, required), in the order its
+/// schema lists them, each with its own description. The struct's schema may be inline or a
+/// `$ref` to its definition (the full form keeps structs in `$defs`).
+fn flatten_fields(
+    p: &ParamSpec,
+    schema: &Value,
+    gen: &SchemaGenerator,
+) -> Result<Vec<(String, Value, bool)>, String> {
+    let resolved = match local_definition(schema) {
+        Some(name) => gen.definitions().get(name).unwrap_or(schema),
+        None => schema,
+    };
+    let not_a_struct = || {
+        format!(
+            "the flattened parameter `{}` is not a struct with named fields (its schema is {}): \
+             only a struct's fields can be the tool's parameters",
+            p.name,
+            crate::util::clip(&resolved.to_string(), 120)
+        )
+    };
+    let obj = resolved.as_object().ok_or_else(not_a_struct)?;
+    if obj.get("type") != Some(&Value::String("object".into())) {
+        return Err(not_a_struct());
+    }
+    let Some(Value::Object(props)) = obj.get("properties") else {
+        return Err(not_a_struct());
+    };
+    let required: Vec<&str> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    Ok(props
+        .iter()
+        .map(|(name, field)| {
+            (
+                name.clone(),
+                field.clone(),
+                required.contains(&name.as_str()),
+            )
+        })
+        .collect())
+}
+
+/// `Name` for a schema that is only `{"$ref": "#/$defs/Name"}`.
+fn local_definition(schema: &Value) -> Option<&str> {
+    let obj = schema.as_object()?;
+    let reference = obj.get("$ref")?.as_str()?;
+    (obj.len() == 1)
+        .then(|| reference.strip_prefix("#/$defs/"))
+        .flatten()
+}
+
+/// Whether `value` holds `reference` as a `$ref` anywhere.
+fn refers_to(value: &Value, reference: &Value) -> bool {
+    match value {
+        Value::Object(obj) => {
+            obj.get("$ref") == Some(reference) || obj.values().any(|v| refers_to(v, reference))
+        }
+        Value::Array(items) => items.iter().any(|v| refers_to(v, reference)),
+        _ => false,
+    }
 }
 
 /// The output schema of a tool from the schema of its `Json<T>`. Returns the schema and

@@ -116,6 +116,10 @@ pub struct ParamSpec {
     /// An `Err` means a literal default does not fit the parameter's type: the catalog refuses
     /// to start with it.
     pub default: Option<DefaultFn>,
+    /// `#[param(flatten)]`: the parameter is a struct whose fields are the tool's parameters,
+    /// as serde's `#[serde(flatten)]` reads them. Its fields are listed in the input schema
+    /// beside the other parameters, and the struct is read from the keys they leave.
+    pub flatten: bool,
 }
 
 /// Everything `#[mcp_tool]` knows about one tool.
