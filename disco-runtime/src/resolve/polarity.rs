@@ -622,16 +622,28 @@ pub(crate) fn carries_polarity(
     beside: &[String],
     known: &dyn Fn(&str) -> bool,
 ) -> bool {
-    let polarity = Polarity::of(word);
-    is_negation(word)
+    if is_negation(word)
         || is_affix(word)
         || inflected_ids(word).is_some()
-        || is_negation(&english_stem(word))
-        || negates_known_word(Word::new(word, &polarity), known)
+        || inflection_bases(word, is_negation)
+    {
+        return true;
+    }
+    let polarity = Polarity::of(word);
+    negates_known_word(Word::new(word, &polarity), known)
         || beside.iter().any(|b| {
-            ids_opposed(inflected_ids(word), inflected_ids(b))
-                || of_both(word, b, same_stem_opposed)
+            shared_ending(word, b) >= MIN_STEM
+                && same_stem_opposed(Word::new(word, &polarity), Word::new(b, &Polarity::of(b)))
         })
+}
+
+/// How many bytes `a` and `b` share at their ends.
+fn shared_ending(a: &str, b: &str) -> usize {
+    a.bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// Whether `a` and `b` are one stem behind opposed prefixes, exactly (`relock`/`unlock`,
@@ -640,6 +652,10 @@ pub(crate) fn carries_polarity(
 /// `no-tes` of `notes`).
 pub(crate) fn same_stem_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
     let (a, b, pa, pb) = (wa.text, wb.text, wa.polarity, wb.polarity);
+    // One stem behind two prefixes ends both words: most pairs end apart.
+    if (pa.len == 0 && pb.len == 0) || shared_ending(a, b) < MIN_STEM {
+        return false;
+    }
     (0..pa.readings()).any(|i| {
         let (x, x_stem) = pa.reading(a, i);
         (0..pb.readings()).any(|j| {
@@ -652,58 +668,51 @@ pub(crate) fn same_stem_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
     })
 }
 
-fn english_stem(word: &str) -> String {
-    static STEMMER: OnceLock<rust_stemmers::Stemmer> = OnceLock::new();
-    STEMMER
-        .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
-        .stem(word)
-        .into_owned()
-}
-
-/// The ids the opposites table gives `word` as written, in the singular, or through its
-/// English stem (`created` and `creating` stand for `create`, `stopped` for `stop`).
+/// The ids the opposites table gives `word` as written or with a regular inflection undone
+/// (`created`, `creating` and `creates` stand for `create`, `stopped` for `stop`, `copies` for
+/// `copy`).
 pub(crate) fn inflected_ids(word: &str) -> Option<&'static [u16]> {
-    // The table's ids by the English stem of each of its words.
-    static BY_STEM: OnceLock<FastMap<String, Vec<u16>>> = OnceLock::new();
     let ids = &opposite_ids().ids;
     if let Some(found) = ids.get(word) {
         return Some(found);
     }
-    if let Some(found) = ids.get(crate::text::words::singular(word).as_str()) {
-        return Some(found);
+    let mut found = None;
+    inflection_bases(word, |base| {
+        found = ids.get(base).map(Vec::as_slice);
+        found.is_some()
+    });
+    found
+}
+
+/// Whether `f` holds for a base `word` may be an inflection of: without `-s`, `-es`, `-ies`
+/// (for `-y`), `-d`, `-ed`, `-ing`, with a doubled last letter undone or an `e` put back. A
+/// handful of suffix rules rather than a stemmer: a stemmer cuts `added` to `ad` and `create`
+/// to `creat`, so its stems would have to be matched against the table's stems, and it
+/// allocates for every word.
+fn inflection_bases(word: &str, mut f: impl FnMut(&str) -> bool) -> bool {
+    if word.len() < 3 || !word.is_ascii() {
+        return false;
     }
-    // The regular inflections undone: `added`, `created`, `stopped`, `creating`, `closes`.
-    for suffix in ["ing", "ed", "es", "s", "d"] {
+    let mut buf = String::new();
+    for suffix in ["ing", "ies", "ed", "es", "s", "d"] {
         let Some(base) = word.strip_suffix(suffix).filter(|b| b.len() >= 2) else {
             continue;
         };
-        let undoubled = match base.as_bytes() {
-            [.., x, y] if x == y => Some(&base[..base.len() - 1]),
-            _ => None,
-        };
-        let with_e = format!("{base}e");
-        for candidate in [Some(base), undoubled, Some(with_e.as_str())]
-            .into_iter()
-            .flatten()
-        {
-            if let Some(found) = ids.get(candidate) {
-                return Some(found);
-            }
+        if f(base) {
+            return true;
+        }
+        let b = base.as_bytes();
+        if b.len() >= 3 && b[b.len() - 1] == b[b.len() - 2] && f(&base[..base.len() - 1]) {
+            return true;
+        }
+        buf.clear();
+        buf.push_str(base);
+        buf.push(if suffix == "ies" { 'y' } else { 'e' });
+        if f(&buf) {
+            return true;
         }
     }
-    let by_stem = BY_STEM.get_or_init(|| {
-        let mut map: FastMap<String, Vec<u16>> = FastMap::default();
-        for (word, word_ids) in ids {
-            let entry = map.entry(english_stem(word)).or_default();
-            for id in word_ids {
-                if !entry.contains(id) {
-                    entry.push(*id);
-                }
-            }
-        }
-        map
-    });
-    by_stem.get(&english_stem(word)).map(Vec::as_slice)
+    false
 }
 
 /// The opposites table in a form that costs two lookups per word pair: every word of the
