@@ -119,7 +119,7 @@ pub(super) fn score(
             blocked |= negates_known_word(word, known)
                 || (0..form.stems.len()).any(|j| {
                     same_stem_opposed(word, Word::new(&form.stems[j], &form.stem_polarity[j]))
-                        || ids_opposed(query.stem_inflected()[i], form.stem_inflected[j])
+                        || ids_opposed(query.raw_inflected()[i], form.raw_inflected[j])
                 });
         }
     }

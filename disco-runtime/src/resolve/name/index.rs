@@ -24,7 +24,7 @@ pub(super) struct Form {
     /// `Polarity::of` each of `stems`.
     pub(super) stem_polarity: Box<[Polarity]>,
     /// `inflected_ids` of each word as written (`raw`: the singular of `yes` is no word).
-    pub(super) stem_inflected: Box<[Option<&'static [u16]>]>,
+    pub(super) raw_inflected: Box<[Option<&'static [u16]>]>,
     /// Lowercase letters and digits only.
     pub(super) compact: Box<str>,
     /// `fused_ids(compact)`.
@@ -182,10 +182,10 @@ impl NameIndex {
                 push(&mut self.compact_deletes, del.into());
             }
         }
-        let stem_inflected = raw.iter().map(|w| inflected_ids(w)).collect();
+        let raw_inflected = raw.iter().map(|w| inflected_ids(w)).collect();
         self.forms.push(Form {
             tool,
-            stem_inflected,
+            raw_inflected,
             raw,
             stem_polarity: stems.iter().map(|s| Polarity::of(s)).collect(),
             stems,

@@ -14,7 +14,7 @@ pub(super) struct Query {
     /// `Polarity::of` each of `stems`, computed on first use: only the fuzzy tier needs it.
     stem_polarity: std::cell::OnceCell<Vec<Polarity>>,
     /// `inflected_ids` of each word as written (`raw`), computed on first use.
-    stem_inflected: std::cell::OnceCell<Vec<Option<&'static [u16]>>>,
+    raw_inflected: std::cell::OnceCell<Vec<Option<&'static [u16]>>>,
     pub(super) canon: Vec<&'static str>,
     pub(super) compact: String,
     pub(super) stem_compact: String,
@@ -33,8 +33,8 @@ impl Query {
             .get_or_init(|| self.stems.iter().map(|s| Polarity::of(s)).collect())
     }
 
-    pub(super) fn stem_inflected(&self) -> &[Option<&'static [u16]>] {
-        self.stem_inflected
+    pub(super) fn raw_inflected(&self) -> &[Option<&'static [u16]>] {
+        self.raw_inflected
             .get_or_init(|| self.raw.iter().map(|w| inflected_ids(w)).collect())
     }
 
@@ -52,7 +52,7 @@ impl Query {
             bag: bag_key(&stems),
             raw,
             stem_polarity: std::cell::OnceCell::new(),
-            stem_inflected: std::cell::OnceCell::new(),
+            raw_inflected: std::cell::OnceCell::new(),
             stems,
             canon,
             fused: std::cell::OnceCell::new(),
