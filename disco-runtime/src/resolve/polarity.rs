@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use super::vocab::SYNONYMS;
-use crate::text::hash::{FastMap, FastSet};
+use crate::text::hash::FastMap;
 
 /// Word pairs of opposite meaning. Pairs that differ by a negation prefix (`lock`/`unlock`)
 /// are also caught by `NEGATION_PREFIXES`; the table lists the ones the prefix alone would not
@@ -312,14 +312,22 @@ pub(crate) struct Polarity {
     len: u8,
     /// The ids the opposites table gives the word (with its synonyms), if it has any.
     table: Option<&'static [u16]>,
+    /// The same for the stem of each prefixed reading, and the characters of every reading
+    /// (saturated at 255): a pair of words is compared reading by reading, many times over,
+    /// and neither needs a lookup or a count then.
+    stem_table: [Option<&'static [u16]>; 3],
+    chars: [u8; 4],
 }
 
 impl Polarity {
     pub(crate) fn of(word: &str) -> Polarity {
+        let ids = &opposite_ids().ids;
         let mut out = Polarity {
             prefixed: [(0, 0); 3],
             len: 0,
-            table: opposite_ids().ids.get(word).map(Vec::as_slice),
+            table: ids.get(word).map(Vec::as_slice),
+            stem_table: [None; 3],
+            chars: [saturated_chars(word), 0, 0, 0],
         };
         let Some(&first) = word.as_bytes().first() else {
             return out;
@@ -336,7 +344,10 @@ impl Polarity {
             if usize::from(out.len) < out.prefixed.len() && stem.chars().take(min).count() == min {
                 // A prefix and its separator are at most eight bytes.
                 let at = (word.len() - stem.len()) as u8;
-                out.prefixed[usize::from(out.len)] = (i, at);
+                let k = usize::from(out.len);
+                out.prefixed[k] = (i, at);
+                out.stem_table[k] = ids.get(stem).map(Vec::as_slice);
+                out.chars[k + 1] = saturated_chars(stem);
                 out.len += 1;
             }
         }
@@ -362,6 +373,21 @@ impl Polarity {
             word.get(usize::from(at)..).unwrap_or(""),
         )
     }
+
+    /// The opposites table's ids of reading `k`'s stem.
+    fn reading_table(&self, k: usize) -> Option<&'static [u16]> {
+        if k == 0 {
+            self.table
+        } else {
+            self.stem_table[k - 1]
+        }
+    }
+}
+
+/// Characters in `text`, at most 255: stems longer than that are compared only by the exact
+/// tests, as no typo allowance reaches that far.
+fn saturated_chars(text: &str) -> u8 {
+    u8::try_from(text.chars().count()).unwrap_or(u8::MAX)
 }
 
 /// A word with its `Polarity`.
@@ -433,14 +459,14 @@ pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
     let mut plain_typo: Option<bool> = None;
     for i in 0..pa.readings() {
         let (x, x_stem) = pa.reading(a, i);
-        let lx = x_stem.chars().count();
+        let lx = usize::from(pa.chars[i]);
         for j in 0..pb.readings() {
             let (y, y_stem) = pb.reading(b, j);
             // Opposite stems behind prefixes that do not negate (`reenable`/`disable`,
             // `reopen`/`reclose`) are opposites too.
             if (x.roles & NEG == 0) == (y.roles & NEG == 0)
                 && (i + j > 0)
-                && table_opposed(x_stem, y_stem)
+                && ids_opposed(pa.reading_table(i), pb.reading_table(j))
             {
                 return Affixes::Opposed;
             }
@@ -459,15 +485,10 @@ pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
             if x.weak || y.weak {
                 continue;
             }
-            let ly = y_stem.chars().count();
-            let allowance = typo_allowance(lx.max(ly));
-            if lx.abs_diff(ly) > allowance || letters_differ_by_more(x_stem, y_stem, allowance) {
+            let Some(distance) = stems_within_typo(x_stem, lx, y_stem, usize::from(pb.chars[j]))
+            else {
                 continue;
-            }
-            let distance = strsim::osa_distance(x_stem, y_stem);
-            if distance > allowance {
-                continue;
-            }
+            };
             if i > 0 && j > 0 {
                 // Two prefixes, one stem with a typo: `reactivte`/`deactivate`.
                 best = best.max(if opposed {
@@ -490,6 +511,16 @@ pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
         }
     }
     best
+}
+
+/// The edit distance of two stems (of `lx` and `ly` characters) when it is within the typo
+/// allowance of the longer one; the letter-count bound rules most pairs out first.
+fn stems_within_typo(x: &str, lx: usize, y: &str, ly: usize) -> Option<usize> {
+    let allowance = typo_allowance(lx.max(ly));
+    if lx.abs_diff(ly) > allowance || letters_differ_by_more(x, y, allowance) {
+        return None;
+    }
+    Some(strsim::osa_distance(x, y)).filter(|&d| d <= allowance)
 }
 
 /// One word is the other with one or two letters put in front (`dactivate`/`activate`): an
@@ -534,7 +565,58 @@ pub(crate) fn opposed_of(a: Word<'_>, b: Word<'_>) -> bool {
     if ids_opposed(a.polarity.table, b.polarity.table) {
         return true;
     }
-    affixes_of(a, b) == Affixes::Opposed
+    // Two words without a prefix are opposed by the table alone: every other opposition
+    // is read from a prefix.
+    (a.polarity.len > 0 || b.polarity.len > 0) && affixes_opposed(a, b)
+}
+
+/// `affixes_of(wa, wb) == Affixes::Opposed`, without the work that can only find `Changed`:
+/// the fuzzy tier asks this of every leftover pair of words, and most pairs have no opposed
+/// prefixes, so their stems are never compared letter by letter.
+fn affixes_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
+    let (a, b, pa, pb) = (wa.text, wb.text, wa.polarity, wb.polarity);
+    if a == b {
+        return false;
+    }
+    let mut plain_typo: Option<bool> = None;
+    for i in 0..pa.readings() {
+        let (x, x_stem) = pa.reading(a, i);
+        for j in 0..pb.readings() {
+            let (y, y_stem) = pb.reading(b, j);
+            if (x.roles & NEG == 0) == (y.roles & NEG == 0)
+                && (i + j > 0)
+                && ids_opposed(pa.reading_table(i), pb.reading_table(j))
+            {
+                return true;
+            }
+            if family(x.text) == family(y.text) || !roles_opposed(x.roles, y.roles) {
+                continue;
+            }
+            if x_stem == y_stem {
+                return true;
+            }
+            if x.weak || y.weak {
+                continue;
+            }
+            let (lx, ly) = (usize::from(pa.chars[i]), usize::from(pb.chars[j]));
+            let Some(distance) = stems_within_typo(x_stem, lx, y_stem, ly) else {
+                continue;
+            };
+            if i > 0 && j > 0 {
+                return true;
+            }
+            if distance == 1 {
+                let typo = *plain_typo.get_or_insert_with(|| {
+                    let longest = a.chars().count().max(b.chars().count());
+                    strsim::osa_distance(a, b) <= typo_allowance(longest)
+                });
+                if !typo {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Whether the table (with synonyms) says two words are opposites.
@@ -547,9 +629,9 @@ pub(crate) fn ids_opposed(a: Option<&[u16]>, b: Option<&[u16]>) -> bool {
     let (Some(ia), Some(ib)) = (a, b) else {
         return false;
     };
-    let pairs = &opposite_ids().pairs;
+    let table = opposite_ids();
     ia.iter()
-        .any(|x| ib.iter().any(|y| pairs.contains(&(*x, *y))))
+        .any(|&x| ib.iter().any(|&y| table.pair_opposed(x, y)))
 }
 
 /// Whether `a` and `b` cannot be within `k` edits of one another, by their letters alone:
@@ -617,9 +699,11 @@ pub(crate) fn negates_known_word(word: Word<'_>, known: &dyn Fn(&str) -> bool) -
 /// stem (`halt`, `erases`, `stopped`),
 /// a negated word this catalog or the tables know (`undelete`, `disarm` beside `arm`), or the
 /// opposite of one of `beside`, the words it would be dropped from (`relock` before `unlock`).
-pub(crate) fn carries_polarity(
+///
+/// `beside` gives those words when they are needed: most words are settled before.
+pub(crate) fn carries_polarity<'b>(
     word: &str,
-    beside: &[String],
+    beside: impl FnOnce() -> &'b [String],
     known: &dyn Fn(&str) -> bool,
 ) -> bool {
     if is_negation(word)
@@ -631,7 +715,7 @@ pub(crate) fn carries_polarity(
     }
     let polarity = Polarity::of(word);
     negates_known_word(Word::new(word, &polarity), known)
-        || beside.iter().any(|b| {
+        || beside().iter().any(|b| {
             shared_ending(word, b) >= MIN_STEM
                 && same_stem_opposed(Word::new(word, &polarity), Word::new(b, &Polarity::of(b)))
         })
@@ -719,21 +803,40 @@ fn inflection_bases(word: &str, mut f: impl FnMut(&str) -> bool) -> bool {
 /// table, and every synonym of a word of the table, gets the ids it stands for.
 pub(crate) struct OppositeIds {
     ids: FastMap<&'static str, Vec<u16>>,
-    pairs: FastSet<(u16, u16)>,
+    /// Which ids are opposites: a bit per pair, row by row (a few hundred ids, a few KiB),
+    /// tested without hashing.
+    pairs: Vec<u64>,
+    row: usize,
+}
+
+impl OppositeIds {
+    fn pair_opposed(&self, x: u16, y: u16) -> bool {
+        let bit = usize::from(x) * self.row * 64 + usize::from(y);
+        self.pairs
+            .get(bit / 64)
+            .is_some_and(|word| word & (1 << (bit % 64)) != 0)
+    }
 }
 
 pub(crate) fn opposite_ids() -> &'static OppositeIds {
     static TABLE: OnceLock<OppositeIds> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut id_of: FastMap<&'static str, u16> = FastMap::default();
-        let mut pairs = FastSet::default();
+        let mut pair_ids = Vec::with_capacity(OPPOSITES.len());
         for &(a, b) in OPPOSITES {
             let next = id_of.len() as u16;
             let ia = *id_of.entry(a).or_insert(next);
             let next = id_of.len() as u16;
             let ib = *id_of.entry(b).or_insert(next);
-            pairs.insert((ia, ib));
-            pairs.insert((ib, ia));
+            pair_ids.push((ia, ib));
+        }
+        let row = id_of.len().div_ceil(64);
+        let mut pairs = vec![0u64; row * 64 * row];
+        for (ia, ib) in pair_ids {
+            for (x, y) in [(ia, ib), (ib, ia)] {
+                let bit = usize::from(x) * row * 64 + usize::from(y);
+                pairs[bit / 64] |= 1 << (bit % 64);
+            }
         }
         let mut ids: FastMap<&'static str, Vec<u16>> = FastMap::default();
         for (&word, &id) in &id_of {
@@ -747,7 +850,7 @@ pub(crate) fn opposite_ids() -> &'static OppositeIds {
                 }
             }
         }
-        OppositeIds { ids, pairs }
+        OppositeIds { ids, pairs, row }
     })
 }
 
@@ -995,6 +1098,60 @@ mod tests {
         out.into_iter()
             .map(|v| String::from_utf8(v).expect("ASCII"))
             .collect()
+    }
+
+    #[test]
+    fn the_opposition_shortcut_agrees_with_the_full_affix_model() {
+        // Words of the tables, each behind every prefix (with and without a separator), and
+        // one edit away from each of those: the shortcut `opposed_of` takes must say Opposed
+        // exactly when `affixes_of` does, and the precomputed readings must be those of the
+        // word.
+        let mut words: Vec<String> = Vec::new();
+        for &(a, b) in OPPOSITES.iter().take(40) {
+            for w in [a, b] {
+                words.push(w.to_string());
+                for affix in AFFIXES.iter().step_by(2) {
+                    words.push(format!("{}{w}", affix.text));
+                    words.push(format!("{}_{w}", affix.text));
+                }
+            }
+        }
+        let mut near: Vec<String> = words.iter().take(400).flat_map(|w| one_edit(w)).collect();
+        near.sort();
+        near.dedup();
+        near.truncate(4000);
+        let polarity: Vec<Polarity> = words.iter().map(|w| Polarity::of(w)).collect();
+        let near_polarity: Vec<Polarity> = near.iter().map(|w| Polarity::of(w)).collect();
+        let (mut pairs, mut opposed) = (0, 0);
+        for (a, pa) in words.iter().zip(&polarity) {
+            let wa = Word::new(a, pa);
+            for k in 0..pa.readings() {
+                let (_, stem) = pa.reading(a, k);
+                assert_eq!(usize::from(pa.chars[k]), stem.chars().count(), "{a} {k}");
+                let ids = opposite_ids().ids.get(stem).map(Vec::as_slice);
+                assert_eq!(pa.reading_table(k), ids, "{a} {k}");
+            }
+            let others = words
+                .iter()
+                .zip(&polarity)
+                .chain(near.iter().zip(&near_polarity));
+            for (b, pb) in others.step_by(3) {
+                let wb = Word::new(b, pb);
+                let full = affixes_of(wa, wb) == Affixes::Opposed;
+                assert_eq!(affixes_opposed(wa, wb), full, "{a} / {b}");
+                assert_eq!(
+                    affixes_opposed(wb, wa),
+                    affixes_of(wb, wa) == Affixes::Opposed
+                );
+                pairs += 1;
+                opposed += usize::from(full);
+            }
+        }
+        // The cases reach both answers, many times.
+        assert!(
+            pairs > 100_000 && opposed > 1_000,
+            "{pairs} pairs, {opposed} opposed"
+        );
     }
 
     #[test]

@@ -7,8 +7,7 @@ use super::index::Form;
 use super::query::Query;
 use super::Rule;
 use crate::resolve::polarity::{
-    fused_affixes, ids_opposed, is_negation, negates_known_word, opposed_of, same_stem_opposed,
-    Affixes, Word,
+    fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
 };
 use crate::text::words::char_len;
 
@@ -116,7 +115,7 @@ pub(super) fn score(
             // `created_delete_file` `delete_file` with one: its extra word is the opposite of
             // one the tool has, in any inflection.
             let word = Word::new(stem, &query.stem_polarity()[i]);
-            blocked |= negates_known_word(word, known)
+            blocked |= query.negates_known(known)[i]
                 || (0..form.stems.len()).any(|j| {
                     same_stem_opposed(word, Word::new(&form.stems[j], &form.stem_polarity[j]))
                         || ids_opposed(query.raw_inflected()[i], form.raw_inflected[j])

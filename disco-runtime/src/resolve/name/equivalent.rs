@@ -224,11 +224,9 @@ fn segment(
     // `not.lock_door`, `undo__lock_door`, `un.lock_door`, `mcp__undelete__delete_file` and
     // `mcp__halt__start_server` are not namespaces: a word that carries polarity changes the
     // meaning of what follows it.
-    let tail_words = split_words(tail);
-    if words
-        .iter()
-        .any(|w| carries_polarity(w, &tail_words, known))
-    {
+    let tail_words = std::cell::OnceCell::new();
+    let beside = || tail_words.get_or_init(|| split_words(tail)).as_slice();
+    if words.iter().any(|w| carries_polarity(w, beside, known)) {
         return Segment::Refused;
     }
     if CLIENT_PREFIXES.contains(&compact.as_str()) {

@@ -3,7 +3,7 @@
 
 use super::equivalent::bag_key;
 use super::MAX_NAME_LEN;
-use crate::resolve::polarity::{fused_ids, inflected_ids, Polarity};
+use crate::resolve::polarity::{fused_ids, inflected_ids, negates_known_word, Polarity, Word};
 use crate::resolve::vocab::canon;
 use crate::text::words::{singular, split_words};
 
@@ -15,6 +15,9 @@ pub(super) struct Query {
     stem_polarity: std::cell::OnceCell<Vec<Polarity>>,
     /// `inflected_ids` of each word as written (`raw`), computed on first use.
     raw_inflected: std::cell::OnceCell<Vec<Option<&'static [u16]>>>,
+    /// `negates_known_word` of each of `stems`, computed on first use: it depends on the
+    /// word alone (and the catalog), not on the form it is compared with.
+    negates_known: std::cell::OnceCell<Vec<bool>>,
     pub(super) canon: Vec<&'static str>,
     pub(super) compact: String,
     pub(super) stem_compact: String,
@@ -38,6 +41,16 @@ impl Query {
             .get_or_init(|| self.raw.iter().map(|w| inflected_ids(w)).collect())
     }
 
+    /// Whether each of `stems` negates a word `known` (the catalog) or the tables hold.
+    pub(super) fn negates_known(&self, known: &dyn Fn(&str) -> bool) -> &[bool] {
+        self.negates_known.get_or_init(|| {
+            let polarity = self.stem_polarity();
+            (self.stems.iter().zip(polarity))
+                .map(|(s, p)| negates_known_word(Word::new(s, p), known))
+                .collect()
+        })
+    }
+
     pub(super) fn new(requested: &str) -> Query {
         let raw = if requested.len() > MAX_NAME_LEN {
             Vec::new()
@@ -53,6 +66,7 @@ impl Query {
             raw,
             stem_polarity: std::cell::OnceCell::new(),
             raw_inflected: std::cell::OnceCell::new(),
+            negates_known: std::cell::OnceCell::new(),
             stems,
             canon,
             fused: std::cell::OnceCell::new(),
