@@ -4,6 +4,51 @@
 /// combining mark, which belongs to the letter before it) and at camelCase / PascalCase
 /// boundaries (`getHTTPServer` -> get, http, server; `listURLs` -> list, urls).
 pub(crate) fn split_words(name: &str) -> Vec<String> {
+    if name.is_ascii() {
+        split_ascii_words(name.as_bytes())
+    } else {
+        split_unicode_words(name)
+    }
+}
+
+/// `split_words` of an ASCII name, byte by byte: names are nearly always ASCII, and every
+/// resolution splits several (the request, its namespace segments, its tails), so they skip
+/// the decoding, the character tables and the per-character lowercase iterator. Same rules,
+/// same output (`ascii_and_unicode_splits_agree`).
+fn split_ascii_words(b: &[u8]) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in b.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if c.is_ascii_uppercase() && !current.is_empty() {
+            let prev = b[i - 1];
+            let next = b.get(i + 1).copied();
+            let after = b.get(i + 2).copied();
+            let plural_acronym = next == Some(b's')
+                && !after.is_some_and(|a| a.is_ascii_alphanumeric() && !a.is_ascii_uppercase());
+            let boundary = prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase()
+                    && next.is_some_and(|n| n.is_ascii_lowercase())
+                    && !plural_acronym);
+            if boundary {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+        current.push(char::from(c.to_ascii_lowercase()));
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+fn split_unicode_words(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut words = Vec::new();
     let mut current = String::new();
@@ -90,4 +135,47 @@ pub(crate) fn plain_words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_and_unicode_splits_agree() {
+        // Every name of up to six characters over letters of both cases (`s` and `S` for the
+        // plural acronym rule), a digit and separators: the byte path and the character path
+        // split each the same way.
+        let alphabet = [b'a', b'B', b's', b'S', b'1', b'_', b'-', b'X'];
+        let mut names: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut checked = 0;
+        for _ in 0..6 {
+            let mut longer = Vec::with_capacity(names.len() * alphabet.len());
+            for name in &names {
+                for &c in &alphabet {
+                    let mut n = name.clone();
+                    n.push(c);
+                    let text = std::str::from_utf8(&n).expect("ASCII");
+                    assert_eq!(split_ascii_words(&n), split_unicode_words(text), "{text}");
+                    checked += 1;
+                    longer.push(n);
+                }
+            }
+            names = longer;
+        }
+        assert!(checked > 250_000, "{checked}");
+        for name in [
+            "getHTTPServer",
+            "listURLs",
+            "URLsList",
+            "read_file2",
+            "v2API",
+            "a--b",
+        ] {
+            assert_eq!(
+                split_ascii_words(name.as_bytes()),
+                split_unicode_words(name)
+            );
+        }
+    }
 }

@@ -173,15 +173,14 @@ pub(super) fn bag_key<S: AsRef<str>>(stems: &[S]) -> String {
 /// Splits off one namespace segment: `a__b` (MCP clients), `a.b`, `a/b`, `a:b`; returns the
 /// segment, the separator and the rest.
 fn split_namespace(name: &str) -> Option<(&str, &str, &str)> {
-    let mut best: Option<(usize, usize)> = None;
-    for (sep, len) in [("__", 2), (".", 1), ("/", 1), (":", 1)] {
-        if let Some(at) = name.find(sep) {
-            if best.is_none_or(|(b, _)| at < b) {
-                best = Some((at, len));
-            }
-        }
-    }
-    let (at, len) = best?;
+    // The first separator, in one pass over the bytes (every separator is ASCII, so a byte
+    // position found here is a character boundary).
+    let b = name.as_bytes();
+    let (at, len) = (0..b.len()).find_map(|i| match b[i] {
+        b'.' | b'/' | b':' => Some((i, 1)),
+        b'_' if b.get(i + 1) == Some(&b'_') => Some((i, 2)),
+        _ => None,
+    })?;
     if at == 0 {
         return None;
     }
