@@ -33,6 +33,7 @@
 
 mod analyze;
 mod build;
+mod coverage;
 #[cfg(feature = "semantic")]
 mod fusion;
 mod query;
