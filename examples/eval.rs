@@ -38,7 +38,7 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NameRule};
 use serde_json::{json, Value};
 
-const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--coverage C] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -73,8 +73,6 @@ struct Opts {
     semantic: Option<String>,
     semantic_weight: Option<f32>,
     semantic_threshold: Option<f32>,
-    /// `Ranking::coverage`, when not the default.
-    coverage: Option<f32>,
 }
 
 impl Opts {
@@ -116,9 +114,6 @@ impl Opts {
                 "--semantic-threshold" => {
                     o.semantic_threshold = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
                 }
-                "--coverage" => {
-                    o.coverage = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
-                }
                 _ => return Err(format!("unknown argument {a}\n{USAGE}")),
             }
         }
@@ -140,9 +135,6 @@ impl Opts {
         }
         if let Some(t) = self.semantic_threshold {
             ranking.semantic_threshold = t;
-        }
-        if let Some(c) = self.coverage {
-            ranking.coverage = c;
         }
         if ranking != disco_runtime::search::index::Ranking::default() {
             search.ranking = Some(ranking);

@@ -33,7 +33,6 @@
 
 mod analyze;
 mod build;
-mod coverage;
 #[cfg(feature = "semantic")]
 mod fusion;
 mod query;

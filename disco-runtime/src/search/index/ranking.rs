@@ -40,10 +40,6 @@ const SYNONYM_WEIGHT: f32 = 0.6;
 const TYPO_WEIGHT: f32 = 0.7;
 /// Words that say a tool is wanted but not which one ("find", "tool", "information").
 const GENERIC_WEIGHT: f32 = 0.4;
-/// How much a query word already answered by a result counts for the results after it
-/// (`Ranking::coverage`), chosen on the `even` half of MetaTool's two-tool queries
-/// (tests/corpus/search/README.md).
-const COVERAGE_WEIGHT: f32 = 0.0;
 
 /// The ranking's weights. The defaults were chosen on half of the evaluation queries (see
 /// tests/corpus/search/README.md); they are public so the evaluation can show their effect.
@@ -70,13 +66,6 @@ pub struct Ranking {
     pub name_coverage_words: f32,
     /// Abstention threshold on the normalised score; 0 returns every matching tool.
     pub threshold: f32,
-    /// Coverage of the request's parts: after the first result, each next one is the tool
-    /// whose matches add the most, a query word counting at `1 - coverage * answered` where
-    /// `answered` is how well a result before it matched that word (against the best match
-    /// of the word among the candidates). 0 ranks by score alone; 1 counts a word answered
-    /// in full as nothing. The first result is always the best-scoring tool. Keyword ranking
-    /// only (not the fusion with a semantic model).
-    pub coverage: f32,
     /// With a semantic model (feature `semantic`), the ranking fuses the keyword scores and
     /// the model's cosines, each scaled to [0, 1] over its own list (keyword score over the
     /// best one, or over one distinctive word's worth when the best is weaker; cosine down from
@@ -101,7 +90,6 @@ impl Default for Ranking {
             name_coverage: NAME_COVERAGE_WEIGHT,
             name_coverage_words: NAME_COVERAGE_WORDS,
             threshold: DEFAULT_THRESHOLD,
-            coverage: COVERAGE_WEIGHT,
             semantic_weight: SEMANTIC_WEIGHT,
             semantic_threshold: SEMANTIC_THRESHOLD,
         }
@@ -130,7 +118,6 @@ impl SearchIndex {
         r.name_coverage = clean(r.name_coverage, d.name_coverage);
         r.name_coverage_words = clean(r.name_coverage_words, d.name_coverage_words);
         r.threshold = clean(r.threshold, d.threshold);
-        r.coverage = clean(r.coverage, d.coverage).min(1.0);
         r.semantic_weight = clean(r.semantic_weight, d.semantic_weight);
         r.semantic_threshold = clean(r.semantic_threshold, d.semantic_threshold);
         self.ranking = r;

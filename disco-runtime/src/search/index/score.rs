@@ -72,10 +72,6 @@ impl SearchIndex {
         let mut matched: Vec<u32> = Vec::new();
         let mut reaching = 0usize;
         let mut df_cache: HashMap<u32, f32> = HashMap::new();
-        // Per query word, what it added to each tool it reached: read by the coverage
-        // re-ranking, which is worth something only when there are two words or more.
-        let covering = r.coverage > 0.0 && words.len() > 1;
-        let mut parts: Vec<Vec<(u32, f32)>> = Vec::new();
         for w in &words {
             for (&(term, vweight), &claims) in w.variants.iter().zip(&w.claims) {
                 let postings = &self.postings[term as usize];
@@ -121,12 +117,6 @@ impl SearchIndex {
                     matched.push(d as u32);
                 }
                 scores[d] += w.weight * best[d];
-                if covering {
-                    if parts.len() < reaching + 1 {
-                        parts.resize_with(reaching + 1, Vec::new);
-                    }
-                    parts[reaching].push((d as u32, w.weight * best[d]));
-                }
                 name_cover[d] += name_best[d];
                 if w.weight >= 1.0 {
                     name_strong[d] += name_best[d];
@@ -187,9 +177,6 @@ impl SearchIndex {
                 score: scores[d as usize] / idf_one,
             })
             .collect();
-        if covering {
-            return self.covering(hits, &parts, max_results, idf_one);
-        }
         self.keep_best(&mut hits, max_results);
         hits.sort_unstable_by(|a, b| self.best_first(a, b));
         hits
