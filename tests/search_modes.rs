@@ -218,6 +218,12 @@ async fn select_loads_tools_by_name_exact_names_first() {
             );
         }
     }
+    // More names than the default number of results: all of them, unless max_results says.
+    let all = format!("select:{}", names.join(","));
+    let r = search(addr, json!({"query": all, "max_results": 2})).await;
+    assert_eq!(found(&r).len(), 2);
+    let r = search(addr, json!({"query": all})).await;
+    assert_eq!(found(&r).len(), names.len());
     let r = search(addr, json!({"query": "select:purge_template_cache"})).await;
     assert_eq!(found(&r), [("purge_template_cache".to_string(), None)]);
     assert_eq!(r["structuredContent"]["tools"][0]["score"], 1.0);

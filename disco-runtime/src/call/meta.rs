@@ -93,7 +93,13 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
                     .map(str::trim)
                     .filter(|n| !n.is_empty())
                     .collect();
-                view.select(&names, options.max_results)
+                // All the names asked for, unless the caller said how many.
+                let most = if args.contains_key("max_results") {
+                    k
+                } else {
+                    options.max_results
+                };
+                view.select(&names, most)
                     .into_iter()
                     .map(|t| (t, 1.0, None))
                     .collect()
