@@ -20,7 +20,10 @@
 //! (with `candidates`, only those tools are ranked: BFCL rows); prints one `{"id", "results",
 //! "scores"}` line per query (names best first, and the score `tool_search` reports for each),
 //! then Hit@1, Hit@3, Hit@5, Recall@5, MRR and the abstention rate on queries
-//! whose `gold` is empty.
+//! whose `gold` is empty. Recall@5 is also given for the rows with two gold tools or more
+//! (`multi_recall@5`); rows that carry `"steps": [..]` are searched a second time as
+//! `tool_search`'s `queries` (one query per step, balanced), and `steps_recall@5` is that
+//! search's Recall@5 beside `steps_query_recall@5`, the single query's on the same rows.
 //!
 //! `args`: CASES is JSON Lines `{"id", "tool", "arguments", "gold"}`: the arguments a model
 //! sent and the call it meant; prints whether repair produced exactly the gold arguments.
@@ -307,15 +310,17 @@ fn search(o: &Opts) -> Result<(), String> {
     let (mut n, mut hit1, mut hit3, mut hit5, mut recall5, mut mrr) =
         (0usize, 0usize, 0usize, 0usize, 0f64, 0f64);
     let (mut negatives, mut abstained) = (0usize, 0usize);
+    // Rows with two gold tools or more, and rows that carry `steps` (searched as `queries`).
+    let (mut multi, mut multi_recall5) = (0usize, 0f64);
+    let (mut stepped, mut steps_recall5, mut steps_query_recall5) = (0usize, 0f64, 0f64);
     for row in o.rows()? {
         let query = str_field(&row, "query");
-        let hits = match names(row.get("candidates")) {
-            Some(candidates) => {
-                let set: HashSet<String> = candidates.into_iter().collect();
-                catalog.search_where(query, k, &|t| set.contains(&t.name))
-            }
-            None => catalog.search_where(query, k, &|_| true),
+        let candidates: Option<HashSet<String>> =
+            names(row.get("candidates")).map(|c| c.into_iter().collect());
+        let allowed = |t: &disco_runtime::CatalogTool| {
+            candidates.as_ref().is_none_or(|set| set.contains(&t.name))
         };
+        let hits = catalog.search_where(query, k, &allowed);
         let results: Vec<&str> = hits.iter().map(|(t, _)| t.name.as_str()).collect();
         if !o.quiet {
             let shown = &results[..results.len().min(o.k)];
@@ -347,13 +352,32 @@ fn search(o: &Opts) -> Result<(), String> {
             .iter()
             .filter(|g| results.iter().take(5).any(|r| r == g))
             .count();
-        recall5 += found as f64 / gold.len() as f64;
+        let recall = found as f64 / gold.len() as f64;
+        recall5 += recall;
+        if gold.len() > 1 {
+            multi += 1;
+            multi_recall5 += recall;
+        }
+        if let Some(steps) = names(row.get("steps")).filter(|s| !s.is_empty()) {
+            let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+            let by_step = catalog.search_steps_where(&steps, 5, &allowed);
+            let found = gold
+                .iter()
+                .filter(|g| by_step.tools.iter().any(|(t, _, _)| &t.name == *g))
+                .count();
+            stepped += 1;
+            steps_recall5 += found as f64 / gold.len() as f64;
+            steps_query_recall5 += recall;
+        }
     }
     let nf = n.max(1) as f64;
     let summary = json!({"summary": {
         "queries": n, "hit@1": round(hit1 as f64 / nf), "hit@3": round(hit3 as f64 / nf),
         "hit@5": round(hit5 as f64 / nf), "recall@5": round(recall5 / nf), "mrr": round(mrr / nf),
         "no_tool_queries": negatives, "abstention": round(abstained as f64 / negatives.max(1) as f64),
+        "multi_gold_queries": multi, "multi_recall@5": round(multi_recall5 / multi.max(1) as f64),
+        "step_queries": stepped, "steps_recall@5": round(steps_recall5 / stepped.max(1) as f64),
+        "steps_query_recall@5": round(steps_query_recall5 / stepped.max(1) as f64),
     }});
     writeln!(out, "{summary}").map_err(|e| e.to_string())
 }

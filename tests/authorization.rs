@@ -342,6 +342,37 @@ async fn observe(c: &Catalog, caller: &Caller, probe: &str, query: Option<&str>)
             .map(|(t, s)| (t.name.clone(), s))
             .collect();
         out["search_direct"] = json!(direct);
+        // Loading by name and searching by steps: the probe alone, beside a tool everyone
+        // sees, and as a step beside the query.
+        let mut by_name = Vec::new();
+        for args in [
+            json!({"query": format!("select:{probe}")}),
+            json!({"query": format!("select:{probe},list_rooms")}),
+            json!({"query": format!("select:list_rooms, {probe} ,{probe}")}),
+            json!({"queries": [q, probe]}),
+            json!({"queries": [probe]}),
+        ] {
+            let r = c
+                .call_with("tool_search", Some(args), &ctx)
+                .await
+                .map(|r| serde_json::to_value(&r).expect("serialisable"))
+                .unwrap_or_else(|e| json!({"error": e.to_string()}));
+            by_name.push(r);
+        }
+        out["select_and_steps"] = json!(by_name);
+        let selected: Vec<String> = c
+            .select(&[probe, q], 20, caller)
+            .into_iter()
+            .map(|t| t.name.clone())
+            .collect();
+        let stepped = c.search_steps(&[q, probe], 20, caller);
+        let tools: Vec<(String, f32, usize)> = stepped
+            .tools
+            .into_iter()
+            .map(|(t, s, step)| (t.name.clone(), s, step))
+            .collect();
+        out["select_and_steps_direct"] =
+            json!({"select": selected, "steps": tools, "unanswered": stepped.unanswered});
     }
     out
 }
@@ -438,7 +469,85 @@ async fn every_path_answers_as_if_hidden_tools_did_not_exist() {
             assert_eq!(a.stats(), b.stats(), "counters for {caller:?}");
         }
     }
-    eprintln!("{checked} probes x (resolve, tools/call, execute_tool, tool_search x2) compared");
+    eprintln!(
+        "{checked} probes x (resolve, tools/call, execute_tool, tool_search x2, select: x4, \
+         queries x3) compared"
+    );
+}
+
+/// `select:` loads a tool by its exact name for exactly the callers who may see it, on every
+/// visibility path: the allow- and deny-lists, a tenant's own tools, a hidden tool (found by
+/// search, so by name too), in both exposures; and the answer for a tool the caller may not see
+/// is the answer for a name no tool has.
+#[tokio::test]
+async fn select_loads_a_tool_for_exactly_those_who_may_see_it() {
+    let names = [
+        "lock_door",
+        "unlock_door",
+        "export_payroll",
+        "delete_all_records",
+        "list_rooms",
+        "read_weather",
+        "debug_dump",
+        "vault_read",
+        "acme_quarterly_report",
+    ];
+    let mut loaded = 0;
+    for policy in POLICIES {
+        for exposure in [
+            Exposure::All,
+            Exposure::SearchFirst {
+                pinned: vec!["list_rooms".into()],
+            },
+        ] {
+            let c = full(policy, exposure);
+            for caller in callers() {
+                let ctx = Context::builder().caller(caller.clone()).build();
+                let nobody = c
+                    .call_with(
+                        "tool_search",
+                        Some(json!({"query": "select:no_such_tool"})),
+                        &ctx,
+                    )
+                    .await
+                    .unwrap();
+                for name in names {
+                    let sees = match name {
+                        "acme_quarterly_report" => caller.id() == Some("acme"),
+                        n => !hidden(policy, &caller, n),
+                    };
+                    let r = c
+                        .call_with(
+                            "tool_search",
+                            Some(json!({"query": format!("select:{name}")})),
+                            &ctx,
+                        )
+                        .await
+                        .unwrap();
+                    let s = r.structured_content.clone().unwrap();
+                    let got: Vec<&str> = s["tools"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|t| t["name"].as_str().unwrap())
+                        .collect();
+                    if sees {
+                        assert_eq!(got, [name], "{policy:?} {caller:?}");
+                        loaded += 1;
+                    } else {
+                        // What a catalog without the tool answers is the differential test's
+                        // (every_path_answers_as_if_hidden_tools_did_not_exist); here: nothing.
+                        assert_eq!(
+                            serde_json::to_value(&r).unwrap(),
+                            serde_json::to_value(&nobody).unwrap(),
+                            "{policy:?} {caller:?} select:{name}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(loaded > 40, "only {loaded} tools loaded");
 }
 
 #[tokio::test]
@@ -637,6 +746,15 @@ async fn over_http_tokens_decide_the_caller_and_nothing_leaks() {
             )
             .await;
             transcript.push_str(&r.text());
+            for arguments in [
+                json!({"query": format!("select:{name},list_rooms")}),
+                json!({"queries": [name, "list the rooms"]}),
+            ] {
+                let call = json!({"name": "tool_search", "arguments": arguments});
+                let r = post(addr, &h, &body(4, "tools/call", call)).await;
+                assert_eq!(r.status, 200, "{}", r.text());
+                transcript.push_str(&r.text());
+            }
         }
         let r = post(addr, &h, &body(5, "tools/call", json!({"name": "tool_search", "arguments": {"query": "ZEBRAFISH salary vault quarterly erase archive bolt"}}))).await;
         transcript.push_str(&r.text());

@@ -140,7 +140,7 @@ pub use call::CallError;
 pub use catalog::{
     Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure, JsonCatalogProvider,
     NamePolicy, NameResolution, NameRule, ParamInfo, ScopedProvider, SearchOptions, StatsSnapshot,
-    ToolProvider, View, Visibility,
+    StepHits, ToolProvider, View, Visibility,
 };
 pub use disco_macros::mcp_tool;
 /// How far argument repair goes ([`CatalogBuilder::arg_repair`], [`Server::arg_repair`]): the

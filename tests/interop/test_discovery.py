@@ -95,11 +95,12 @@ async def connect(servers: Servers, mode: str, transport: str, **options: Any):
             yield client
 
 
-async def search(client: Client, query: str, **options: Any) -> dict[str, Any]:
+async def search(client: Client, query: str | None, **options: Any) -> dict[str, Any]:
     """tool_search's structured result, checked against its own output schema."""
     tools, _ = await list_all(client)
     [meta] = [t for t in tools if t.name == "tool_search"]
-    result = await client.call_tool("tool_search", {"query": query, **options})
+    arguments = {**({} if query is None else {"query": query}), **options}
+    result = await client.call_tool("tool_search", arguments)
     assert result.is_error is not True, texts(result)
     assert isinstance(result.structured_content, dict), result
     jsonschema.validate(result.structured_content, meta.output_schema,
@@ -114,7 +115,11 @@ def test_search_first_lists_only_the_meta_tools_and_the_pinned_one(keyword_serve
             tools, _ = await list_all(client)
             assert {t.name for t in tools} == LISTED
             [search_tool] = [t for t in tools if t.name == "tool_search"]
-            assert search_tool.input_schema["required"] == ["query"]
+            # `query` or `queries`, exactly one: the server says so when neither comes.
+            props = search_tool.input_schema["properties"]
+            assert {"query", "queries"} <= set(props), props
+            assert props["queries"]["type"] == "array"
+            assert "required" not in search_tool.input_schema
             assert search_tool.annotations.read_only_hint is True
     run(body)
 
@@ -140,6 +145,29 @@ def test_tool_search_finds_unlisted_tools_with_their_schemas(keyword_servers, mo
             # Nothing close: no tools, and a hint on how to search instead.
             nothing = await search(client, "zebrafish quarterly vault")
             assert nothing["tools"] == [] and nothing.get("hint"), nothing
+    run(body)
+
+
+@pytest.mark.parametrize("mode,transport", MATRIX)
+def test_tool_search_by_steps_and_by_name(keyword_servers, mode, transport):
+    async def body():
+        async with connect(keyword_servers, mode, transport) as client:
+            # One query per step: each step's best tool first, each result naming its step;
+            # the result still validates against tool_search's output schema.
+            found = await search(client, None, queries=["list the prime numbers below a limit",
+                                                          "weather forecast for a city"],
+                                 max_results=2)
+            assert [(t["name"], t["step"]) for t in found["tools"]] == [
+                ("interop_primes", 0), ("interop_forecast", 1)], found
+            # Loaded by name, exact names in the order asked; unknown names bring nothing.
+            found = await search(client, "select:interop_forecast,no_such_tool_zz,interop_primes")
+            assert [t["name"] for t in found["tools"]] == ["interop_forecast", "interop_primes"]
+            assert all("step" not in t for t in found["tools"])
+            # Both fields, or an empty list of steps: an error the model can act on.
+            for bad in ({"query": "primes", "queries": ["primes"]}, {"queries": []}):
+                r = await client.call_tool("tool_search", bad)
+                assert r.is_error is True, texts(r)
+                assert "queries" in "\n".join(texts(r)), texts(r)
     run(body)
 
 

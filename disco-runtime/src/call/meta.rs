@@ -2,15 +2,20 @@
 //! the named tool through the same pipeline as tools/call (without the meta-tools themselves).
 //! Their definitions are made by `search::meta`.
 
+use std::sync::Arc;
+
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{json, Map, Value};
 
 use crate::catalog::stats::Event;
 use crate::catalog::{CatalogTool, View};
 use crate::resolve::args;
+use crate::search::index::MAX_QUERY_CHARS;
+use crate::search::MAX_QUERY_STEPS;
 use crate::tool::built::{MetaKind, ToolHandler};
 use crate::tool::result::error_result;
 use crate::tool::Context;
+use crate::util::json_kind;
 
 pub(super) async fn run_meta(
     view: &View<'_>,
@@ -61,10 +66,6 @@ pub(super) async fn run_meta(
 /// Runs `tool_search` with validated arguments.
 fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
     let options = view.catalog().search_options();
-    let query = args
-        .get("query")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
     let k = args
         .get("max_results")
         .and_then(Value::as_u64)
@@ -74,10 +75,57 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
         .get("compact")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let hits = view.search(query, k);
-    let tools: Vec<Value> = hits
+    let request = match SearchRequest::read(args) {
+        Ok(r) => r,
+        Err(message) => return error_result(message),
+    };
+    let mut structured = Map::new();
+    let found: Vec<(Arc<CatalogTool>, f32, Option<usize>)> = match &request {
+        SearchRequest::Query(query) => match query.trim_start().strip_prefix(SELECT) {
+            Some(list) => {
+                // Cut as a query is: the cap bounds the work one request can cause.
+                let list = match list.char_indices().nth(MAX_QUERY_CHARS) {
+                    Some((i, _)) => &list[..i],
+                    None => list,
+                };
+                let names: Vec<&str> = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                // All the names asked for, unless the caller said how many.
+                let most = if args.contains_key("max_results") {
+                    k
+                } else {
+                    options.max_results
+                };
+                view.select(&names, most)
+                    .into_iter()
+                    .map(|t| (t, 1.0, None))
+                    .collect()
+            }
+            None => view
+                .search(query, k)
+                .into_iter()
+                .map(|(t, s)| (t, s, None))
+                .collect(),
+        },
+        SearchRequest::Steps(steps) => {
+            let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+            let found = view.search_steps(&steps, k);
+            if !found.unanswered.is_empty() {
+                structured.insert("unanswered_steps".into(), json!(found.unanswered));
+            }
+            found
+                .tools
+                .into_iter()
+                .map(|(t, s, step)| (t, s, Some(step)))
+                .collect()
+        }
+    };
+    let tools: Vec<Value> = found
         .iter()
-        .map(|(tool, score)| {
+        .map(|(tool, score, step)| {
             let mut entry = Map::new();
             entry.insert("name".into(), Value::String(tool.name.clone()));
             if let Some(title) = &tool.title {
@@ -90,6 +138,9 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
             // Rounded in f64: an f32 rounded and then widened prints as 0.6290000081062317.
             let rounded = (f64::from(*score) * 1000.0).round() / 1000.0;
             entry.insert("score".into(), json!(rounded));
+            if let Some(step) = step {
+                entry.insert("step".into(), json!(step));
+            }
             if !compact {
                 entry.insert(
                     "inputSchema".into(),
@@ -99,11 +150,18 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
             Value::Object(entry)
         })
         .collect();
-    let mut structured = Map::new();
     if tools.is_empty() {
-        let hint = "No tool matches this query well. Describe the task in other words (the \
-                    action and the object, e.g. \"send email\", \"list files\"), or search with \
-                    an empty query to list tools.";
+        let hint = match &request {
+            SearchRequest::Query(q) if q.trim_start().starts_with(SELECT) => {
+                "No tool has these names. Names are exact (`select:read_file,write_file`); \
+                 search with words to find a tool by what it does."
+            }
+            _ => {
+                "No tool matches this query well. Describe the task in other words (the \
+                 action and the object, e.g. \"send email\", \"list files\"), or search with \
+                 an empty query to list tools."
+            }
+        };
         structured.insert("hint".into(), Value::String(hint.into()));
     }
     structured.insert("tools".into(), Value::Array(tools));
@@ -112,4 +170,67 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(Value::Object(structured));
     result
+}
+
+/// `query` with this prefix loads tools by name (the convention of Claude Code's tool search).
+const SELECT: &str = "select:";
+
+/// What a `tool_search` call asks: one query, or one query per step.
+enum SearchRequest {
+    Query(String),
+    Steps(Vec<String>),
+}
+
+impl SearchRequest {
+    /// `query` or `queries`, exactly one of them; each step a non-empty string, at most
+    /// [`MAX_QUERY_STEPS`] of them (the schema says so too, but a catalog may run without
+    /// its validator). Errors say what to send.
+    fn read(args: &Map<String, Value>) -> Result<SearchRequest, String> {
+        match (args.get("query"), args.get("queries")) {
+            (Some(_), Some(_)) => Err("tool_search takes `query` (one request) or `queries` \
+                 (one query per step), not both"
+                .into()),
+            (None, None) => Err("tool_search needs `query`: what you want to do, in plain \
+                 words (or `queries`: one query per step of a task)"
+                .into()),
+            (Some(Value::String(q)), None) => Ok(SearchRequest::Query(q.clone())),
+            (Some(other), None) => Err(format!(
+                "tool_search `query` must be a string, not {}",
+                json_kind(other)
+            )),
+            (None, Some(Value::Array(steps))) => {
+                if steps.is_empty() {
+                    return Err("tool_search `queries` is empty: give one query per step, \
+                         or use `query`"
+                        .into());
+                }
+                if steps.len() > MAX_QUERY_STEPS {
+                    return Err(format!(
+                        "tool_search `queries` has {} steps; at most {MAX_QUERY_STEPS} (search \
+                         for the first ones, then for the rest)",
+                        steps.len()
+                    ));
+                }
+                steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| match s {
+                        Value::String(q) if !q.trim().is_empty() => Ok(q.clone()),
+                        Value::String(_) => Err(format!(
+                            "tool_search `queries[{i}]` is empty: each step needs a query"
+                        )),
+                        other => Err(format!(
+                            "tool_search `queries[{i}]` must be a string, not {}",
+                            json_kind(other)
+                        )),
+                    })
+                    .collect::<Result<_, _>>()
+                    .map(SearchRequest::Steps)
+            }
+            (None, Some(other)) => Err(format!(
+                "tool_search `queries` must be an array of strings (one query per step), not {}",
+                json_kind(other)
+            )),
+        }
+    }
 }

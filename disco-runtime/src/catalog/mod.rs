@@ -28,7 +28,7 @@ pub(crate) use builder::Config;
 pub use error::CatalogError;
 pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};
 pub use stats::{Stats, StatsSnapshot};
-pub use view::{NameResolution, View, Visibility};
+pub use view::{NameResolution, StepHits, View, Visibility};
 
 /// The tools a server offers.
 pub struct Catalog {

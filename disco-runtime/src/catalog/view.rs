@@ -39,6 +39,16 @@ pub struct NameResolution {
     pub suggestions: Vec<String>,
 }
 
+/// What a search by steps found ([`View::search_steps`]).
+#[derive(Clone, Debug, Default)]
+pub struct StepHits {
+    /// The tools, balanced over the steps: each with its score and the step (its position
+    /// among the queries) that brought it. A tool several steps find is brought by the first.
+    pub tools: Vec<(Arc<CatalogTool>, f32, usize)>,
+    /// The steps for which the search found nothing (it abstained).
+    pub unanswered: Vec<usize>,
+}
+
 /// Bound on cached per-caller catalogs; past it the cache starts over.
 const SCOPED_CACHE_MAX: usize = 1024;
 
@@ -109,6 +119,51 @@ impl<'a> View<'a> {
     pub fn search(&self, query: &str, max_results: usize) -> Vec<(Arc<CatalogTool>, f32)> {
         let here = self.catalog();
         here.ranked(query, max_results, &|i| self.can_see(&here.tools[i]))
+    }
+
+    /// Ranked tools for a task of several steps (one query each, at most
+    /// [`MAX_QUERY_STEPS`](crate::search::MAX_QUERY_STEPS) of them; more are ignored),
+    /// balanced so that every step gets its best tools before any gets its second. See
+    /// [`View::search`] and [`StepHits`].
+    pub fn search_steps(&self, queries: &[&str], max_results: usize) -> StepHits {
+        let here = self.catalog();
+        here.ranked_steps(queries, max_results, &|i| self.can_see(&here.tools[i]))
+    }
+
+    /// The tools named in `names` that the caller may see (hidden ones included, as search
+    /// finds them), for `select:` in `tool_search`: those named exactly first, in the order
+    /// asked, then those a name resolves to by the catalog's name rules (case, separators, a
+    /// client's prefix; see [`View::resolve`]), each once, at most `max_results`. A name
+    /// that is unknown to the caller brings nothing, whether or not some tool has it.
+    pub fn select(&self, names: &[&str], max_results: usize) -> Vec<Arc<CatalogTool>> {
+        let here = self.catalog();
+        let mut out: Vec<Arc<CatalogTool>> = Vec::new();
+        let mut rest = Vec::new();
+        for &name in names {
+            // A tool the caller may not see is as one that does not exist: its name goes
+            // through the resolution, which knows only the tools the caller sees.
+            match here
+                .tools
+                .iter()
+                .find(|t| t.name == name && self.can_see(t))
+            {
+                Some(t) => {
+                    if !out.iter().any(|o| Arc::ptr_eq(o, t)) {
+                        out.push(t.clone());
+                    }
+                }
+                None => rest.push(name),
+            }
+        }
+        for name in rest {
+            if let Some(t) = self.resolve(name).tool {
+                if !out.iter().any(|o| Arc::ptr_eq(o, &t)) {
+                    out.push(t);
+                }
+            }
+        }
+        out.truncate(max_results);
+        out
     }
 
     /// Which tool `requested` names for the caller, and how; or the suggestions when none.
@@ -227,6 +282,21 @@ impl Catalog {
         self.for_caller(caller).search(query, max_results)
     }
 
+    /// [`View::search_steps`] for `caller`.
+    pub fn search_steps(&self, queries: &[&str], max_results: usize, caller: &Caller) -> StepHits {
+        self.for_caller(caller).search_steps(queries, max_results)
+    }
+
+    /// [`View::select`] for `caller`.
+    pub fn select(
+        &self,
+        names: &[&str],
+        max_results: usize,
+        caller: &Caller,
+    ) -> Vec<Arc<CatalogTool>> {
+        self.for_caller(caller).select(names, max_results)
+    }
+
     /// [`View::resolve`] for `caller`.
     pub fn resolve(&self, requested: &str, caller: &Caller) -> NameResolution {
         self.for_caller(caller).resolve(requested)
@@ -241,6 +311,38 @@ impl Catalog {
         filter: &dyn Fn(&CatalogTool) -> bool,
     ) -> Vec<(Arc<CatalogTool>, f32)> {
         self.ranked(query, max_results, &|i| filter(&self.tools[i]))
+    }
+
+    /// [`Catalog::search_where`] for a task of several steps (see [`View::search_steps`]).
+    pub fn search_steps_where(
+        &self,
+        queries: &[&str],
+        max_results: usize,
+        filter: &dyn Fn(&CatalogTool) -> bool,
+    ) -> StepHits {
+        self.ranked_steps(queries, max_results, &|i| filter(&self.tools[i]))
+    }
+
+    /// One ranking per step, balanced (`search::steps::balance`).
+    fn ranked_steps(
+        &self,
+        queries: &[&str],
+        max_results: usize,
+        allowed: &dyn Fn(usize) -> bool,
+    ) -> StepHits {
+        let rankings: Vec<_> = queries
+            .iter()
+            .take(crate::search::MAX_QUERY_STEPS)
+            .map(|q| self.search.search(q, max_results, allowed))
+            .collect();
+        let unanswered = (0..rankings.len())
+            .filter(|&i| rankings[i].is_empty())
+            .collect();
+        let tools = crate::search::steps::balance(rankings, |hit| hit.index, max_results)
+            .into_iter()
+            .map(|(hit, step)| (self.tools[hit.index].clone(), hit.score, step))
+            .collect();
+        StepHits { tools, unanswered }
     }
 
     /// The search index's hits among the tools `allowed` accepts, as tools with their scores.

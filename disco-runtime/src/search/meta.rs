@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
 
-use super::SearchOptions;
+use super::{SearchOptions, MAX_QUERY_STEPS};
 use crate::tool::built::MetaKind;
 use crate::tool::provider::DynamicTool;
 
@@ -18,7 +18,14 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
         "properties": {
             "query": {
                 "type": "string",
-                "description": "What you want to do, in plain words (e.g. \"convert miles to km\"). An empty query lists tools."
+                "description": "What you want to do, in plain words (e.g. \"convert miles to km\"). An empty query lists tools. `select:name_a,name_b` returns those tools by name."
+            },
+            "queries": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+                "maxItems": MAX_QUERY_STEPS,
+                "description": "Instead of `query`, for a task of several steps: one query per step (e.g. [\"find the paper\", \"save a summary to notes.md\"]). Every step gets its best tools; each result says its step (from 0)."
             },
             "max_results": {
                 "type": "integer",
@@ -33,7 +40,6 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
                 "description": "Leave out the input schemas (shorter results)."
             }
         },
-        "required": ["query"]
     });
     let result_schema = json!({
         "type": "object",
@@ -46,13 +52,19 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
                         "name": {"type": "string"},
                         "title": {"type": "string"},
                         "description": {"type": "string"},
-                        "score": {"type": "number"},
+                        "score": {"type": "number", "description": "How well the tool matches (1 for a tool named by `select:`)."},
+                        "step": {"type": "integer", "description": "With `queries`: the step (from 0) this tool answers."},
                         "inputSchema": {"type": "object"}
                     },
                     "required": ["name", "description", "score"]
                 }
             },
-            "hint": {"type": "string"}
+            "hint": {"type": "string"},
+            "unanswered_steps": {
+                "type": "array",
+                "items": {"type": "integer"},
+                "description": "With `queries`: the steps (from 0) no tool matched."
+            }
         },
         "required": ["tools"]
     });

@@ -6,8 +6,10 @@ pub(crate) mod meta;
 mod options;
 #[cfg(feature = "semantic")]
 pub mod semantic;
+pub(crate) mod steps;
 
 pub use index::{Hit, SearchDoc, SearchIndex};
 pub use options::{Exposure, SearchOptions};
 #[cfg(feature = "semantic")]
 pub use semantic::{SemanticError, SemanticModel};
+pub use steps::MAX_QUERY_STEPS;
