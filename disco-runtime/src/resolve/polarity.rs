@@ -384,8 +384,9 @@ impl Polarity {
     }
 }
 
-/// Characters in `text`, at most 255: stems longer than that are compared only by the exact
-/// tests, as no typo allowance reaches that far.
+/// Characters in `text`, at most 255. A saturated count only weakens the length test before an
+/// edit distance (the allowance is the same for every stem over eight characters), so no
+/// decision depends on it.
 fn saturated_chars(text: &str) -> u8 {
     u8::try_from(text.chars().count()).unwrap_or(u8::MAX)
 }
@@ -1107,19 +1108,19 @@ mod tests {
         // exactly when `affixes_of` does, and the precomputed readings must be those of the
         // word.
         let mut words: Vec<String> = Vec::new();
-        for &(a, b) in OPPOSITES.iter().take(40) {
+        for &(a, b) in OPPOSITES.iter().step_by(4) {
             for w in [a, b] {
                 words.push(w.to_string());
-                for affix in AFFIXES.iter().step_by(2) {
+                for affix in AFFIXES {
                     words.push(format!("{}{w}", affix.text));
                     words.push(format!("{}_{w}", affix.text));
                 }
             }
         }
-        let mut near: Vec<String> = words.iter().take(400).flat_map(|w| one_edit(w)).collect();
+        let mut near: Vec<String> = words.iter().step_by(7).flat_map(|w| one_edit(w)).collect();
         near.sort();
         near.dedup();
-        near.truncate(4000);
+        let near: Vec<String> = near.into_iter().step_by(5).collect();
         let polarity: Vec<Polarity> = words.iter().map(|w| Polarity::of(w)).collect();
         let near_polarity: Vec<Polarity> = near.iter().map(|w| Polarity::of(w)).collect();
         let (mut pairs, mut opposed) = (0, 0);
@@ -1135,7 +1136,7 @@ mod tests {
                 .iter()
                 .zip(&polarity)
                 .chain(near.iter().zip(&near_polarity));
-            for (b, pb) in others.step_by(3) {
+            for (b, pb) in others.step_by(11) {
                 let wb = Word::new(b, pb);
                 let full = affixes_of(wa, wb) == Affixes::Opposed;
                 assert_eq!(affixes_opposed(wa, wb), full, "{a} / {b}");
@@ -1149,7 +1150,7 @@ mod tests {
         }
         // The cases reach both answers, many times.
         assert!(
-            pairs > 100_000 && opposed > 1_000,
+            pairs > 50_000 && opposed > 500,
             "{pairs} pairs, {opposed} opposed"
         );
     }

@@ -41,7 +41,9 @@ impl Query {
             .get_or_init(|| self.raw.iter().map(|w| inflected_ids(w)).collect())
     }
 
-    /// Whether each of `stems` negates a word `known` (the catalog) or the tables hold.
+    /// Whether each of `stems` negates a word `known` (the catalog) or the tables hold. The
+    /// first call's `known` is kept: a query is only ever ranked against the index it was
+    /// made for.
     pub(super) fn negates_known(&self, known: &dyn Fn(&str) -> bool) -> &[bool] {
         self.negates_known.get_or_init(|| {
             let polarity = self.stem_polarity();
