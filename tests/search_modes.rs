@@ -173,6 +173,27 @@ async fn balancing_deduplicates_and_names_unanswered_steps() {
 
 /// A single query answers as it always did: no `step` on results, no `unanswered_steps`.
 #[tokio::test]
+async fn every_step_has_room_for_its_best_tool_unless_the_caller_limits_it() {
+    // One step per tool of this file, more steps than the default number of results: each
+    // step still brings its own tool, and names itself once.
+    let (addr, _stop) = server().await;
+    let steps: Vec<&str> = TASKS.iter().map(|(_, q)| *q).collect();
+    let r = search(addr, json!({ "queries": steps })).await;
+    let hits = found(&r);
+    for (i, (tool, _)) in TASKS.iter().enumerate() {
+        assert!(
+            hits
+                .iter()
+                .any(|(name, step)| name == tool && *step == Some(i as u64)),
+            "step {i} ({tool}) has no result: {hits:?}"
+        );
+    }
+    // A caller who says how many gets that many.
+    let r = search(addr, json!({ "queries": steps, "max_results": 2 })).await;
+    assert_eq!(found(&r).len(), 2, "{r}");
+}
+
+#[tokio::test]
 async fn a_single_query_keeps_its_answer_shape() {
     let (addr, _stop) = server().await;
     for &(tool, query) in TASKS {

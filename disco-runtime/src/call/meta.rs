@@ -112,6 +112,12 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
         },
         SearchRequest::Steps(steps) => {
             let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+            // Unless the caller said how many, every step has room for its best tool.
+            let k = if args.contains_key("max_results") {
+                k
+            } else {
+                k.max(steps.len()).min(options.max_results)
+            };
             let found = view.search_steps(&steps, k);
             if !found.unanswered.is_empty() {
                 structured.insert("unanswered_steps".into(), json!(found.unanswered));
@@ -153,8 +159,9 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
     if tools.is_empty() {
         let hint = match &request {
             SearchRequest::Query(q) if q.trim_start().starts_with(SELECT) => {
-                "No tool has these names. Names are exact (`select:read_file,write_file`); \
-                 search with words to find a tool by what it does."
+                "No tool has these names, nor a name they safely correct to \
+                 (`select:read_file,write_file`); search with words to find a tool by what \
+                 it does."
             }
             _ => {
                 "No tool matches this query well. Describe the task in other words (the \

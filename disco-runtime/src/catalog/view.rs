@@ -132,14 +132,25 @@ impl<'a> View<'a> {
 
     /// The tools named in `names` that the caller may see (hidden ones included, as search
     /// finds them), for `select:` in `tool_search`: those named exactly first, in the order
-    /// asked, then those a name resolves to by the catalog's name rules (case, separators, a
-    /// client's prefix; see [`View::resolve`]), each once, at most `max_results`. A name
-    /// that is unknown to the caller brings nothing, whether or not some tool has it.
+    /// asked, then those a name resolves to as `tools/call` would resolve it (case,
+    /// separators, a client's prefix, a safe correction of a typo; see [`View::resolve`]),
+    /// each once, at most `max_results`. Only the first `max_results` distinct names are
+    /// looked at, so a long list costs no more than the tools it can bring. A name that is
+    /// unknown to the caller brings nothing, whether or not some tool has it.
     pub fn select(&self, names: &[&str], max_results: usize) -> Vec<Arc<CatalogTool>> {
         let here = self.catalog();
         let mut out: Vec<Arc<CatalogTool>> = Vec::new();
         let mut rest = Vec::new();
+        let mut distinct: Vec<&str> = Vec::new();
         for &name in names {
+            if distinct.len() == max_results {
+                break;
+            }
+            if !distinct.contains(&name) {
+                distinct.push(name);
+            }
+        }
+        for name in distinct {
             // A tool the caller may not see is as one that does not exist: its name goes
             // through the resolution, which knows only the tools the caller sees.
             match here
