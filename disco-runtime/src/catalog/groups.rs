@@ -144,17 +144,21 @@ fn tool_words(tool: &CatalogTool, group_keys: &[String]) -> HashMap<String, (Str
     out
 }
 
-/// Groups in the order they are shown: most tools first, then by name.
-fn summarize(tools: &[&CatalogTool]) -> Vec<GroupSummary> {
+/// Groups in the order they are shown: most tools first, then by name; with their words when
+/// `words` (the costly part: every tool's text is split).
+fn summarize(tools: &[&CatalogTool], with_words: bool) -> Vec<GroupSummary> {
     // group -> per word key: (form, summed weight)
     let mut groups: BTreeMap<&str, (usize, HashMap<String, (String, u32)>)> = BTreeMap::new();
     for tool in tools {
         let Some(group) = tool.group.as_deref() else {
             continue;
         };
-        let keys: Vec<String> = split_words(group).iter().map(|w| singular(w)).collect();
         let (count, words) = groups.entry(group).or_default();
         *count += 1;
+        if !with_words {
+            continue;
+        }
+        let keys: Vec<String> = split_words(group).iter().map(|w| singular(w)).collect();
         for (key, (form, weight)) in tool_words(tool, &keys) {
             let entry = words.entry(key).or_insert((form, 0));
             entry.1 += weight;
@@ -215,7 +219,7 @@ impl View<'_> {
     /// multiplied by `ln(1 + groups / groups with the word)`, so that a word of one group
     /// ranks above one that every group has; ties go alphabetically.
     pub fn groups(&self) -> Vec<GroupSummary> {
-        summarize(&self.usable_tools())
+        summarize(&self.usable_tools(), true)
     }
 
     /// The `instructions` a server writes for this caller when its author gave none: the
@@ -302,7 +306,8 @@ impl View<'_> {
     /// `tool_search`'s description for this caller: the catalog's, with the groups the caller
     /// may search named after it (whole entries, at most [`SEARCH_GROUPS_MAX_BYTES`] bytes).
     pub fn search_description(&self, base: &str) -> String {
-        let groups = self.groups();
+        // Names and counts only: this is part of every first page of tools/list.
+        let groups = summarize(&self.usable_tools(), false);
         if groups.is_empty() {
             return base.to_string();
         }
@@ -452,7 +457,8 @@ mod tests {
                     ));
                 }
                 let c = catalog(&tools, search);
-                let view = c.for_caller(&Caller::anonymous());
+                let anyone = Caller::anonymous();
+                let view = c.for_caller(&anyone);
                 let groups = view.groups();
                 assert_eq!(groups.len(), groups_n);
                 let text = view.instructions().expect("instructions");
@@ -482,7 +488,8 @@ mod tests {
             ],
             true,
         );
-        let view = c.for_caller(&Caller::anonymous());
+        let anyone = Caller::anonymous();
+        let view = c.for_caller(&anyone);
         let groups = view.groups();
         assert_eq!(groups[0].name, "calendar");
         assert_eq!(groups[0].tools, 3);
