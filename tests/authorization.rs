@@ -711,7 +711,10 @@ async fn over_http_each_caller_is_told_its_own_groups() {
                 let told = told.as_str().unwrap_or_default();
                 assert!(told.contains("tool_search"), "{told}");
                 for s in invisible_secrets(policy, &caller) {
-                    assert!(!told.contains(s), "{policy:?} {caller:?} {how}: {s} in {told}");
+                    assert!(
+                        !told.contains(s),
+                        "{policy:?} {caller:?} {how}: {s} in {told}"
+                    );
                 }
             }
         }
@@ -728,7 +731,12 @@ async fn the_authors_instructions_replace_the_written_ones() {
         let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "t", "version": "0"}}});
-        let r = post(addr, &[("Authorization", auth.as_str())], init.to_string().as_bytes()).await;
+        let r = post(
+            addr,
+            &[("Authorization", auth.as_str())],
+            init.to_string().as_bytes(),
+        )
+        .await;
         assert_eq!(r.json()["result"]["instructions"], "Ask for a room first.");
     }
 }

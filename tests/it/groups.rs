@@ -8,7 +8,7 @@ use disco_runtime::catalog::provider::DynamicTool;
 use disco_runtime::catalog::{SearchOptions, GROUPS_META_KEY};
 use disco_runtime::rmcp::model::Tool;
 use disco_runtime::tool::BoxFuture;
-use disco_runtime::{Caller, Catalog, CallToolResult, Context, ToolProvider};
+use disco_runtime::{CallToolResult, Caller, Catalog, Context, ToolProvider};
 use serde_json::{json, Map, Value};
 
 use crate::common::tools_in;

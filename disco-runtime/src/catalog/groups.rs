@@ -105,11 +105,14 @@ const NOT_SHOWN: &[&str] = &[
     "who", "will", "with", "within", "without", "you", "your",
 ];
 
+/// Words by comparison key (the singular): the form first written, and a weight.
+type Words = HashMap<String, (String, u32)>;
+
 /// The words of one tool that may describe its group, by comparison key (the singular), with
 /// the form first written and the weight: 2 for a word of the name or the keywords, 1 for a
 /// word of the description's first sentence only.
-fn tool_words(tool: &CatalogTool, group_keys: &[String]) -> HashMap<String, (String, u32)> {
-    let mut out: HashMap<String, (String, u32)> = HashMap::new();
+fn tool_words(tool: &CatalogTool, group_keys: &[String]) -> Words {
+    let mut out: Words = HashMap::new();
     let mut add = |word: String, weight: u32| {
         if word.len() < 3
             || word.len() > WORD_MAX_BYTES
@@ -147,8 +150,8 @@ fn tool_words(tool: &CatalogTool, group_keys: &[String]) -> HashMap<String, (Str
 /// Groups in the order they are shown: most tools first, then by name; with their words when
 /// `words` (the costly part: every tool's text is split).
 fn summarize(tools: &[&CatalogTool], with_words: bool) -> Vec<GroupSummary> {
-    // group -> per word key: (form, summed weight)
-    let mut groups: BTreeMap<&str, (usize, HashMap<String, (String, u32)>)> = BTreeMap::new();
+    // group -> (tools, words with their weights summed over the group's tools)
+    let mut groups: BTreeMap<&str, (usize, Words)> = BTreeMap::new();
     for tool in tools {
         let Some(group) = tool.group.as_deref() else {
             continue;
@@ -392,7 +395,10 @@ mod tests {
                 counted += group.tools;
                 continue;
             }
-            assert!(search && line.contains("tool_search"), "a stray line: {line:?}");
+            assert!(
+                search && line.contains("tool_search"),
+                "a stray line: {line:?}"
+            );
         }
         match rest {
             Some(rest) => {
@@ -413,9 +419,26 @@ mod tests {
 
     /// Words of every kind a description has: short and long, other scripts, digits.
     const WORDS: &[&str] = &[
-        "calendar", "invoice", "Überweisung", "日本語の説明", "repository", "x", "42", "ab",
-        "supercalifragilisticexpialidocious", "naïve", "kubernetes", "pull", "request",
-        "issue", "café", "résumé", "ledger", "the", "tools", "Москва",
+        "calendar",
+        "invoice",
+        "Überweisung",
+        "日本語の説明",
+        "repository",
+        "x",
+        "42",
+        "ab",
+        "supercalifragilisticexpialidocious",
+        "naïve",
+        "kubernetes",
+        "pull",
+        "request",
+        "issue",
+        "café",
+        "résumé",
+        "ledger",
+        "the",
+        "tools",
+        "Москва",
     ];
 
     /// Generated catalogs, from one group to thousands, with group names up to the longest
@@ -423,7 +446,10 @@ mod tests {
     #[test]
     fn instructions_stay_within_4_kib_in_whole_lines() {
         let mut rng = synth::Rng::new(7);
-        let alphabet: Vec<char> = ('a'..='z').chain('0'..='9').chain(['_', '-', '.']).collect();
+        let alphabet: Vec<char> = ('a'..='z')
+            .chain('0'..='9')
+            .chain(['_', '-', '.'])
+            .collect();
         let mut checked = 0;
         for groups_n in [1usize, 2, 3, 10, 40, 100, 400, 1000] {
             for search in [true, false] {
@@ -447,7 +473,8 @@ mod tests {
                     } else {
                         rng.pick(&names).clone()
                     };
-                    let words: Vec<&str> = (0..1 + rng.below(12)).map(|_| *rng.pick(WORDS)).collect();
+                    let words: Vec<&str> =
+                        (0..1 + rng.below(12)).map(|_| *rng.pick(WORDS)).collect();
                     let keywords = vec![rng.pick(WORDS).to_string()];
                     tools.push((
                         format!("{}_{t}", rng.pick(&["get", "list", "create_item", "sync"])),
@@ -476,15 +503,28 @@ mod tests {
     #[test]
     fn small_catalogs_show_every_group_with_telling_words() {
         let tool = |name: &str, group: &str, description: &str| {
-            (name.to_string(), Some(group.to_string()), description.to_string(), Vec::new())
+            (
+                name.to_string(),
+                Some(group.to_string()),
+                description.to_string(),
+                Vec::new(),
+            )
         };
         let c = catalog(
             &[
                 tool("add_note", "notes", "Add a note to the journal."),
                 tool("search_notes", "notes", "Search the journal for a phrase."),
-                tool("create_event", "calendar", "Create a calendar event with invitees."),
+                tool(
+                    "create_event",
+                    "calendar",
+                    "Create a calendar event with invitees.",
+                ),
                 tool("list_events", "calendar", "List the events of a day."),
-                tool("cancel_event", "calendar", "Cancel an event and tell the invitees."),
+                tool(
+                    "cancel_event",
+                    "calendar",
+                    "Cancel an event and tell the invitees.",
+                ),
             ],
             true,
         );
@@ -494,16 +534,25 @@ mod tests {
         assert_eq!(groups[0].name, "calendar");
         assert_eq!(groups[0].tools, 3);
         assert_eq!(groups[0].words[0], "event");
-        assert!(groups[0].words.contains(&"invitees".to_string()), "{groups:?}");
+        assert!(
+            groups[0].words.contains(&"invitees".to_string()),
+            "{groups:?}"
+        );
         assert!(!groups[0].words.contains(&"calendar".to_string()));
         assert_eq!(groups[1].name, "notes");
-        assert!(groups[1].words.contains(&"journal".to_string()), "{groups:?}");
+        assert!(
+            groups[1].words.contains(&"journal".to_string()),
+            "{groups:?}"
+        );
         assert!(!groups[1].words.iter().any(|w| w == "note" || w == "the"));
         let text = view.instructions().unwrap();
         check(&text, &groups, true);
         assert!(text.contains("- calendar (3): event"), "{text}");
         let described = view.search_description("Find tools.");
-        assert_eq!(described, "Find tools. Tool groups (tools): calendar (3), notes (2).");
+        assert_eq!(
+            described,
+            "Find tools. Tool groups (tools): calendar (3), notes (2)."
+        );
     }
 
     /// Without search, hidden tools are not counted: nothing would find them.
@@ -535,7 +584,14 @@ mod tests {
 
     #[test]
     fn group_names_follow_the_rule() {
-        for good in ["notes", "a", "Pull-Requests", "v1.2", "x_y", &"g".repeat(64)] {
+        for good in [
+            "notes",
+            "a",
+            "Pull-Requests",
+            "v1.2",
+            "x_y",
+            &"g".repeat(64),
+        ] {
             assert_eq!(group_problem(good), None, "{good}");
         }
         for bad in [
