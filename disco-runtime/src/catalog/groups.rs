@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{CatalogTool, View};
 use crate::text::words::{singular, split_words};
+pub use crate::tool::group::{group_problem, GROUP_MAX_CHARS};
 
 /// The `_meta` key of a tools/list entry that names the groups the tool belongs to, as the
 /// MCP primitive grouping proposal defines it (SEP-2084, "MCP Primitive Grouping Server
@@ -27,59 +28,11 @@ pub const INSTRUCTIONS_MAX_BYTES: usize = 4096;
 /// The most bytes of the group list in `tool_search`'s description.
 pub const SEARCH_GROUPS_MAX_BYTES: usize = 1024;
 
-/// The longest group name, in characters.
-pub const GROUP_MAX_CHARS: usize = 64;
-
 /// Words shown per group in the instructions.
 const WORDS_PER_GROUP: usize = 5;
 
 /// A word longer than this is not shown (never cut): identifiers and URLs, not words.
 const WORD_MAX_BYTES: usize = 24;
-
-/// What is wrong with a group name, or `None` when it is valid: 1 to 64 characters of
-/// `A-Z a-z 0-9 _ - .`, beginning and ending with a letter or a digit. The rule
-/// `#[mcp_tool(group = "...")]` checks at compile time, applied to providers' groups when a
-/// catalog is built.
-pub fn group_problem(group: &str) -> Option<String> {
-    const RULE: &str = "a group is 1 to 64 characters of `A-Z a-z 0-9 _ - .`, beginning and \
-                        ending with a letter or a digit";
-    if group.is_empty() {
-        return Some(format!("the group is empty; {RULE}"));
-    }
-    let len = group.chars().count();
-    if len > GROUP_MAX_CHARS {
-        let start: String = group.chars().take(24).collect();
-        return Some(format!(
-            "the group `{start}...` is {len} characters long; {RULE}"
-        ));
-    }
-    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    if !group.chars().all(ok) {
-        return Some(format!(
-            "the group `{}` has characters outside `A-Z a-z 0-9 _ - .`; {RULE}",
-            group.escape_debug()
-        ));
-    }
-    let edge = |c: char| c.is_ascii_alphanumeric();
-    if !group.starts_with(edge) || !group.ends_with(edge) {
-        return Some(format!(
-            "the group `{group}` begins or ends with a separator; {RULE}"
-        ));
-    }
-    None
-}
-
-/// The group of a `#[mcp_tool]` that names none: the last segment of its module path that is a
-/// valid group (`notes_app::tools::calendar` is `calendar`; a tool at the crate root is in the
-/// crate's group), else `tools`.
-pub(crate) fn module_group(module: &str) -> String {
-    module
-        .rsplit("::")
-        .map(|segment| segment.strip_prefix("r#").unwrap_or(segment))
-        .find(|segment| group_problem(segment).is_none())
-        .unwrap_or("tools")
-        .to_string()
-}
 
 /// One group as a caller sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -340,6 +293,7 @@ impl View<'_> {
 mod tests {
     use super::*;
     use crate::catalog::{Catalog, JsonCatalogProvider, SearchOptions};
+    use crate::tool::group::module_group;
     use crate::tool::Caller;
     use serde_json::{json, Value};
 

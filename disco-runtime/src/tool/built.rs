@@ -312,7 +312,7 @@ impl CatalogTool {
             keywords: spec.keywords.iter().map(|k| k.to_string()).collect(),
             group: Some(match spec.group {
                 Some(group) => group.to_string(),
-                None => crate::catalog::groups::module_group(spec.origin.module),
+                None => super::group::module_group(spec.origin.module),
             }),
             annotations: spec.annotations,
             hidden: spec.hidden,
