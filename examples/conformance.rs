@@ -13,6 +13,9 @@
 //! they walk several pages). In HTTP mode the first line on stdout is
 //! `DISCO_LISTENING http://127.0.0.1:PORT/mcp`, so a test can start the server on port 0.
 //!
+//! The suite's tools are in the group `conformance` (their module's), the interop tools in
+//! `interop`, installed plugins in `plugins`: the server's instructions list the three.
+//!
 //! `DISCO_SEARCH=all|search-first` turns on `tool_search` and `execute_tool`: `all` lists every
 //! tool beside them; `search-first` lists only them and `interop_add` (pinned), so that the rest
 //! must be found. With it, `DISCO_SEMANTIC_MODEL=DIR` ranks by the semantic model in DIR as well
@@ -308,7 +311,7 @@ fn json_schema_2020_12_tool(name: Option<String>, address: Option<Address>) -> S
 /// # Arguments
 /// * `a` - the first number
 /// * `b` - the second number
-#[mcp_tool(read_only, idempotent)]
+#[mcp_tool(read_only, idempotent, group = "interop")]
 fn interop_add(a: f64, b: f64) -> String {
     (a + b).to_string()
 }
@@ -333,7 +336,7 @@ struct Forecast {
 /// # Arguments
 /// * `city` - the city to forecast
 /// * `days` - how many days (default 3)
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, group = "interop")]
 async fn interop_forecast(city: String, #[param(default = 3)] days: u32) -> Json<Forecast> {
     tokio::task::yield_now().await;
     Json(Forecast {
@@ -353,7 +356,7 @@ async fn interop_forecast(city: String, #[param(default = 3)] days: u32) -> Json
 ///
 /// # Arguments
 /// * `below` - the exclusive upper limit
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, group = "interop")]
 fn interop_primes(below: u32) -> Json<Vec<u32>> {
     Json(
         (2..below.min(10_000))
@@ -363,11 +366,11 @@ fn interop_primes(below: u32) -> Json<Vec<u32>> {
 }
 
 /// Do nothing and return nothing.
-#[mcp_tool(idempotent, destructive = false)]
+#[mcp_tool(idempotent, destructive = false, group = "interop")]
 fn interop_nothing() {}
 
 /// Fail with an internal error on purpose: the server must keep serving.
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, group = "interop")]
 fn interop_panic() -> String {
     panic!("interop_panic was called")
 }
@@ -398,7 +401,7 @@ impl Drop for StopGuard<'_> {
 ///
 /// # Arguments
 /// * `seconds` - how long to sleep (at most 60)
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, group = "interop")]
 async fn interop_sleep(ctx: Context, stats: State<SleepStats>, seconds: f64) -> String {
     stats.started.fetch_add(1, Ordering::SeqCst);
     let mut guard = StopGuard {
@@ -423,7 +426,7 @@ struct SleepCounts {
 }
 
 /// Report how many `interop_sleep` calls started, finished, and were stopped before finishing.
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, group = "interop")]
 fn interop_sleep_stats(stats: State<SleepStats>) -> Json<SleepCounts> {
     Json(SleepCounts {
         started: stats.started.load(Ordering::SeqCst),
@@ -439,6 +442,11 @@ struct Plugins {
 }
 
 impl ToolProvider for Plugins {
+    /// The group of the installed tools.
+    fn name(&self) -> Option<String> {
+        Some("plugins".into())
+    }
+
     fn tools(&self) -> Vec<DynamicTool> {
         let schema: JsonObject = serde_json::from_value(json!({"type": "object"}))
             .expect("an empty object schema is a JSON object");
@@ -462,7 +470,7 @@ impl ToolProvider for Plugins {
 ///
 /// # Arguments
 /// * `name` - letters, digits and underscores, at most 32
-#[mcp_tool]
+#[mcp_tool(group = "interop")]
 async fn interop_install_plugin(
     plugins: State<Plugins>,
     server: State<ServerHandle>,

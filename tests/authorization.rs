@@ -35,7 +35,12 @@ fn unlock_door(door: String) -> String {
 }
 
 /// Export the salary ledger of every employee for one month (QUOKKA).
-#[mcp_tool(read_only, aliases("payroll_export"), keywords("salary ledger"))]
+#[mcp_tool(
+    read_only,
+    aliases("payroll_export"),
+    keywords("salary ledger"),
+    group = "WOMBAT_hr"
+)]
 fn export_payroll(month: String) -> String {
     format!("payroll {month}")
 }
@@ -87,16 +92,17 @@ const SECRETS: &[(&str, &[&str])] = &[
             "QUOKKA",
             "salary",
             "ledger",
+            "WOMBAT",
         ],
     ),
     (
         "delete_all_records",
         &["delete_all_records", "NARWHAL", "archive"],
     ),
-    ("vault_read", &["vault_read", "OKAPI", "vault"]),
+    ("vault_read", &["vault_read", "OKAPI", "vault", "KIWI"]),
     (
         "acme_quarterly_report",
-        &["acme_quarterly_report", "PANGOLIN", "quarterly"],
+        &["acme_quarterly_report", "PANGOLIN", "quarterly", "TAPIR"],
     ),
 ];
 
@@ -131,7 +137,8 @@ fn vault_json() -> Value {
         "description": "Read a secret from the vault by key (OKAPI).",
         "inputSchema": {"type": "object", "properties": {
             "key": {"type": "string", "x-mcp-header": "Key"}}, "required": ["key"]},
-        "annotations": {"readOnlyHint": true}
+        "annotations": {"readOnlyHint": true},
+        "_meta": {"io.modelcontextprotocol/groups": ["KIWI_secrets"]}
     }]})
 }
 
@@ -142,7 +149,8 @@ impl ScopedProvider for Acme {
             let p = JsonCatalogProvider::from_value(&json!({"tools": [{
                 "name": "acme_quarterly_report",
                 "description": "Build the quarterly revenue report of the acme tenant (PANGOLIN).",
-                "inputSchema": {"type": "object", "properties": {"quarter": {"type": "integer"}}}
+                "inputSchema": {"type": "object", "properties": {"quarter": {"type": "integer"}}},
+                "_meta": {"io.modelcontextprotocol/groups": ["TAPIR_reports"]}
             }]}))
             .expect("valid");
             Arc::new(p) as Arc<dyn ToolProvider>
@@ -440,6 +448,23 @@ async fn every_path_answers_as_if_hidden_tools_did_not_exist() {
             let listed = serde_json::to_string(&a.list(&caller)).unwrap();
             for s in &secrets {
                 assert!(!listed.contains(s), "{s} listed for {caller:?}");
+            }
+            // The instructions (and `tool_search`'s description, in tools/list above) are
+            // those of a catalog without the tools the caller may not see.
+            let told = a.for_caller(&caller).instructions();
+            assert_eq!(
+                told,
+                b.for_caller(&caller).instructions(),
+                "{policy:?} {caller:?}: instructions"
+            );
+            assert_eq!(
+                a.for_caller(&caller).groups(),
+                b.for_caller(&caller).groups(),
+                "{policy:?} {caller:?}: groups"
+            );
+            let told = told.expect("every caller may use some tool");
+            for s in &secrets {
+                assert!(!told.contains(s), "{policy:?} {caller:?}: {s} in {told}");
             }
             let probes = probes();
             let queries = queries();
@@ -767,6 +792,70 @@ async fn over_http_tokens_decide_the_caller_and_nothing_leaks() {
                 "the admin finds its tools"
             );
         }
+    }
+}
+
+/// `initialize` (a session of the 2025 era) and `server/discover` (the stateless protocol)
+/// answer each token's caller the instructions written for that caller, on every policy: the
+/// groups it may use, none of another caller's.
+#[tokio::test]
+async fn over_http_each_caller_is_told_its_own_groups() {
+    for policy in POLICIES {
+        let (session_addr, _stop) = start(http_server_with(policy, false)).await;
+        let (stateless_addr, _stop2) = start(http_server_with(policy, true)).await;
+        let catalog = full(policy, Exposure::All);
+        for caller in callers() {
+            let auth = format!("Bearer {}", token_of(&caller));
+            let h = [("Authorization", auth.as_str())];
+            let expected = catalog.for_caller(&caller).instructions();
+            let expected = expected.expect("every caller may use some tool");
+            let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"}}});
+            let r = post(session_addr, &h, init.to_string().as_bytes()).await;
+            assert_eq!(r.status, 200, "{}", r.text());
+            let initialized = r.json()["result"]["instructions"].clone();
+            let discover_headers = [h[0], ("Mcp-Method", "server/discover")];
+            let r = post_modern(
+                stateless_addr,
+                &discover_headers,
+                &modern_request(2, "server/discover", json!({})),
+            )
+            .await;
+            assert_eq!(r.status, 200, "{}", r.text());
+            let discovered = r.json()["result"]["instructions"].clone();
+            for (how, told) in [("initialize", initialized), ("discover", discovered)] {
+                assert_eq!(told, json!(expected), "{policy:?} {caller:?} {how}");
+                let told = told.as_str().unwrap_or_default();
+                assert!(told.contains("tool_search"), "{told}");
+                for s in invisible_secrets(policy, &caller) {
+                    assert!(
+                        !told.contains(s),
+                        "{policy:?} {caller:?} {how}: {s} in {told}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Instructions the author gives are sent as given, to every caller.
+#[tokio::test]
+async fn the_authors_instructions_replace_the_written_ones() {
+    let server = http_server_with(Policy::AllowList, false).instructions("Ask for a room first.");
+    let (addr, _stop) = start(server).await;
+    for caller in callers() {
+        let auth = format!("Bearer {}", token_of(&caller));
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}});
+        let r = post(
+            addr,
+            &[("Authorization", auth.as_str())],
+            init.to_string().as_bytes(),
+        )
+        .await;
+        assert_eq!(r.json()["result"]["instructions"], "Ask for a room first.");
     }
 }
 

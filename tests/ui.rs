@@ -18,6 +18,7 @@ fn ui() {
         "keys",
         "annotations",
         "accumulation",
+        "groups",
     ] {
         t.compile_fail(format!("tests/ui/{category}/*.rs"));
     }

@@ -101,6 +101,10 @@ impl GatewayProvider {
                 if !def.keywords.iter().any(|k| k == server) {
                     def.keywords.push(server.clone());
                 }
+                // Each server is a group, when its name is a valid group name.
+                if disco_runtime::catalog::group_problem(server).is_none() {
+                    def.group = Some(server.clone());
+                }
                 out.push(def);
             }
         }

@@ -65,6 +65,9 @@ pub struct ToolAttr {
     pub description: Option<Spanned<String>>,
     pub aliases: Vec<Spanned<String>>,
     pub keywords: Vec<Spanned<String>>,
+    /// `group = "..."`: the group the tool is listed under (in the server's instructions, in
+    /// `tool_search`'s description and in `_meta`).
+    pub group: Option<Spanned<String>>,
     pub read_only: Option<Flag>,
     pub destructive: Option<Flag>,
     pub idempotent: Option<Flag>,
@@ -121,6 +124,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "description",
     "aliases",
     "keywords",
+    "group",
     "params",
     "read_only",
     "destructive",
@@ -186,6 +190,7 @@ pub fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
             ),
             "aliases" => attr.aliases.extend(string_list(&meta, errors)),
             "keywords" => attr.keywords.extend(string_list(&meta, errors)),
+            "group" => set_once(&mut attr.group, string_value(&meta, errors), &meta, errors),
             "read_only" => set_once(&mut attr.read_only, flag(&meta, errors), &meta, errors),
             "destructive" => set_once(&mut attr.destructive, flag(&meta, errors), &meta, errors),
             "idempotent" => set_once(&mut attr.idempotent, flag(&meta, errors), &meta, errors),

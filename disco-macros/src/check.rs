@@ -17,6 +17,7 @@ pub fn check(tool: &mut ToolFn, errors: &mut Errors) {
     tool_name_valid(tool, errors);
     aliases_valid(tool, errors);
     keywords_valid(tool, errors);
+    group_valid(tool, errors);
     doc_arguments_exist(tool, errors);
     extractors_take_no_settings(tool, errors);
     param_aliases_valid(tool, errors);
@@ -230,6 +231,85 @@ fn keywords_valid(tool: &ToolFn, errors: &mut Errors) {
                 format!("keyword `{}` is given more than once", keyword.value),
             );
         }
+    }
+}
+
+/// The longest group name, in characters: a group is a heading of the server's instructions,
+/// which clients cut at 4 KiB, and of `tool_search`'s description.
+const GROUP_MAX_CHARS: usize = 64;
+
+/// A group name is a word a model reads in a list and copies into a query: 1 to 64 characters
+/// of `A-Z a-z 0-9 _ - .`, beginning and ending with a letter or a digit. The same rule is
+/// applied to providers' groups when a catalog is built (`disco_runtime::catalog::group_problem`).
+fn group_valid(tool: &ToolFn, errors: &mut Errors) {
+    let Some(group) = &tool.attr.group else {
+        return;
+    };
+    const RULE: &str = "a group is 1 to 64 characters of `A-Z a-z 0-9 _ - .`, beginning and \
+                        ending with a letter or a digit";
+    let value = group.value.as_str();
+    if value.trim().is_empty() {
+        errors.push(
+            group.span,
+            format!(
+                "`group` is empty: name the group the tool belongs to (`group = \"notes\"`), or \
+                 leave the key out to group the tool by its module; {RULE}"
+            ),
+        );
+        return;
+    }
+    let len = value.chars().count();
+    if len > GROUP_MAX_CHARS {
+        let start: String = value.chars().take(24).collect();
+        errors.push(
+            group.span,
+            format!("the group `{start}...` is {len} characters long; {RULE}"),
+        );
+        return;
+    }
+    let mut bad: Vec<String> = Vec::new();
+    for c in value.chars().filter(|c| !name_char_ok(*c)) {
+        let shown = format!("{c:?}");
+        if !bad.contains(&shown) {
+            bad.push(shown);
+        }
+    }
+    let fixed = {
+        let mut fixed = String::new();
+        for c in value.chars() {
+            let c = if c.is_ascii_alphanumeric() || matches!(c, '-' | '.') {
+                c
+            } else {
+                '_'
+            };
+            if !(c == '_' && fixed.ends_with('_')) {
+                fixed.push(c);
+            }
+        }
+        fixed
+            .trim_matches(|c: char| !c.is_ascii_alphanumeric())
+            .to_string()
+    };
+    let suggestion = if fixed.is_empty() || !value.is_ascii() {
+        String::new()
+    } else {
+        format!(", e.g. `{fixed}`")
+    };
+    if !bad.is_empty() {
+        errors.push(
+            group.span,
+            format!(
+                "the group `{value}` contains {}; {RULE}{suggestion}",
+                bad.join(", ")
+            ),
+        );
+    } else if !value.starts_with(|c: char| c.is_ascii_alphanumeric())
+        || !value.ends_with(|c: char| c.is_ascii_alphanumeric())
+    {
+        errors.push(
+            group.span,
+            format!("the group `{value}` begins or ends with a separator; {RULE}{suggestion}"),
+        );
     }
 }
 

@@ -22,6 +22,7 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
     };
     let aliases: Vec<&str> = tool.attr.aliases.iter().map(|a| a.value.as_str()).collect();
     let keywords: Vec<&str> = tool.attr.keywords.iter().map(|k| k.value.trim()).collect();
+    let group = opt_str(tool.attr.group.as_ref().map(|g| g.value.as_str()));
     let read_only = opt_flag(tool.attr.read_only);
     let destructive = opt_flag(tool.attr.destructive);
     let idempotent = opt_flag(tool.attr.idempotent);
@@ -193,6 +194,7 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
                     description: #description,
                     aliases: &[#(#aliases),*],
                     keywords: &[#(#keywords),*],
+                    group: #group,
                     annotations: #rt::Annotations {
                         read_only: #read_only,
                         destructive: #destructive,

@@ -264,6 +264,34 @@ fn list(c: &mut Criterion, sizes: &[Sized]) {
     g.finish();
 }
 
+/// The instructions written for a caller at `initialize` and the first tools/list page (which
+/// holds `tool_search` with the caller's groups), on the synthetic catalogs with their tools
+/// spread over 40 groups.
+fn instructions(c: &mut Criterion, sizes: &[Sized]) {
+    let caller = Caller::anonymous();
+    let mut g = c.benchmark_group("groups");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    for s in sizes.iter().filter(|s| s.n <= 10_000) {
+        let mut json = s.json.clone();
+        if let Some(tools) = json["tools"].as_array_mut() {
+            for (i, t) in tools.iter_mut().enumerate() {
+                t["_meta"][disco_runtime::catalog::GROUPS_META_KEY] =
+                    json!([format!("group{}", i % 40)]);
+            }
+        }
+        let catalog = build(&json);
+        g.bench_function(BenchmarkId::new("instructions", s.n), |b| {
+            b.iter(|| black_box(catalog.for_caller(&caller).instructions()))
+        });
+        g.bench_function(BenchmarkId::new("tools_list_first_page", s.n), |b| {
+            b.iter(|| black_box(catalog.list_page(&caller, 0, 100)))
+        });
+    }
+    g.finish();
+}
+
 fn index_build(c: &mut Criterion, sizes: &[Sized]) {
     let mut g = c.benchmark_group("build");
     g.sample_size(10)
@@ -374,6 +402,7 @@ fn main() {
     argument_repair(&mut c, &sizes);
     search(&mut c, &sizes);
     list(&mut c, &sizes);
+    instructions(&mut c, &sizes);
     index_build(&mut c, &sizes);
     #[cfg(feature = "semantic")]
     semantic(&mut c, &sizes);

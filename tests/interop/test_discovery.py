@@ -229,3 +229,33 @@ def test_the_keyword_server_does_not_find_it(keyword_servers):
             found = await search(client, "will it rain in Paris tomorrow")
             assert "interop_forecast" not in [t["name"] for t in found["tools"]], found
     run(body)
+
+
+@pytest.mark.parametrize("mode,transport", MATRIX)
+def test_instructions_say_what_search_finds(keyword_servers, mode, transport):
+    """With search-first exposure, tools/list holds three tools; the instructions name the
+    groups of all of them and how to search, and tool_search's description names the groups."""
+    async def body():
+        async with connect(keyword_servers, mode, transport) as client:
+            text = client.instructions
+            assert text and len(text.encode()) <= 4096, text
+            lines = text.splitlines()
+            assert lines[0].split()[1:3] == ["tools", "in"], lines[0]
+            groups = {line[2:].split(" (")[0]: int(line.split(" (")[1].split(")")[0])
+                      for line in lines if line.startswith("- ")}
+            assert set(groups) >= {"conformance", "interop"}, groups
+            # Many more than the three listed: search finds the rest.
+            assert sum(groups.values()) == int(lines[0].split()[0]) > len(LISTED), text
+            assert "`tool_search`" in text and "`execute_tool`" in text, text
+            tools, _ = await list_all(client)
+            [search_tool] = [t for t in tools if t.name == "tool_search"]
+            for group, count in groups.items():
+                assert f"{group} ({count})" in search_tool.description, search_tool.description
+            [add] = [t for t in tools if t.name == "interop_add"]
+            assert add.meta["io.modelcontextprotocol/groups"] == ["interop"], add.meta
+            # A word the instructions give for the interop group finds one of its tools.
+            [interop_line] = [line for line in lines if line.startswith("- interop (")]
+            word = interop_line.split(": ", 1)[1].split(", ")[0]
+            found = await search(client, word)
+            assert any(t["name"].startswith("interop_") for t in found["tools"]), (word, found)
+    run(body)

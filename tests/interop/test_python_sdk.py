@@ -419,3 +419,41 @@ def test_clean_disconnect(cell, caplog):
     complaints = [r.getMessage() for r in caplog.records
                   if r.name.startswith("mcp") and r.levelno >= 30]
     assert complaints == []
+
+
+GROUPS_KEY = "io.modelcontextprotocol/groups"
+
+
+def instruction_groups(text: str) -> dict[str, int]:
+    """The `- name (count): words` lines of the server's instructions, as name -> count."""
+    groups = {}
+    for line in text.splitlines():
+        if line.startswith("- ") and not line.startswith("- and "):
+            name, _, rest = line[2:].partition(" (")
+            groups[name] = int(rest.split(")")[0])
+    return groups
+
+
+def test_instructions_list_the_groups_of_the_listed_tools(cell):
+    """Without search: `initialize` (or `server/discover`) answers instructions that count the
+    tools of each group as tools/list gives them in `_meta`, within 4 KiB, and say nothing of a
+    search tool the server does not have."""
+    async def body():
+        async with connect(cell) as client:
+            text = client.instructions
+            assert text, "no instructions"
+            assert len(text.encode()) <= 4096
+            assert "tool_search" not in text, text
+            told = instruction_groups(text)
+            tools, _ = await list_all(client)
+            listed: dict[str, int] = {}
+            for tool in tools:
+                groups = (tool.meta or {}).get(GROUPS_KEY)
+                assert isinstance(groups, list) and len(groups) == 1, (tool.name, tool.meta)
+                listed[groups[0]] = listed.get(groups[0], 0) + 1
+            # Plugins come and go as other tests install them: the two fixed groups must match.
+            for group in ("conformance", "interop"):
+                assert told.get(group) == listed.get(group), (group, told, listed)
+            assert all(t.meta[GROUPS_KEY] == ["interop"] for t in tools
+                       if t.name.startswith("interop_")), "interop tools"
+    run(body)

@@ -16,6 +16,7 @@ mod args_corpus;
 mod catalog_docs;
 mod catalog_errors;
 mod discovery;
+mod groups;
 mod lint;
 mod polarity_corpus;
 mod readme;

@@ -132,7 +132,8 @@ impl Catalog {
     }
 
     /// `_meta` hints that Claude's client-side tool search reads: pinned tools are always
-    /// loaded; keywords become the search hint.
+    /// loaded; keywords become the search hint. And the tool's group, under
+    /// [`super::GROUPS_META_KEY`].
     fn add_list_hints(&mut self) {
         let pinned: &[String] = match &self.config.search.exposure {
             Exposure::SearchFirst { pinned } => pinned,
@@ -140,7 +141,7 @@ impl Catalog {
         };
         for tool in &mut self.tools {
             let always = pinned.contains(&tool.name);
-            if !always && tool.keywords.is_empty() {
+            if !always && tool.keywords.is_empty() && tool.group.is_none() {
                 continue;
             }
             // Shared tools (a scoped caller's catalog reuses the base one's) carry their
@@ -156,6 +157,12 @@ impl Catalog {
                 meta.insert(
                     "anthropic/searchHint".into(),
                     Value::String(t.keywords.join(", ")),
+                );
+            }
+            if let Some(group) = &t.group {
+                meta.insert(
+                    super::GROUPS_META_KEY.into(),
+                    Value::Array(vec![Value::String(group.clone())]),
                 );
             }
         }
@@ -184,8 +191,16 @@ pub(super) fn add_provider_tools(
     tools: &mut Vec<Arc<CatalogTool>>,
     problems: &mut Vec<String>,
 ) {
-    for def in provider.tools() {
+    let provider_name = provider.name();
+    for mut def in provider.tools() {
         let name = def.tool.name.to_string();
+        if def.group.is_none() {
+            def.group = provider_name.clone();
+        }
+        if let Some(problem) = def.group.as_deref().and_then(super::group_problem) {
+            problems.push(format!("provider tool `{}`: {problem}", clip(&name, 128)));
+            continue;
+        }
         match CatalogTool::from_dynamic(def, ToolHandler::Provider(provider.clone())) {
             Ok(mut tool) => {
                 tool.timeout = config.default_timeout;

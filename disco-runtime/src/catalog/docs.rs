@@ -240,6 +240,11 @@ fn tool_section(out: &mut String, tool: &CatalogTool) {
     };
     let _ = writeln!(out, "- **Aliases:** {}", list(&tool.aliases));
     let _ = writeln!(out, "- **Keywords:** {}", list(&tool.keywords));
+    let group = match &tool.group {
+        Some(group) => format!("`{group}`"),
+        None => "none".to_string(),
+    };
+    let _ = writeln!(out, "- **Group:** {group}");
     let _ = writeln!(out, "- **Annotations:** {}", annotations(tool));
     let _ = writeln!(
         out,

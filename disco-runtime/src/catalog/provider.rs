@@ -13,7 +13,8 @@ use crate::tool::{BoxFuture, Context};
 /// The tools of a tools/list result (`{"tools": [...]}` or a bare array), as descriptions
 /// only: a call validates its arguments and answers with them, without doing anything. Used
 /// to evaluate resolution and search on other servers' catalogs. A tool's `_meta` may declare
-/// `"disco/aliases"` and `"disco/keywords"` (arrays of strings) and `"disco/hidden": true`.
+/// `"disco/aliases"` and `"disco/keywords"` (arrays of strings) and `"disco/hidden": true`;
+/// its group is the first valid name of its `"io.modelcontextprotocol/groups"`, if any.
 pub struct JsonCatalogProvider {
     tools: Vec<DynamicTool>,
 }
@@ -84,6 +85,9 @@ impl JsonCatalogProvider {
             def.problems = problems;
             def.aliases = strings("disco/aliases");
             def.keywords = strings("disco/keywords");
+            def.group = strings(super::GROUPS_META_KEY)
+                .into_iter()
+                .find(|g| super::group_problem(g).is_none());
             def.hidden = tool
                 .meta
                 .as_ref()

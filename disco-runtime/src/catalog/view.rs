@@ -9,6 +9,7 @@ use rmcp::model::Tool;
 
 use super::{Catalog, CatalogTool, Exposure};
 use crate::resolve::name::{Outcome, Rule};
+use crate::tool::built::{MetaKind, ToolHandler};
 use crate::tool::Caller;
 
 /// Which tools a caller may see. A tool the caller may not see never appears in tools/list,
@@ -107,11 +108,31 @@ impl<'a> View<'a> {
         let mut page = Vec::new();
         for t in all {
             if total >= offset && page.len() < limit {
-                page.push(t.tool.clone());
+                let mut entry = t.tool.clone();
+                // `tool_search` names the groups this caller can find.
+                if matches!(t.handler, ToolHandler::Meta(MetaKind::Search)) {
+                    let base = entry.description.as_deref().unwrap_or_default();
+                    entry.description = Some(self.search_description(base).into());
+                }
+                page.push(entry);
             }
             total += 1;
         }
         (page, total)
+    }
+
+    /// The tools this caller may use: those it may see that tools/list shows, and, with
+    /// search on, every one it may see (search finds hidden and unpinned tools). What the
+    /// groups summarize.
+    pub(super) fn usable_tools(&self) -> Vec<&CatalogTool> {
+        let here = self.catalog();
+        let search = here.config.search.enabled;
+        here.tools
+            .iter()
+            .filter(|t| search || !t.hidden)
+            .filter(|t| self.can_see(t))
+            .map(|t| &**t)
+            .collect()
     }
 
     /// Ranked tools for a query, among those the caller may see (hidden ones included: search

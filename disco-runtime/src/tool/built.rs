@@ -57,6 +57,12 @@ pub struct CatalogTool {
     pub aliases: Vec<String>,
     /// Words search finds the tool by, besides its name and description.
     pub keywords: Vec<String>,
+    /// The group the tool is listed under in the server's instructions, in `tool_search`'s
+    /// description and in tools/list's `_meta` (`io.modelcontextprotocol/groups`): a
+    /// `#[mcp_tool]`'s `group = "..."`, else the last segment of its module path; a provider's
+    /// [`DynamicTool::group`], else the provider's [`ToolProvider::name`]. `None` for a
+    /// provider's tool with neither, and for the meta-tools.
+    pub group: Option<String>,
     /// The MCP hints, as declared (`None` fields: not said).
     pub annotations: Annotations,
     /// Kept out of tools/list; found and called through search.
@@ -304,6 +310,10 @@ impl CatalogTool {
             description: spec.description.to_string(),
             aliases: spec.aliases.iter().map(|a| a.to_string()).collect(),
             keywords: spec.keywords.iter().map(|k| k.to_string()).collect(),
+            group: Some(match spec.group {
+                Some(group) => group.to_string(),
+                None => super::group::module_group(spec.origin.module),
+            }),
             annotations: spec.annotations,
             hidden: spec.hidden,
             timeout: spec.timeout_ms.map(Duration::from_millis),
@@ -458,6 +468,7 @@ impl CatalogTool {
             description: tool.description.as_deref().unwrap_or_default().to_string(),
             aliases: def.aliases,
             keywords: def.keywords,
+            group: def.group,
             annotations,
             hidden: def.hidden,
             timeout: None,

@@ -4,6 +4,7 @@
 
 pub(crate) mod budget;
 pub(crate) mod built;
+pub(crate) mod group;
 mod invocation;
 pub mod provider;
 pub(crate) mod result;

@@ -18,6 +18,9 @@ pub struct DynamicTool {
     pub aliases: Vec<String>,
     /// Words `tool_search` finds the tool by, as `keywords(...)` (default none).
     pub keywords: Vec<String>,
+    /// The group the tool is listed under, as `group = "..."` (default: the provider's
+    /// [`ToolProvider::name`], else none).
+    pub group: Option<String>,
     /// Kept out of tools/list, found through search, as `hidden` (default `false`).
     pub hidden: bool,
     /// What was wrong with the definition as received and how it was made usable (a schema
@@ -33,6 +36,7 @@ impl DynamicTool {
             tool,
             aliases: Vec::new(),
             keywords: Vec::new(),
+            group: None,
             hidden: false,
             problems: Vec::new(),
         }
@@ -41,6 +45,13 @@ impl DynamicTool {
 
 /// A source of tools besides `#[mcp_tool]`.
 pub trait ToolProvider: Send + Sync + 'static {
+    /// The provider's name: the group of its tools that do not name their own
+    /// ([`DynamicTool::group`]). A group name follows the rule of `#[mcp_tool(group = "...")]`
+    /// (1 to 64 characters of `A-Z a-z 0-9 _ - .`); the catalog refuses to build with
+    /// another. Default: none, and such tools have no group.
+    fn name(&self) -> Option<String> {
+        None
+    }
     /// The tools this provider offers now. Called when the catalog is built or reloaded.
     fn tools(&self) -> Vec<DynamicTool>;
     /// Runs one of its tools with arguments already repaired and validated against the

@@ -136,6 +136,9 @@ pub struct ToolSpec {
     pub aliases: &'static [&'static str],
     /// Words `tool_search` finds the tool by, besides its name and description.
     pub keywords: &'static [&'static str],
+    /// `group = "..."`: the group the tool is listed under; `None`: the last segment of its
+    /// module path (see [`crate::catalog::CatalogTool::group`]).
+    pub group: Option<&'static str>,
     /// The MCP hints; they also decide which tools fuzzy name correction may reach.
     pub annotations: Annotations,
     /// Kept out of tools/list; found and called through the search meta-tools.

@@ -1,0 +1,573 @@
+//! Groups of tools: what a client that defers tools, and a model that has not searched yet, are
+//! told of the catalog. Each tool has one group (`#[mcp_tool(group = "...")]`, its module, or
+//! its provider's name); a caller's view of the catalog summarizes its groups in the server's
+//! `instructions` and in `tool_search`'s description, and each tools/list entry names its group
+//! in `_meta`.
+//!
+//! Everything here is computed from the tools the caller may see: a group whose tools are all
+//! hidden from a caller is not named to it, and no word of a tool it cannot see is shown.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{CatalogTool, View};
+use crate::text::words::{singular, split_words};
+pub use crate::tool::group::{group_problem, GROUP_MAX_CHARS};
+
+/// The `_meta` key of a tools/list entry that names the groups the tool belongs to, as the
+/// MCP primitive grouping proposal defines it (SEP-2084, "MCP Primitive Grouping Server
+/// Capability", seps/2084-primitive-groups.md of modelcontextprotocol/modelcontextprotocol,
+/// section "Reserved `_meta` Property for All Primitives"): an array of group names, e.g.
+/// `"_meta": {"io.modelcontextprotocol/groups": ["arithmetic"]}`. A disco tool is in one group,
+/// so the array has one name.
+pub const GROUPS_META_KEY: &str = "io.modelcontextprotocol/groups";
+
+/// The most bytes of the `instructions` the server writes: Codex uses a server's instructions
+/// as the description of its deferred tools and cuts them at 4 KiB.
+pub const INSTRUCTIONS_MAX_BYTES: usize = 4096;
+
+/// The most bytes of the group list in `tool_search`'s description.
+pub const SEARCH_GROUPS_MAX_BYTES: usize = 1024;
+
+/// Words shown per group in the instructions.
+const WORDS_PER_GROUP: usize = 5;
+
+/// A word longer than this is not shown (never cut): identifiers and URLs, not words.
+const WORD_MAX_BYTES: usize = 24;
+
+/// One group as a caller sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupSummary {
+    /// The group's name.
+    pub name: String,
+    /// How many of its tools the caller may use.
+    pub tools: usize,
+    /// A few words that say what its tools are about, most telling first (see
+    /// [`View::groups`]).
+    pub words: Vec<String>,
+}
+
+/// Function words and the words every tool description uses; never shown as a group's words.
+/// A list of its own: the search analyzer's lists are tuned for ranking, not for display.
+const NOT_SHOWN: &[&str] = &[
+    "about", "after", "all", "also", "and", "any", "are", "based", "been", "before", "being",
+    "but", "can", "does", "each", "either", "for", "from", "given", "has", "have", "how", "into",
+    "its", "may", "more", "most", "must", "not", "one", "only", "other", "our", "over", "own",
+    "per", "returns", "return", "same", "should", "some", "such", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "those", "through", "tool", "tools", "use",
+    "used", "uses", "using", "via", "was", "were", "what", "when", "where", "which", "while",
+    "who", "will", "with", "within", "without", "you", "your",
+];
+
+/// Words by comparison key (the singular): the form first written, and a weight.
+type Words = HashMap<String, (String, u32)>;
+
+/// The words of one tool that may describe its group, by comparison key (the singular), with
+/// the form first written and the weight: 2 for a word of the name or the keywords, 1 for a
+/// word of the description's first sentence only.
+fn tool_words(tool: &CatalogTool, group_keys: &[String]) -> Words {
+    let mut out: Words = HashMap::new();
+    let mut add = |word: String, weight: u32| {
+        if word.len() < 3
+            || word.len() > WORD_MAX_BYTES
+            || word.chars().all(|c| c.is_numeric())
+            || NOT_SHOWN.contains(&word.as_str())
+        {
+            return;
+        }
+        let key = singular(&word);
+        if group_keys.contains(&key) {
+            return;
+        }
+        let entry = out.entry(key).or_insert((word, 0));
+        entry.1 = entry.1.max(weight);
+    };
+    for word in split_words(&tool.name) {
+        add(word, 2);
+    }
+    for keyword in &tool.keywords {
+        for word in split_words(keyword) {
+            add(word, 2);
+        }
+    }
+    let first_sentence = tool
+        .description
+        .split_inclusive(['.', '\n'])
+        .next()
+        .unwrap_or("");
+    for word in split_words(first_sentence) {
+        add(word, 1);
+    }
+    out
+}
+
+/// Groups in the order they are shown: most tools first, then by name; with their words when
+/// `words` (the costly part: every tool's text is split).
+fn summarize(tools: &[&CatalogTool], with_words: bool) -> Vec<GroupSummary> {
+    // group -> (tools, words with their weights summed over the group's tools)
+    let mut groups: BTreeMap<&str, (usize, Words)> = BTreeMap::new();
+    for tool in tools {
+        let Some(group) = tool.group.as_deref() else {
+            continue;
+        };
+        let (count, words) = groups.entry(group).or_default();
+        *count += 1;
+        if !with_words {
+            continue;
+        }
+        let keys: Vec<String> = split_words(group).iter().map(|w| singular(w)).collect();
+        for (key, (form, weight)) in tool_words(tool, &keys) {
+            let entry = words.entry(key).or_insert((form, 0));
+            entry.1 += weight;
+        }
+    }
+    // In how many groups each word appears: a word of every group tells one group from
+    // another less than a word of one.
+    let mut spread: HashMap<&str, usize> = HashMap::new();
+    for (_, words) in groups.values() {
+        for key in words.keys() {
+            *spread.entry(key.as_str()).or_default() += 1;
+        }
+    }
+    let total = groups.len() as f64;
+    let mut out: Vec<GroupSummary> = groups
+        .iter()
+        .map(|(name, (count, words))| {
+            let mut ranked: Vec<(f64, &str)> = words
+                .iter()
+                .map(|(key, (form, weight))| {
+                    let idf = (1.0 + total / spread[key.as_str()] as f64).ln();
+                    (f64::from(*weight) * idf, form.as_str())
+                })
+                .collect();
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+            GroupSummary {
+                name: name.to_string(),
+                tools: *count,
+                words: ranked
+                    .into_iter()
+                    .take(WORDS_PER_GROUP)
+                    .map(|(_, w)| w.to_string())
+                    .collect(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.tools.cmp(&a.tools).then(a.name.cmp(&b.name)));
+    out
+}
+
+/// `N tools` / `1 tool`.
+fn tools_count(n: usize) -> String {
+    if n == 1 {
+        "1 tool".to_string()
+    } else {
+        format!("{n} tools")
+    }
+}
+
+impl View<'_> {
+    /// The groups of the tools this caller may use, most tools first: those it may see that
+    /// tools/list shows, and, with search on, those `tool_search` finds (hidden ones too).
+    ///
+    /// The words of a group are drawn from its tools' names and keywords (weight 2) and the
+    /// first sentence of their descriptions (weight 1), each counted once per tool, compared
+    /// in the singular; words of the group's own name, function words, numbers and words of
+    /// under 3 or over 24 bytes are left out. A word's weight summed over the group's tools is
+    /// multiplied by `ln(1 + groups / groups with the word)`, so that a word of one group
+    /// ranks above one that every group has; ties go alphabetically.
+    pub fn groups(&self) -> Vec<GroupSummary> {
+        summarize(&self.usable_tools(), true)
+    }
+
+    /// The `instructions` a server writes for this caller when its author gave none: the
+    /// groups, with their counts and words, one line each, and how to use `tool_search` and
+    /// `execute_tool` when search is on; at most [`INSTRUCTIONS_MAX_BYTES`] bytes, made of
+    /// whole lines (groups that do not fit are counted on a last line). `None` when the
+    /// caller may use no tool.
+    pub fn instructions(&self) -> Option<String> {
+        let groups = self.groups();
+        let tools: usize = groups.iter().map(|g| g.tools).sum();
+        if tools == 0 {
+            return None;
+        }
+        let search = &self.catalog().config.search;
+        let header = format!(
+            "{} in {} {}. Each line is a group, its number of tools and words from its tools' \
+             names and descriptions:\n",
+            tools_count(tools),
+            groups.len(),
+            if groups.len() == 1 { "group" } else { "groups" },
+        );
+        let footer = if search.enabled {
+            format!(
+                "Not every tool may be listed. To find one, call `{s}` with what you want to do \
+                 in plain words, e.g. {{\"query\": \"convert miles to km\"}}: it returns the \
+                 best tools with their input schemas. Then call the tool by its name, or \
+                 through `{e}` with {{\"name\": \"...\", \"arguments\": {{...}}}}.\n",
+                s = search.search_name,
+                e = search.execute_name,
+            )
+        } else {
+            String::new()
+        };
+        let rest_line = |groups_left: usize, tools_left: usize| {
+            let how = if search.enabled {
+                format!(": find them with `{}`", search.search_name)
+            } else {
+                String::new()
+            };
+            format!(
+                "- and {groups_left} more {} ({}){how}\n",
+                if groups_left == 1 { "group" } else { "groups" },
+                tools_count(tools_left)
+            )
+        };
+        // Room for the last line whatever it ends up counting (no more than all of them).
+        let reserve = rest_line(groups.len(), tools).len();
+        let mut body = String::new();
+        let mut shown = 0;
+        for group in &groups {
+            let mut line = format!("- {} ({})", group.name, group.tools);
+            if !group.words.is_empty() {
+                line.push_str(": ");
+                line.push_str(&group.words.join(", "));
+            }
+            line.push('\n');
+            let left_after = groups.len() - shown - 1;
+            let needed = header.len()
+                + body.len()
+                + line.len()
+                + footer.len()
+                + if left_after > 0 { reserve } else { 0 };
+            if needed > INSTRUCTIONS_MAX_BYTES {
+                break;
+            }
+            body.push_str(&line);
+            shown += 1;
+        }
+        if shown < groups.len() {
+            let tools_left: usize = groups[shown..].iter().map(|g| g.tools).sum();
+            body.push_str(&rest_line(groups.len() - shown, tools_left));
+        }
+        let mut text = header + &body + &footer;
+        // The fixed texts hold the names the author gave the meta-tools: should they ever
+        // outgrow the bound, whole lines go.
+        while text.len() > INSTRUCTIONS_MAX_BYTES {
+            let cut = text[..text.len() - 1].rfind('\n').map_or(0, |i| i + 1);
+            text.truncate(cut);
+        }
+        let text = text.trim_end().to_string();
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// `tool_search`'s description for this caller: the catalog's, with the groups the caller
+    /// may search named after it (whole entries, at most [`SEARCH_GROUPS_MAX_BYTES`] bytes).
+    pub fn search_description(&self, base: &str) -> String {
+        // Names and counts only: this is part of every first page of tools/list.
+        let groups = summarize(&self.usable_tools(), false);
+        if groups.is_empty() {
+            return base.to_string();
+        }
+        let mut list = String::new();
+        let mut shown = 0;
+        for group in &groups {
+            let entry = format!("{} ({})", group.name, group.tools);
+            // ", " before it, and room for " and N more" after.
+            let more = format!(", and {} more", groups.len());
+            if list.len() + 2 + entry.len() + more.len() > SEARCH_GROUPS_MAX_BYTES {
+                break;
+            }
+            if !list.is_empty() {
+                list.push_str(", ");
+            }
+            list.push_str(&entry);
+            shown += 1;
+        }
+        if shown < groups.len() {
+            list.push_str(&format!(", and {} more", groups.len() - shown));
+        }
+        format!("{base} Tool groups (tools): {list}.")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Catalog, JsonCatalogProvider, SearchOptions};
+    use crate::tool::group::module_group;
+    use crate::tool::Caller;
+    use serde_json::{json, Value};
+
+    /// A catalog of provider tools, each `(name, group, description, keywords)`.
+    fn catalog(tools: &[(String, Option<String>, String, Vec<String>)], search: bool) -> Catalog {
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|(name, group, description, keywords)| {
+                let mut meta = json!({"disco/keywords": keywords});
+                if let Some(g) = group {
+                    meta[GROUPS_META_KEY] = json!([g]);
+                }
+                json!({"name": name, "description": description,
+                       "inputSchema": {"type": "object"}, "_meta": meta})
+            })
+            .collect();
+        Catalog::builder()
+            .provider(JsonCatalogProvider::from_value(&json!(tools)).expect("valid"))
+            .search(SearchOptions::default().enabled(search))
+            .from_specs([])
+            .expect("catalog builds")
+    }
+
+    /// Checks one instructions text against the groups it summarizes: within the bound, made of
+    /// whole lines, the groups shown in order with all their words, the rest counted.
+    fn check(text: &str, groups: &[GroupSummary], search: bool) {
+        assert!(text.len() <= INSTRUCTIONS_MAX_BYTES, "{} bytes", text.len());
+        let lines: Vec<&str> = text.lines().collect();
+        let total: usize = groups.iter().map(|g| g.tools).sum();
+        assert!(
+            lines[0].starts_with(&format!("{} in {} group", tools_count(total), groups.len())),
+            "{}",
+            lines[0]
+        );
+        let mut shown = 0;
+        let mut counted = 0;
+        let mut rest = None;
+        for line in &lines[1..] {
+            if let Some(item) = line.strip_prefix("- and ") {
+                rest = Some(item.to_string());
+                continue;
+            }
+            if let Some(item) = line.strip_prefix("- ") {
+                assert!(rest.is_none(), "a group after the last line: {line}");
+                let group = &groups[shown];
+                let mut expected = format!("{} ({})", group.name, group.tools);
+                if !group.words.is_empty() {
+                    expected.push_str(": ");
+                    expected.push_str(&group.words.join(", "));
+                }
+                assert_eq!(item, expected, "a group line cut or out of order");
+                shown += 1;
+                counted += group.tools;
+                continue;
+            }
+            assert!(
+                search && line.contains("tool_search"),
+                "a stray line: {line:?}"
+            );
+        }
+        match rest {
+            Some(rest) => {
+                let left = groups.len() - shown;
+                let noun = if left == 1 { "group" } else { "groups" };
+                assert!(
+                    rest.starts_with(&format!(
+                        "{left} more {noun} ({})",
+                        tools_count(total - counted)
+                    )),
+                    "{rest}"
+                );
+            }
+            None => assert_eq!(shown, groups.len(), "groups left out without a count"),
+        }
+        assert_eq!(search, text.contains("execute_tool"), "{text}");
+    }
+
+    /// Words of every kind a description has: short and long, other scripts, digits.
+    const WORDS: &[&str] = &[
+        "calendar",
+        "invoice",
+        "Überweisung",
+        "日本語の説明",
+        "repository",
+        "x",
+        "42",
+        "ab",
+        "supercalifragilisticexpialidocious",
+        "naïve",
+        "kubernetes",
+        "pull",
+        "request",
+        "issue",
+        "café",
+        "résumé",
+        "ledger",
+        "the",
+        "tools",
+        "Москва",
+    ];
+
+    /// Generated catalogs, from one group to thousands, with group names up to the longest
+    /// allowed and words of every length and script: the instructions keep their promises.
+    #[test]
+    fn instructions_stay_within_4_kib_in_whole_lines() {
+        let mut rng = synth::Rng::new(7);
+        let alphabet: Vec<char> = ('a'..='z')
+            .chain('0'..='9')
+            .chain(['_', '-', '.'])
+            .collect();
+        let mut checked = 0;
+        for groups_n in [1usize, 2, 3, 10, 40, 100, 400, 1000] {
+            for search in [true, false] {
+                let mut tools = Vec::new();
+                let mut names = Vec::new();
+                for g in 0..groups_n {
+                    let len = 1 + rng.below(GROUP_MAX_CHARS);
+                    let mut name: String = (0..len).map(|_| *rng.pick(&alphabet)).collect();
+                    // Valid: a letter or a digit at both ends, and unique.
+                    name.replace_range(..1, "g");
+                    name = format!("{name}.{g}");
+                    if name.chars().count() > GROUP_MAX_CHARS {
+                        name = format!("g{g}");
+                    }
+                    names.push(name);
+                }
+                let tools_n = groups_n + rng.below(groups_n + 1);
+                for t in 0..tools_n {
+                    let group = if t < groups_n {
+                        names[t].clone()
+                    } else {
+                        rng.pick(&names).clone()
+                    };
+                    let words: Vec<&str> =
+                        (0..1 + rng.below(12)).map(|_| *rng.pick(WORDS)).collect();
+                    let keywords = vec![rng.pick(WORDS).to_string()];
+                    tools.push((
+                        format!("{}_{t}", rng.pick(&["get", "list", "create_item", "sync"])),
+                        Some(group),
+                        words.join(" "),
+                        keywords,
+                    ));
+                }
+                let c = catalog(&tools, search);
+                let anyone = Caller::anonymous();
+                let view = c.for_caller(&anyone);
+                let groups = view.groups();
+                assert_eq!(groups.len(), groups_n);
+                let text = view.instructions().expect("instructions");
+                check(&text, &groups, search);
+                let described = view.search_description("Find tools.");
+                assert!(described.len() <= "Find tools.".len() + 30 + SEARCH_GROUPS_MAX_BYTES);
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 16);
+    }
+
+    /// Groups that all fit are all shown, each with its count; the words say what the tools
+    /// are about, and not the group's own name.
+    #[test]
+    fn small_catalogs_show_every_group_with_telling_words() {
+        let tool = |name: &str, group: &str, description: &str| {
+            (
+                name.to_string(),
+                Some(group.to_string()),
+                description.to_string(),
+                Vec::new(),
+            )
+        };
+        let c = catalog(
+            &[
+                tool("add_note", "notes", "Add a note to the journal."),
+                tool("search_notes", "notes", "Search the journal for a phrase."),
+                tool(
+                    "create_event",
+                    "calendar",
+                    "Create a calendar event with invitees.",
+                ),
+                tool("list_events", "calendar", "List the events of a day."),
+                tool(
+                    "cancel_event",
+                    "calendar",
+                    "Cancel an event and tell the invitees.",
+                ),
+            ],
+            true,
+        );
+        let anyone = Caller::anonymous();
+        let view = c.for_caller(&anyone);
+        let groups = view.groups();
+        assert_eq!(groups[0].name, "calendar");
+        assert_eq!(groups[0].tools, 3);
+        assert_eq!(groups[0].words[0], "event");
+        assert!(
+            groups[0].words.contains(&"invitees".to_string()),
+            "{groups:?}"
+        );
+        assert!(!groups[0].words.contains(&"calendar".to_string()));
+        assert_eq!(groups[1].name, "notes");
+        assert!(
+            groups[1].words.contains(&"journal".to_string()),
+            "{groups:?}"
+        );
+        assert!(!groups[1].words.iter().any(|w| w == "note" || w == "the"));
+        let text = view.instructions().unwrap();
+        check(&text, &groups, true);
+        assert!(text.contains("- calendar (3): event"), "{text}");
+        let described = view.search_description("Find tools.");
+        assert_eq!(
+            described,
+            "Find tools. Tool groups (tools): calendar (3), notes (2)."
+        );
+    }
+
+    /// Without search, hidden tools are not counted: nothing would find them.
+    #[test]
+    fn without_search_only_listed_tools_count() {
+        let tools = json!([
+            {"name": "a", "description": "A.", "inputSchema": {"type": "object"},
+             "_meta": {"io.modelcontextprotocol/groups": ["one"]}},
+            {"name": "b", "description": "B.", "inputSchema": {"type": "object"},
+             "_meta": {"io.modelcontextprotocol/groups": ["two"], "disco/hidden": true}}
+        ]);
+        for (search, expected) in [(true, 2), (false, 1)] {
+            let c = Catalog::builder()
+                .provider(JsonCatalogProvider::from_value(&tools).unwrap())
+                .search(SearchOptions::default().enabled(search))
+                .from_specs([])
+                .unwrap();
+            let groups = c.for_caller(&Caller::anonymous()).groups();
+            assert_eq!(groups.len(), expected, "search {search}: {groups:?}");
+        }
+    }
+
+    /// A catalog with no tool the caller may use has nothing to say.
+    #[test]
+    fn no_tools_no_instructions() {
+        let c = catalog(&[], true);
+        assert_eq!(c.for_caller(&Caller::anonymous()).instructions(), None);
+    }
+
+    #[test]
+    fn group_names_follow_the_rule() {
+        for good in [
+            "notes",
+            "a",
+            "Pull-Requests",
+            "v1.2",
+            "x_y",
+            &"g".repeat(64),
+        ] {
+            assert_eq!(group_problem(good), None, "{good}");
+        }
+        for bad in [
+            "",
+            "user management",
+            "notes/",
+            "_notes",
+            "notes-",
+            "café",
+            "a\nb",
+            &"g".repeat(65),
+        ] {
+            assert!(group_problem(bad).is_some(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_module_path_gives_its_last_valid_segment() {
+        assert_eq!(module_group("notes_app::tools::calendar"), "calendar");
+        assert_eq!(module_group("notes_app"), "notes_app");
+        assert_eq!(module_group("notes_app::r#type"), "type");
+        assert_eq!(module_group("notes_app::café"), "notes_app");
+        assert_eq!(module_group("_x::__private"), "tools");
+    }
+}
