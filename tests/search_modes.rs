@@ -182,8 +182,7 @@ async fn every_step_has_room_for_its_best_tool_unless_the_caller_limits_it() {
     let hits = found(&r);
     for (i, (tool, _)) in TASKS.iter().enumerate() {
         assert!(
-            hits
-                .iter()
+            hits.iter()
                 .any(|(name, step)| name == tool && *step == Some(i as u64)),
             "step {i} ({tool}) has no result: {hits:?}"
         );

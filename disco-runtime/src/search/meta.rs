@@ -91,7 +91,9 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
         format!(
             "Find the tools for a task among all the tools this server offers, most relevant \
              first, with their input schemas. Use it before calling a tool you do not see \
-             listed, then call the tool directly or through `{}`.",
+             listed, then call the tool directly or through `{}`. For a task of several \
+             steps, send one query per step in `queries`; to load tools you know by name, \
+             `select:name_a,name_b`.",
             options.execute_name
         ),
         object(search_schema),
