@@ -181,22 +181,34 @@ impl View<'_> {
     /// The `instructions` a server writes for this caller when its author gave none: the
     /// groups, with their counts and words, one line each, and how to use `tool_search` and
     /// `execute_tool` when search is on; at most [`INSTRUCTIONS_MAX_BYTES`] bytes, made of
-    /// whole lines (groups that do not fit are counted on a last line). `None` when the
-    /// caller may use no tool.
+    /// whole lines (groups that do not fit are counted on a last line, and tools without a
+    /// group on a line of their own). `None` when the caller may use no tool.
     pub fn instructions(&self) -> Option<String> {
-        let groups = self.groups();
+        let usable = self.usable_tools();
+        let groups = summarize(&usable, true);
         let tools: usize = groups.iter().map(|g| g.tools).sum();
-        if tools == 0 {
+        let ungrouped = usable.len() - tools;
+        if usable.is_empty() {
             return None;
         }
         let search = &self.catalog().config.search;
-        let header = format!(
-            "{} in {} {}. Each line is a group, its number of tools and words from its tools' \
-             names and descriptions:\n",
-            tools_count(tools),
-            groups.len(),
-            if groups.len() == 1 { "group" } else { "groups" },
-        );
+        let header = if groups.is_empty() {
+            format!("{}, none of them in a group.\n", tools_count(ungrouped))
+        } else {
+            format!(
+                "{} in {} {}. Each line is a group, its number of tools and words from its \
+                 tools' names and descriptions:\n",
+                tools_count(tools),
+                groups.len(),
+                if groups.len() == 1 { "group" } else { "groups" },
+            )
+        };
+        // Tools from providers that give no group are counted, never left out.
+        let ungrouped_line = if ungrouped > 0 && !groups.is_empty() {
+            format!("Also {} without a group.\n", tools_count(ungrouped))
+        } else {
+            String::new()
+        };
         let footer = if search.enabled {
             format!(
                 "Not every tool may be listed. To find one, call `{s}` with what you want to do \
@@ -236,6 +248,7 @@ impl View<'_> {
             let needed = header.len()
                 + body.len()
                 + line.len()
+                + ungrouped_line.len()
                 + footer.len()
                 + if left_after > 0 { reserve } else { 0 };
             if needed > INSTRUCTIONS_MAX_BYTES {
@@ -248,7 +261,7 @@ impl View<'_> {
             let tools_left: usize = groups[shown..].iter().map(|g| g.tools).sum();
             body.push_str(&rest_line(groups.len() - shown, tools_left));
         }
-        let mut text = header + &body + &footer;
+        let mut text = header + &body + &ungrouped_line + &footer;
         // The fixed texts hold the names the author gave the meta-tools: should they ever
         // outgrow the bound, whole lines go.
         while text.len() > INSTRUCTIONS_MAX_BYTES {
@@ -347,6 +360,9 @@ mod tests {
                 assert_eq!(item, expected, "a group line cut or out of order");
                 shown += 1;
                 counted += group.tools;
+                continue;
+            }
+            if line.starts_with("Also ") && line.ends_with(" without a group.") {
                 continue;
             }
             assert!(
@@ -507,6 +523,46 @@ mod tests {
             described,
             "Find tools. Tool groups (tools): calendar (3), notes (2)."
         );
+    }
+
+    /// Tools without a group are counted on a line of their own; with no group at all, the
+    /// instructions still say how many tools there are and, with search on, how to search.
+    #[test]
+    fn tools_without_a_group_are_counted_not_left_out() {
+        for search in [true, false] {
+            for (grouped, ungrouped) in [(0usize, 1usize), (0, 5), (1, 1), (3, 2), (4, 0)] {
+                let tools: Vec<_> = (0..grouped + ungrouped)
+                    .map(|i| {
+                        let group = (i < grouped).then(|| format!("g{}", i % 2));
+                        (
+                            format!("tool_{i}"),
+                            group,
+                            "Does a thing.".to_string(),
+                            Vec::new(),
+                        )
+                    })
+                    .collect();
+                let c = catalog(&tools, search);
+                let anyone = Caller::anonymous();
+                let view = c.for_caller(&anyone);
+                let text = view.instructions().expect("instructions");
+                let groups = view.groups();
+                if grouped > 0 {
+                    check(&text, &groups, search);
+                    assert_eq!(
+                        text.contains(&format!("Also {} without a group.", tools_count(ungrouped))),
+                        ungrouped > 0,
+                        "{text}"
+                    );
+                } else {
+                    assert!(
+                        text.starts_with(&format!("{}, none of them", tools_count(ungrouped))),
+                        "{text}"
+                    );
+                }
+                assert_eq!(text.contains("tool_search"), search, "{text}");
+            }
+        }
     }
 
     /// Without search, hidden tools are not counted: nothing would find them.
