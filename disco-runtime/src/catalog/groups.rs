@@ -282,11 +282,15 @@ impl View<'_> {
         }
         let mut list = String::new();
         let mut shown = 0;
-        for group in &groups {
+        for (i, group) in groups.iter().enumerate() {
             let entry = format!("{} ({})", group.name, group.tools);
-            // ", " before it, and room for " and N more" after.
-            let more = format!(", and {} more", groups.len());
-            if list.len() + 2 + entry.len() + more.len() > SEARCH_GROUPS_MAX_BYTES {
+            // ", " before it, and room for ", and N more" after, unless it is the last.
+            let more = if i + 1 < groups.len() {
+                format!(", and {} more", groups.len()).len()
+            } else {
+                0
+            };
+            if list.len() + 2 + entry.len() + more > SEARCH_GROUPS_MAX_BYTES {
                 break;
             }
             if !list.is_empty() {
@@ -461,11 +465,44 @@ mod tests {
                 let text = view.instructions().expect("instructions");
                 check(&text, &groups, search);
                 let described = view.search_description("Find tools.");
-                assert!(described.len() <= "Find tools.".len() + 30 + SEARCH_GROUPS_MAX_BYTES);
+                check_search_description(&described, &groups);
                 checked += 1;
             }
         }
         assert_eq!(checked, 16);
+    }
+
+    /// The groups `tool_search`'s description names: whole entries in order, within the
+    /// bound, the ones left out counted, and none left out that would have fitted.
+    fn check_search_description(described: &str, groups: &[GroupSummary]) {
+        let list = described
+            .strip_prefix("Find tools. Tool groups (tools): ")
+            .and_then(|l| l.strip_suffix('.'))
+            .expect("the base, then the groups");
+        assert!(
+            list.len() <= SEARCH_GROUPS_MAX_BYTES,
+            "{} bytes",
+            list.len()
+        );
+        let (shown, more) = match list.rsplit_once(", and ") {
+            Some((shown, more)) if more.ends_with(" more") => (shown, Some(more)),
+            _ => (list, None),
+        };
+        let entries: Vec<String> = groups
+            .iter()
+            .map(|g| format!("{} ({})", g.name, g.tools))
+            .collect();
+        let n = shown.split(", ").count();
+        assert_eq!(shown, entries[..n].join(", "), "whole entries, in order");
+        match more {
+            Some(more) => {
+                assert_eq!(more, format!("{} more", groups.len() - n));
+                // The next entry did not fit beside the count of the rest.
+                let next = format!("{shown}, {}, and {} more", entries[n], groups.len());
+                assert!(next.len() > SEARCH_GROUPS_MAX_BYTES, "{next}");
+            }
+            None => assert_eq!(n, groups.len()),
+        }
     }
 
     /// Groups that all fit are all shown, each with its count; the words say what the tools
