@@ -10,4 +10,6 @@ pub mod semantic;
 pub use index::{Hit, SearchDoc, SearchIndex};
 pub use options::{Exposure, SearchOptions};
 #[cfg(feature = "semantic")]
-pub use semantic::{SemanticError, SemanticModel};
+pub use semantic::cache::VectorCache;
+#[cfg(feature = "semantic")]
+pub use semantic::{Encoder, SemanticError, SemanticModel, StaticModel};
