@@ -426,21 +426,29 @@ fn transformer(c: &mut Criterion, sizes: &[Sized]) {
     g.sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(5));
-    g.bench_with_input(BenchmarkId::new("embed_query", s.n), &s.probes.queries, |b, q| {
-        let mut i = 0;
-        b.iter(|| {
-            i = (i + 1) % q.len();
-            black_box(model.embed(black_box(&q[i])))
-        })
-    });
+    g.bench_with_input(
+        BenchmarkId::new("embed_query", s.n),
+        &s.probes.queries,
+        |b, q| {
+            let mut i = 0;
+            b.iter(|| {
+                i = (i + 1) % q.len();
+                black_box(model.embed(black_box(&q[i])))
+            })
+        },
+    );
     let anyone = Caller::anonymous();
-    g.bench_with_input(BenchmarkId::new("fused_top5", s.n), &s.probes.queries, |b, q| {
-        let mut i = 0;
-        b.iter(|| {
-            i = (i + 1) % q.len();
-            black_box(built.search(black_box(&q[i]), 5, &anyone))
-        })
-    });
+    g.bench_with_input(
+        BenchmarkId::new("fused_top5", s.n),
+        &s.probes.queries,
+        |b, q| {
+            let mut i = 0;
+            b.iter(|| {
+                i = (i + 1) % q.len();
+                black_box(built.search(black_box(&q[i]), 5, &anyone))
+            })
+        },
+    );
     // A restart: the catalog from its JSON, every vector read from the cache.
     g.sample_size(10);
     g.bench_function(BenchmarkId::new("restart_from_cache", s.n), |b| {

@@ -174,7 +174,9 @@ impl Semantic {
                     }
                     Err(_) => {
                         let _ = cell.set(None);
-                        tracing::error!("embedding the tools failed; tool_search ranks by keywords alone");
+                        tracing::error!(
+                            "embedding the tools failed; tool_search ranks by keywords alone"
+                        );
                     }
                 }
             });
@@ -244,7 +246,8 @@ fn finish(
     }
     tracing::debug!(from_cache, embedded, "semantic vectors made");
     if let (Some(file), true) = (&file, embedded > 0) {
-        let rows_of = (0..keys.len()).filter(|&i| vectors[i * dim..(i + 1) * dim].iter().any(|&x| x != 0.0));
+        let rows_of =
+            (0..keys.len()).filter(|&i| vectors[i * dim..(i + 1) * dim].iter().any(|&x| x != 0.0));
         let bytes = cache::serialize(
             model.id(),
             dim,
@@ -295,7 +298,13 @@ impl SearchIndex {
             );
         }
         let docs = &docs[..docs.len().min(n)];
-        self.semantic = Some(Semantic::of(model, docs, n, base, &SemanticBuild::default()));
+        self.semantic = Some(Semantic::of(
+            model,
+            docs,
+            n,
+            base,
+            &SemanticBuild::default(),
+        ));
         self
     }
 

@@ -157,10 +157,8 @@ impl SearchIndex {
             .fold(0f32, f32::max);
         let abstains = best <= 0.0 || best < r.threshold * idf_one;
         #[cfg(feature = "semantic")]
-        if let Some((semantic, vectors)) = self
-            .semantic
-            .as_ref()
-            .and_then(|s| Some((s, s.ready()?)))
+        if let Some((semantic, vectors)) =
+            self.semantic.as_ref().and_then(|s| Some((s, s.ready()?)))
         {
             let keywords = KeywordScores {
                 matched,

@@ -110,8 +110,8 @@ impl BertFiles {
 /// The pooling module's directory in `modules.json`; every module must be one this encoder
 /// runs.
 fn pooling_path(modules: &[u8]) -> Result<String, String> {
-    let modules: Value = serde_json::from_slice(modules)
-        .map_err(|e| format!("modules.json is not JSON: {e}"))?;
+    let modules: Value =
+        serde_json::from_slice(modules).map_err(|e| format!("modules.json is not JSON: {e}"))?;
     let Some(list) = modules.as_array() else {
         return Err("modules.json is not a list of modules".into());
     };
@@ -124,7 +124,9 @@ fn pooling_path(modules: &[u8]) -> Result<String, String> {
             "Pooling" => {
                 let path = m.get("path").and_then(Value::as_str).unwrap_or("1_Pooling");
                 if path.split(['/', '\\']).any(|p| p == ".." || p.is_empty()) {
-                    return Err(format!("modules.json: the pooling path {path:?} is refused"));
+                    return Err(format!(
+                        "modules.json: the pooling path {path:?} is refused"
+                    ));
                 }
                 pooling = Some(path.to_owned());
             }
@@ -141,8 +143,8 @@ fn pooling_path(modules: &[u8]) -> Result<String, String> {
 
 /// The pooling a sentence-transformers pooling config asks for.
 pub(super) fn read_pooling(json: &[u8], hidden: usize) -> Result<Pooling, String> {
-    let config: Value = serde_json::from_slice(json)
-        .map_err(|e| format!("the pooling config is not JSON: {e}"))?;
+    let config: Value =
+        serde_json::from_slice(json).map_err(|e| format!("the pooling config is not JSON: {e}"))?;
     let Some(config) = config.as_object() else {
         return Err("the pooling config is not a JSON object".into());
     };
@@ -158,7 +160,10 @@ pub(super) fn read_pooling(json: &[u8], hidden: usize) -> Result<Pooling, String
             "the pooling config asks for {other}; mean and CLS pooling are supported"
         ));
     }
-    if let Some(d) = config.get("word_embedding_dimension").and_then(Value::as_u64) {
+    if let Some(d) = config
+        .get("word_embedding_dimension")
+        .and_then(Value::as_u64)
+    {
         if d as usize != hidden {
             return Err(format!(
                 "the pooling config is for {d} dimensions; the model has {hidden}"

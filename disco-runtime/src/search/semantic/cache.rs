@@ -56,7 +56,11 @@ impl VectorCache {
             // By hand rather than with a crate: three environment variables, and no crate
             // for it is in the dependency graph.
             VectorCache::UserDir => {
-                let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+                let env = |k: &str| {
+                    std::env::var_os(k)
+                        .filter(|v| !v.is_empty())
+                        .map(PathBuf::from)
+                };
                 let base = if cfg!(windows) {
                     env("LOCALAPPDATA")
                 } else if cfg!(target_os = "macos") {

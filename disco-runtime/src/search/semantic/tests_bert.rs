@@ -90,24 +90,55 @@ fn tensors(seed: u64) -> Vec<(String, Vec<usize>, Vec<f32>)> {
         };
         out.push((name, shape, data));
     };
-    put("embeddings.word_embeddings.weight".into(), vec![WORDS.len(), HIDDEN], &mut n);
-    put("embeddings.position_embeddings.weight".into(), vec![POSITIONS, HIDDEN], &mut n);
-    put("embeddings.token_type_embeddings.weight".into(), vec![2, HIDDEN], &mut n);
+    put(
+        "embeddings.word_embeddings.weight".into(),
+        vec![WORDS.len(), HIDDEN],
+        &mut n,
+    );
+    put(
+        "embeddings.position_embeddings.weight".into(),
+        vec![POSITIONS, HIDDEN],
+        &mut n,
+    );
+    put(
+        "embeddings.token_type_embeddings.weight".into(),
+        vec![2, HIDDEN],
+        &mut n,
+    );
     put("embeddings.LayerNorm.weight".into(), vec![HIDDEN], &mut n);
     put("embeddings.LayerNorm.bias".into(), vec![HIDDEN], &mut n);
     for l in 0..LAYERS {
         let p = format!("encoder.layer.{l}.");
-        for part in ["attention.self.query", "attention.self.key", "attention.self.value",
-            "attention.output.dense"]
-        {
+        for part in [
+            "attention.self.query",
+            "attention.self.key",
+            "attention.self.value",
+            "attention.output.dense",
+        ] {
             put(format!("{p}{part}.weight"), vec![HIDDEN, HIDDEN], &mut n);
             put(format!("{p}{part}.bias"), vec![HIDDEN], &mut n);
         }
-        put(format!("{p}attention.output.LayerNorm.weight"), vec![HIDDEN], &mut n);
-        put(format!("{p}attention.output.LayerNorm.bias"), vec![HIDDEN], &mut n);
-        put(format!("{p}intermediate.dense.weight"), vec![INTER, HIDDEN], &mut n);
+        put(
+            format!("{p}attention.output.LayerNorm.weight"),
+            vec![HIDDEN],
+            &mut n,
+        );
+        put(
+            format!("{p}attention.output.LayerNorm.bias"),
+            vec![HIDDEN],
+            &mut n,
+        );
+        put(
+            format!("{p}intermediate.dense.weight"),
+            vec![INTER, HIDDEN],
+            &mut n,
+        );
         put(format!("{p}intermediate.dense.bias"), vec![INTER], &mut n);
-        put(format!("{p}output.dense.weight"), vec![HIDDEN, INTER], &mut n);
+        put(
+            format!("{p}output.dense.weight"),
+            vec![HIDDEN, INTER],
+            &mut n,
+        );
         put(format!("{p}output.dense.bias"), vec![HIDDEN], &mut n);
         put(format!("{p}output.LayerNorm.weight"), vec![HIDDEN], &mut n);
         put(format!("{p}output.LayerNorm.bias"), vec![HIDDEN], &mut n);
@@ -143,7 +174,11 @@ fn scratch(name: &str) -> PathBuf {
 fn write_model(dir: &Path, pooling: &str, seed: u64) {
     std::fs::write(dir.join("config.json"), config().to_string()).unwrap();
     std::fs::write(dir.join("tokenizer.json"), tokenizer().to_string()).unwrap();
-    std::fs::write(dir.join("model.safetensors"), safetensors_of(&tensors(seed))).unwrap();
+    std::fs::write(
+        dir.join("model.safetensors"),
+        safetensors_of(&tensors(seed)),
+    )
+    .unwrap();
     std::fs::create_dir_all(dir.join("1_Pooling")).unwrap();
     let pool = json!({
         "word_embedding_dimension": HIDDEN,
@@ -227,7 +262,10 @@ fn mean_and_cls_pooling_differ_and_the_id_follows_the_bytes() {
     assert!(cos(&ma.embed(t).unwrap(), &mb.embed(t).unwrap()) < 0.9999);
     assert!(cos(&ma.embed(t).unwrap(), &mc.embed(t).unwrap()) < 0.9999);
     let ids = [ma.id(), mb.id(), mc.id()];
-    assert!(ids[0] != ids[1] && ids[0] != ids[2] && ids[1] != ids[2], "{ids:?}");
+    assert!(
+        ids[0] != ids[1] && ids[0] != ids[2] && ids[1] != ids[2],
+        "{ids:?}"
+    );
     assert_eq!(SemanticModel::load(&a).unwrap().id(), ma.id());
     for d in [a, b, c] {
         std::fs::remove_dir_all(d).unwrap();
@@ -265,7 +303,10 @@ fn bad_transformer_directories_are_refused_with_reasons() {
         (remove("model.safetensors"), "model.safetensors"),
         (remove("1_Pooling/config.json"), "1_Pooling/config.json"),
         (write("config.json", "{".into()), "config.json is not JSON"),
-        (write("config.json", with("model_type", json!("roberta"))), "\"roberta\" is not supported"),
+        (
+            write("config.json", with("model_type", json!("roberta"))),
+            "\"roberta\" is not supported",
+        ),
         (
             write("config.json", {
                 let mut c = config();
@@ -275,18 +316,51 @@ fn bad_transformer_directories_are_refused_with_reasons() {
             }),
             "not a BERT",
         ),
-        (write("config.json", with("hidden_act", json!("swish"))), "not a BERT config"),
         (
-            write("config.json", with("position_embedding_type", json!("relative_key"))),
+            write("config.json", with("hidden_act", json!("swish"))),
+            "not a BERT config",
+        ),
+        (
+            write(
+                "config.json",
+                with("position_embedding_type", json!("relative_key")),
+            ),
             "relative_key",
         ),
-        (write("config.json", with("num_attention_heads", json!(3))), "multiple"),
-        (write("config.json", with("vocab_size", json!(10))), "token id"),
-        (write("config.json", with("hidden_size", json!(12))), "dimensions"),
-        (write("1_Pooling/config.json", pooling("pooling_mode_max_tokens", false)), "max_tokens"),
-        (write("1_Pooling/config.json", pooling("pooling_mode_cls_token", true)), "at once"),
-        (write("1_Pooling/config.json", json!({}).to_string()), "no pooling mode"),
-        (write("1_Pooling/config.json", "[]".into()), "not a JSON object"),
+        (
+            write("config.json", with("num_attention_heads", json!(3))),
+            "multiple",
+        ),
+        (
+            write("config.json", with("vocab_size", json!(10))),
+            "token id",
+        ),
+        (
+            write("config.json", with("hidden_size", json!(12))),
+            "dimensions",
+        ),
+        (
+            write(
+                "1_Pooling/config.json",
+                pooling("pooling_mode_max_tokens", false),
+            ),
+            "max_tokens",
+        ),
+        (
+            write(
+                "1_Pooling/config.json",
+                pooling("pooling_mode_cls_token", true),
+            ),
+            "at once",
+        ),
+        (
+            write("1_Pooling/config.json", json!({}).to_string()),
+            "no pooling mode",
+        ),
+        (
+            write("1_Pooling/config.json", "[]".into()),
+            "not a JSON object",
+        ),
         (
             write(
                 "modules.json",
@@ -307,10 +381,22 @@ fn bad_transformer_directories_are_refused_with_reasons() {
         ),
         (write("modules.json", "{}".into()), "not a list"),
         (write("tokenizer.json", "{}".into()), "tokenizer.json"),
-        (write("model.safetensors", "not weights".into()), "model.safetensors"),
-        (weights_without("encoder.layer.1.output.dense.weight"), "model.safetensors"),
-        (weights_without("embeddings.word_embeddings.weight"), "model.safetensors"),
-        (write("sentence_bert_config.json", "[".into()), "sentence_bert_config.json"),
+        (
+            write("model.safetensors", "not weights".into()),
+            "model.safetensors",
+        ),
+        (
+            weights_without("encoder.layer.1.output.dense.weight"),
+            "model.safetensors",
+        ),
+        (
+            weights_without("embeddings.word_embeddings.weight"),
+            "model.safetensors",
+        ),
+        (
+            write("sentence_bert_config.json", "[".into()),
+            "sentence_bert_config.json",
+        ),
     ];
     for (break_it, says) in cases {
         write_model(&dir, "mean", 7);
@@ -341,16 +427,41 @@ fn the_transformer_model_ranks_sentences_by_meaning() {
     assert_eq!((m.kind(), m.dim()), ("bert", 384));
     let e = |t: &str| m.embed(t).expect("a vector");
     let cases = [
-        ("will it rain in Paris tomorrow", "Get the weather forecast for a city", "Convert an amount between currencies"),
-        ("my horoscope for today", "Provides astrology services", "Send an email message"),
-        ("how much is 20 dollars in euros", "Convert an amount between currencies", "Get the weather forecast for a city"),
-        ("delete the old backup files", "Remove a file from the disk", "Create a calendar event"),
+        (
+            "will it rain in Paris tomorrow",
+            "Get the weather forecast for a city",
+            "Convert an amount between currencies",
+        ),
+        (
+            "my horoscope for today",
+            "Provides astrology services",
+            "Send an email message",
+        ),
+        (
+            "how much is 20 dollars in euros",
+            "Convert an amount between currencies",
+            "Get the weather forecast for a city",
+        ),
+        (
+            "delete the old backup files",
+            "Remove a file from the disk",
+            "Create a calendar event",
+        ),
     ];
     for (query, near, far) in cases {
         let (q, n, f) = (e(query), e(near), e(far));
-        assert!(cos(&q, &n) > cos(&q, &f) + 0.1, "{query}: {} vs {}", cos(&q, &n), cos(&q, &f));
+        assert!(
+            cos(&q, &n) > cos(&q, &f) + 0.1,
+            "{query}: {} vs {}",
+            cos(&q, &n),
+            cos(&q, &f)
+        );
     }
-    let texts: Vec<String> = cases.iter().flat_map(|c| [c.0, c.1, c.2]).map(String::from).collect();
+    let texts: Vec<String> = cases
+        .iter()
+        .flat_map(|c| [c.0, c.1, c.2])
+        .map(String::from)
+        .collect();
     for (t, v) in texts.iter().zip(m.embed_all(&texts)) {
         assert!(cos(&e(t), &v.unwrap()) > 1.0 - 1e-4, "{t}");
     }

@@ -137,7 +137,11 @@ fn vectors_are_reused_across_restarts_by_model_and_text() {
     let again = build(&docs(), m2, &dir);
     assert_eq!(c2.embedded.load(Ordering::SeqCst), 0, "all from the file");
     for q in ["horoscope", "money", "rain", "astrology services"] {
-        assert_eq!(again.search(q, 5, &|_| true), first.search(q, 5, &|_| true), "{q}");
+        assert_eq!(
+            again.search(q, 5, &|_| true),
+            first.search(q, 5, &|_| true),
+            "{q}"
+        );
     }
 
     let mut changed = docs();
@@ -153,7 +157,11 @@ fn vectors_are_reused_across_restarts_by_model_and_text() {
 
     let (other, c5) = counting("model-b");
     build(&docs(), other.clone(), &dir);
-    assert_eq!(c5.embedded.load(Ordering::SeqCst), 3, "another model embeds its own");
+    assert_eq!(
+        c5.embedded.load(Ordering::SeqCst),
+        3,
+        "another model embeds its own"
+    );
     assert_ne!(cache::file_of(&dir, other.id()), file);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -185,10 +193,20 @@ fn a_damaged_or_foreign_cache_file_is_ignored_and_rewritten() {
     let keys: Vec<_> = ["a", "b"].iter().map(|t| text_key(t)).collect();
     let vectors = [vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0]];
     let entries = || keys.iter().zip(vectors.iter().map(|v| v.as_slice()));
-    bad.push(cache::serialize("another", 3, entries(), &Default::default()));
+    bad.push(cache::serialize(
+        "another",
+        3,
+        entries(),
+        &Default::default(),
+    ));
     bad.push(cache::serialize(m.id(), 4, entries(), &Default::default()));
     let nan = [vec![f32::NAN, 0.0, 0.0]];
-    bad.push(cache::serialize(m.id(), 3, keys.iter().zip(nan.iter().map(|v| v.as_slice())), &Default::default()));
+    bad.push(cache::serialize(
+        m.id(),
+        3,
+        keys.iter().zip(nan.iter().map(|v| v.as_slice())),
+        &Default::default(),
+    ));
     for (n, b) in bad.iter().enumerate() {
         assert!(cache::parse(b, m.id(), 3).is_err(), "case {n} was read");
         std::fs::write(&file, b).unwrap();
@@ -197,14 +215,21 @@ fn a_damaged_or_foreign_cache_file_is_ignored_and_rewritten() {
         assert_eq!(c.embedded.load(Ordering::SeqCst), 3, "case {n}");
         assert_eq!(top(&index, "horoscope"), Some(0));
         let rewritten = std::fs::read(&file).unwrap();
-        assert_eq!(cache::parse(&rewritten, m.id(), 3).unwrap().len(), 3, "case {n}");
+        assert_eq!(
+            cache::parse(&rewritten, m.id(), 3).unwrap().len(),
+            3,
+            "case {n}"
+        );
     }
     // A directory that cannot be made: the index is built all the same.
     let blocked = dir.join("file-not-dir");
     std::fs::write(&blocked, b"x").unwrap();
     let (again, c) = counting("model-a");
     let index = build(&docs(), again, &blocked.join("sub"));
-    assert_eq!((c.embedded.load(Ordering::SeqCst), top(&index, "horoscope")), (3, Some(0)));
+    assert_eq!(
+        (c.embedded.load(Ordering::SeqCst), top(&index, "horoscope")),
+        (3, Some(0))
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -236,7 +261,10 @@ fn background_vectors_keep_keyword_search_until_they_are_ready() {
             0
         }
     }
-    let model = Arc::new(SemanticModel::from_encoder(Box::new(Gated(c.clone())), "gated"));
+    let model = Arc::new(SemanticModel::from_encoder(
+        Box::new(Gated(c.clone())),
+        "gated",
+    ));
     let b = SemanticBuild {
         cache: None,
         background: true,
@@ -262,7 +290,10 @@ fn the_user_cache_directory_follows_the_environment() {
     assert_eq!(VectorCache::Dir(d.clone()).dir(), Some(d));
     if cfg!(all(unix, not(target_os = "macos"))) {
         if let Some(xdg) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-            assert_eq!(VectorCache::UserDir.dir(), Some(std::path::PathBuf::from(xdg).join("disco")));
+            assert_eq!(
+                VectorCache::UserDir.dir(),
+                Some(std::path::PathBuf::from(xdg).join("disco"))
+            );
         } else if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
             let want = std::path::PathBuf::from(home).join(".cache/disco");
             assert_eq!(VectorCache::UserDir.dir(), Some(want));
