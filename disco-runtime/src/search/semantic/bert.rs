@@ -217,7 +217,9 @@ fn read_config(json: &[u8]) -> Result<Config, String> {
         .map_err(|e| format!("config.json is not a BERT config: {e}"))?;
     if config.hidden_size == 0
         || config.num_attention_heads == 0
-        || config.hidden_size % config.num_attention_heads != 0
+        || !config
+            .hidden_size
+            .is_multiple_of(config.num_attention_heads)
     {
         return Err(format!(
             "config.json: hidden_size {} is not a multiple of num_attention_heads {}",
