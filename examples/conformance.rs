@@ -19,8 +19,9 @@
 //! `DISCO_SEARCH=all|search-first` turns on `tool_search` and `execute_tool`: `all` lists every
 //! tool beside them; `search-first` lists only them and `interop_add` (pinned), so that the rest
 //! must be found. With it, `DISCO_SEMANTIC_MODEL=DIR` ranks by the semantic model in DIR as well
-//! (built with `--features semantic`; README "Search by meaning"); without it, that variable is
-//! not read.
+//! (built with `--features semantic`; README "Search by meaning"), a static model or a
+//! transformer, and `DISCO_SEMANTIC_CACHE=DIR` keeps the tools' vectors in DIR between runs;
+//! without it, those variables are not read.
 
 // Sampling and logging are deprecated by SEP-2577 but are what the suite's 2025 scenarios test.
 #![allow(deprecated)]
@@ -523,7 +524,14 @@ fn search_options() -> Option<SearchOptions> {
     if let Some(dir) = std::env::var_os("DISCO_SEMANTIC_MODEL") {
         #[cfg(feature = "semantic")]
         match disco_runtime::search::SemanticModel::load(&dir) {
-            Ok(model) => options.semantic = Some(std::sync::Arc::new(model)),
+            Ok(model) => {
+                options.semantic = Some(std::sync::Arc::new(model));
+                // Where the tools' vectors are kept between runs (default: the user's cache
+                // directory).
+                if let Some(cache) = std::env::var_os("DISCO_SEMANTIC_CACHE") {
+                    options.semantic_cache = disco_runtime::search::VectorCache::Dir(cache.into());
+                }
+            }
             Err(e) => exit(format!("DISCO_SEMANTIC_MODEL: {e}")),
         }
         #[cfg(not(feature = "semantic"))]

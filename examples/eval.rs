@@ -145,6 +145,8 @@ impl Opts {
                 let model = disco_runtime::search::SemanticModel::load(dir)
                     .map_err(|e| format!("--semantic: {e}"))?;
                 search.semantic = Some(std::sync::Arc::new(model));
+                // The figures are of fused search: the catalog is built with its vectors.
+                search.semantic_background = false;
             }
             #[cfg(not(feature = "semantic"))]
             return Err(format!(

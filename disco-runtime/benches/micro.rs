@@ -4,6 +4,7 @@
 //! ```text
 //! CARGO_TARGET_DIR=/work/target-bench cargo bench -p disco-runtime --bench micro
 //! DISCO_SEMANTIC_MODEL=DIR cargo bench -p disco-runtime --bench micro --features semantic -- "^semantic/"
+//! DISCO_SEMANTIC_TRANSFORMER_MODEL=DIR cargo bench -p disco-runtime --bench micro --features semantic -- "^transformer/"
 //! python3 bench/criterion_table.py /work/target-bench/criterion   # medians, min, max
 //! ```
 //!
@@ -394,6 +395,97 @@ fn semantic(c: &mut Criterion, sizes: &[Sized]) {
     g.finish();
 }
 
+/// The resident memory of this process, in bytes (Linux; 0 elsewhere).
+#[cfg(feature = "semantic")]
+fn resident_bytes() -> usize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<usize>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+/// A transformer sentence encoder (feature `semantic`, its directory in
+/// `DISCO_SEMANTIC_TRANSFORMER_MODEL`) at 10,000 tools: one query embedded, fused search
+/// including the query, and a restart whose vectors come from the disk cache; printed before,
+/// the model's memory and the time to embed every tool once.
+#[cfg(feature = "semantic")]
+fn transformer(c: &mut Criterion, sizes: &[Sized]) {
+    use disco_runtime::search::{SemanticModel, VectorCache};
+    use std::sync::Arc;
+    let Some(dir) = std::env::var_os("DISCO_SEMANTIC_TRANSFORMER_MODEL") else {
+        eprintln!("transformer: DISCO_SEMANTIC_TRANSFORMER_MODEL is not set; skipped");
+        return;
+    };
+    let Some(s) = sizes.iter().find(|s| s.n == 10_000) else {
+        return;
+    };
+    let before = resident_bytes();
+    let start = Instant::now();
+    let model = Arc::new(SemanticModel::load(dir).expect("the transformer loads"));
+    eprintln!(
+        "transformer: {} bytes of weights, {} more resident bytes, loaded in {:.0} ms",
+        model.approx_heap_bytes(),
+        resident_bytes().saturating_sub(before),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    let cache = std::env::temp_dir().join(format!("disco-bench-vectors-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let catalog = || {
+        let options = SearchOptions::default()
+            .enabled(true)
+            .semantic(model.clone())
+            .semantic_cache(VectorCache::Dir(cache.clone()))
+            .semantic_background(false);
+        Catalog::builder()
+            .provider(JsonCatalogProvider::from_value(&s.json).expect("a valid catalog"))
+            .search(options)
+            .from_specs([])
+            .expect("a valid synthetic catalog")
+    };
+    // The first build embeds every tool and writes the cache.
+    let start = Instant::now();
+    let built = catalog();
+    eprintln!(
+        "transformer: {} tools embedded in {:.1} s (catalog built with its vectors)",
+        built.tools().len(),
+        start.elapsed().as_secs_f64()
+    );
+    let mut g = c.benchmark_group("transformer");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    g.bench_with_input(
+        BenchmarkId::new("embed_query", s.n),
+        &s.probes.queries,
+        |b, q| {
+            let mut i = 0;
+            b.iter(|| {
+                i = (i + 1) % q.len();
+                black_box(model.embed(black_box(&q[i])))
+            })
+        },
+    );
+    let anyone = Caller::anonymous();
+    g.bench_with_input(
+        BenchmarkId::new("fused_top5", s.n),
+        &s.probes.queries,
+        |b, q| {
+            let mut i = 0;
+            b.iter(|| {
+                i = (i + 1) % q.len();
+                black_box(built.search(black_box(&q[i]), 5, &anyone))
+            })
+        },
+    );
+    // A restart: the catalog from its JSON, every vector read from the cache.
+    g.sample_size(10);
+    g.bench_function(BenchmarkId::new("restart_from_cache", s.n), |b| {
+        b.iter(|| black_box(catalog().tools().len()))
+    });
+    g.finish();
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
 fn main() {
     let vocab = synth::vocab();
     let sizes = prepare_sizes(&vocab);
@@ -406,5 +498,7 @@ fn main() {
     index_build(&mut c, &sizes);
     #[cfg(feature = "semantic")]
     semantic(&mut c, &sizes);
+    #[cfg(feature = "semantic")]
+    transformer(&mut c, &sizes);
     c.final_summary();
 }

@@ -37,7 +37,7 @@ def server_binary() -> str:
 
 
 # Variables that configure the server: a server gets only those its test sets.
-SERVER_SETTINGS = ("DISCO_SEARCH", "DISCO_SEMANTIC_MODEL")
+SERVER_SETTINGS = ("DISCO_SEARCH", "DISCO_SEMANTIC_MODEL", "DISCO_SEMANTIC_CACHE")
 
 
 class HttpServer:

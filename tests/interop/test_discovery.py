@@ -11,6 +11,7 @@ second pass with both set, and deselects them in the first (`-m "not semantic"`)
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from contextlib import asynccontextmanager
@@ -70,9 +71,26 @@ def keyword_servers():
 @pytest.fixture(scope="module")
 def semantic_servers():
     binary, model = semantic_setup()
-    servers = Servers(binary, {"DISCO_SEARCH": "search-first", "DISCO_SEMANTIC_MODEL": model})
-    yield servers
-    servers.stop()
+    with tempfile.TemporaryDirectory(prefix="disco-vectors-") as cache:
+        servers = Servers(binary, {"DISCO_SEARCH": "search-first", "DISCO_SEMANTIC_MODEL": model,
+                                   "DISCO_SEMANTIC_CACHE": cache})
+        yield servers
+        servers.stop()
+
+
+# The server embeds its tools in the background and ranks by keywords until the vectors are
+# ready: a query that only the model can answer is asked again until then, within this bound.
+SEMANTIC_READY_SECONDS = 60
+
+
+async def search_until(client: Client, query: str, found, **options: Any) -> dict[str, Any]:
+    """tool_search's result for `query`, asked until `found(result)` holds (or the bound)."""
+    deadline = asyncio.get_running_loop().time() + SEMANTIC_READY_SECONDS
+    while True:
+        result = await search(client, query, **options)
+        if found(result) or asyncio.get_running_loop().time() > deadline:
+            return result
+        await asyncio.sleep(0.2)
 
 
 MATRIX = [(m, t) for t in TRANSPORTS for m in MODES]
@@ -215,7 +233,8 @@ def test_semantic_search_finds_a_tool_that_shares_no_word_with_the_query(semanti
                                                                           transport):
     async def body():
         async with connect(semantic_servers, mode, transport) as client:
-            found = await search(client, "will it rain in Paris tomorrow")
+            first = lambda r: r["tools"] and r["tools"][0]["name"] == "interop_forecast"
+            found = await search_until(client, "will it rain in Paris tomorrow", first)
             assert found["tools"], found
             assert found["tools"][0]["name"] == "interop_forecast", found
     run(body)

@@ -106,7 +106,13 @@ impl Catalog {
         let docs: Vec<_> = tools.iter().map(|t| search_doc(t)).collect();
         #[cfg(feature = "semantic")]
         let mut search = match &config.search.semantic {
-            Some(model) => SearchIndex::build_with_semantic_reusing(&docs, model.clone(), base),
+            Some(model) => {
+                let build = crate::search::index::SemanticBuild {
+                    cache: config.search.semantic_cache.dir(),
+                    background: config.search.semantic_background,
+                };
+                SearchIndex::build_with_semantic_reusing(&docs, model.clone(), base, &build)
+            }
             None => SearchIndex::build(&docs),
         };
         #[cfg(not(feature = "semantic"))]

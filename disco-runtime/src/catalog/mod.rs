@@ -125,6 +125,8 @@ mod semantic_tests {
         SearchOptions {
             enabled: true,
             semantic: Some(Arc::new(model())),
+            semantic_cache: crate::search::VectorCache::Off,
+            semantic_background: false,
             ..SearchOptions::default()
         }
     }

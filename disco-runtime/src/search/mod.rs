@@ -11,5 +11,7 @@ pub(crate) mod steps;
 pub use index::{Hit, SearchDoc, SearchIndex};
 pub use options::{Exposure, SearchOptions};
 #[cfg(feature = "semantic")]
-pub use semantic::{SemanticError, SemanticModel};
+pub use semantic::cache::VectorCache;
+#[cfg(feature = "semantic")]
+pub use semantic::{Encoder, SemanticError, SemanticModel, StaticModel};
 pub use steps::MAX_QUERY_STEPS;

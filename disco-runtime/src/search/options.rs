@@ -41,6 +41,15 @@ pub struct SearchOptions {
     /// [`super::SemanticModel`]).
     #[cfg(feature = "semantic")]
     pub semantic: Option<Arc<super::SemanticModel>>,
+    /// Where the tools' semantic vectors are kept between runs (feature `semantic`; default:
+    /// the user's cache directory).
+    #[cfg(feature = "semantic")]
+    pub semantic_cache: super::VectorCache,
+    /// Make the tools' semantic vectors on a thread of their own (the default): the server
+    /// starts at once and `tool_search` ranks by keywords until they are ready. `false`: a
+    /// catalog is built with its vectors (evaluation, tests).
+    #[cfg(feature = "semantic")]
+    pub semantic_background: bool,
 }
 
 impl Default for SearchOptions {
@@ -56,6 +65,10 @@ impl Default for SearchOptions {
             ranking: None,
             #[cfg(feature = "semantic")]
             semantic: None,
+            #[cfg(feature = "semantic")]
+            semantic_cache: super::VectorCache::default(),
+            #[cfg(feature = "semantic")]
+            semantic_background: true,
         }
     }
 }
@@ -105,6 +118,18 @@ impl SearchOptions {
     #[cfg(feature = "semantic")]
     pub fn semantic(mut self, model: Arc<super::SemanticModel>) -> Self {
         self.semantic = Some(model);
+        self
+    }
+    /// Sets [`semantic_cache`](Self::semantic_cache).
+    #[cfg(feature = "semantic")]
+    pub fn semantic_cache(mut self, cache: super::VectorCache) -> Self {
+        self.semantic_cache = cache;
+        self
+    }
+    /// Sets [`semantic_background`](Self::semantic_background).
+    #[cfg(feature = "semantic")]
+    pub fn semantic_background(mut self, yes: bool) -> Self {
+        self.semantic_background = yes;
         self
     }
 }

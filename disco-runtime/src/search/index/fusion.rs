@@ -1,7 +1,11 @@
 //! Semantic ranking (feature `semantic`): the tools' vectors in a model's space and their
 //! reuse across indexes, and the fusion of the keyword ranking with the model's.
 
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock, Weak};
+
 use super::{Hit, SearchDoc, SearchIndex};
+use crate::search::semantic::cache::{self, text_key, TextKey};
 use crate::search::semantic::SemanticModel;
 
 /// With a semantic model, a tool that only the model finds is listed when its cosine with the
@@ -39,63 +43,222 @@ pub(super) struct KeywordScores {
 
 /// The tools' vectors in a semantic model's space.
 pub(super) struct Semantic {
-    pub(super) model: std::sync::Arc<SemanticModel>,
-    /// One unit vector per tool, row by row; all zero for a tool whose text has no token.
-    pub(super) vectors: Vec<f32>,
-    /// A hash of the text each vector was made from: a later index reuses a vector only for
-    /// the same name and text.
-    pub(super) texts: Vec<u64>,
+    pub(super) model: Arc<SemanticModel>,
+    /// One unit vector per tool, row by row (all zero for a tool whose text has no token),
+    /// once they are ready: set at once, or by the thread that embeds them; `None` when
+    /// embedding failed (keywords alone rank, as before the vectors were ready).
+    vectors: Arc<OnceLock<Option<Vec<f32>>>>,
+    /// The key of the text each vector was made from: a later index reuses a vector only for
+    /// the same name and text, the disk cache only for the same text.
+    pub(super) texts: Vec<TextKey>,
+}
+
+/// How an index's vectors are made (the catalog's options).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SemanticBuild {
+    /// The directory of the vector cache, if any.
+    pub(crate) cache: Option<PathBuf>,
+    /// Embed on a thread of its own and search by keywords until the vectors are ready.
+    pub(crate) background: bool,
+}
+
+/// The vectors of an index before the missing ones are embedded.
+struct Plan {
+    vectors: Vec<f32>,
+    /// The tools still to embed: their rows, and their texts in the same order.
+    rows: Vec<usize>,
+    texts: Vec<String>,
 }
 
 impl Semantic {
-    /// The vectors of `docs`, embedded by `model` or, for a tool of the same name and text,
-    /// taken from `base` when it has the same model.
+    /// The vectors, once ready.
+    pub(super) fn ready(&self) -> Option<&[f32]> {
+        self.vectors.get().and_then(|v| v.as_deref())
+    }
+
+    /// Blocks until the vectors are ready or have failed.
+    pub(crate) fn wait(&self) {
+        self.vectors.wait();
+    }
+
+    /// The vectors of `docs`, those of a tool of the same name and text taken from `base`
+    /// when it has the same model and its vectors are ready; the others embedded by `model`
+    /// at once (`build.background` false) or on a thread of their own, after a look in the
+    /// cache directory.
+    /// `rows`: the index's tools (at least `docs.len()`); a tool past the docs has a zero
+    /// vector.
     fn of(
-        model: std::sync::Arc<SemanticModel>,
+        model: Arc<SemanticModel>,
         docs: &[SearchDoc],
+        rows: usize,
         base: Option<&SearchIndex>,
+        build: &SemanticBuild,
     ) -> Semantic {
         let dim = model.dim();
         let base = base.and_then(|b| {
             let s = b.semantic.as_ref()?;
-            std::sync::Arc::ptr_eq(&s.model, &model).then_some((b, s))
+            let vectors = s.ready()?;
+            Arc::ptr_eq(&s.model, &model).then_some((b, s, vectors))
         });
-        let mut vectors = vec![0f32; docs.len() * dim];
-        let mut hashes: Vec<u64> = Vec::with_capacity(docs.len());
-        // The tools to embed: their rows, and their texts in the same order.
-        let mut rows: Vec<usize> = Vec::new();
-        let mut texts: Vec<String> = Vec::new();
+        let mut plan = Plan {
+            vectors: vec![0f32; rows.max(docs.len()) * dim],
+            rows: Vec::new(),
+            texts: Vec::new(),
+        };
+        let mut keys: Vec<TextKey> = Vec::with_capacity(docs.len());
         for (i, doc) in docs.iter().enumerate() {
             let text = semantic_text(doc);
-            let hash = text_hash(&text);
-            hashes.push(hash);
-            let known = base.and_then(|(b, s)| {
+            let key = text_key(&text);
+            keys.push(key);
+            let known = base.and_then(|(b, s, vectors)| {
                 let at = b
                     .by_name
                     .binary_search_by(|&d| b.names[d as usize].as_str().cmp(&doc.name))
                     .ok()?;
                 let d = b.by_name[at] as usize;
-                (s.texts[d] == hash).then(|| &s.vectors[d * dim..(d + 1) * dim])
+                (s.texts[d] == key).then(|| &vectors[d * dim..(d + 1) * dim])
             });
             match known {
-                Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
+                Some(v) => plan.vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
                 None => {
-                    rows.push(i);
-                    texts.push(text);
+                    plan.rows.push(i);
+                    plan.texts.push(text);
                 }
             }
         }
-        for (&i, v) in rows.iter().zip(model.embed_all(&texts)) {
+        keys.resize(rows.max(docs.len()), [0u8; 16]);
+        let cell: Arc<OnceLock<Option<Vec<f32>>>> = Arc::new(OnceLock::new());
+        let semantic = Semantic {
+            model: model.clone(),
+            vectors: cell.clone(),
+            texts: keys.clone(),
+        };
+        if plan.rows.is_empty() {
+            let _ = cell.set(Some(plan.vectors));
+            return semantic;
+        }
+        let cache = build.cache.clone();
+        if !build.background {
+            let _ = cell.set(Some(finish(&model, plan, &keys, cache.as_deref(), None)));
+            return semantic;
+        }
+        tracing::info!(
+            tools = docs.len(),
+            to_embed = plan.rows.len(),
+            kind = model.kind(),
+            "semantic vectors are being made in the background; tool_search ranks by keywords \
+             alone until they are ready"
+        );
+        let weak = Arc::downgrade(&cell);
+        let thread_model = model.clone();
+        let spawned = std::thread::Builder::new()
+            .name("disco-embed".into())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let tools = keys.len();
+                let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    finish(&thread_model, plan, &keys, cache.as_deref(), Some(&weak))
+                }));
+                let Some(cell) = weak.upgrade() else {
+                    tracing::debug!("semantic vectors no longer needed: the index was replaced");
+                    return;
+                };
+                match done {
+                    Ok(vectors) => {
+                        let _ = cell.set(Some(vectors));
+                        tracing::info!(
+                            tools,
+                            ms = started.elapsed().as_millis() as u64,
+                            "semantic vectors ready: tool_search fuses keywords with the model"
+                        );
+                    }
+                    Err(_) => {
+                        let _ = cell.set(None);
+                        tracing::error!(
+                            "embedding the tools failed; tool_search ranks by keywords alone"
+                        );
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no thread for embedding: the tools are embedded now");
+            // The closure was not run: embed here (the plan went with it, so start again).
+            return Semantic::of(
+                model,
+                docs,
+                rows,
+                None,
+                &SemanticBuild {
+                    background: false,
+                    ..build.clone()
+                },
+            );
+        }
+        semantic
+    }
+}
+
+/// Texts are embedded in blocks of this many, so that a replaced index's thread stops soon.
+const EMBED_BLOCK: usize = 256;
+
+/// `plan`'s vectors with the missing ones taken from the cache in `cache` or embedded (and
+/// the cache written when anything was embedded). `alive`: the cell of the index they are
+/// for; when it is gone, embedding stops (what was embedded is still cached).
+fn finish(
+    model: &SemanticModel,
+    plan: Plan,
+    keys: &[TextKey],
+    cache: Option<&Path>,
+    alive: Option<&Weak<OnceLock<Option<Vec<f32>>>>>,
+) -> Vec<f32> {
+    let dim = model.dim();
+    let Plan {
+        mut vectors,
+        rows,
+        texts,
+    } = plan;
+    let file = cache.map(|dir| cache::file_of(dir, model.id()));
+    let stored = file
+        .as_deref()
+        .map(|f| cache::read(f, model.id(), dim))
+        .unwrap_or_default();
+    let mut missing: Vec<usize> = Vec::new();
+    for (n, &i) in rows.iter().enumerate() {
+        match stored.get(&keys[i]) {
+            Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
+            None => missing.push(n),
+        }
+    }
+    let from_cache = rows.len() - missing.len();
+    let mut embedded = 0usize;
+    for block in missing.chunks(EMBED_BLOCK) {
+        if alive.is_some_and(|w| w.strong_count() == 0) {
+            break;
+        }
+        let block_texts: Vec<String> = block.iter().map(|&n| texts[n].clone()).collect();
+        for (&n, v) in block.iter().zip(model.embed_all(&block_texts)) {
+            let i = rows[n];
             if let Some(v) = v {
                 vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
             }
         }
-        Semantic {
-            model,
-            vectors,
-            texts: hashes,
+        embedded += block.len();
+    }
+    tracing::debug!(from_cache, embedded, "semantic vectors made");
+    if let (Some(file), true) = (&file, embedded > 0) {
+        let rows_of =
+            (0..keys.len()).filter(|&i| vectors[i * dim..(i + 1) * dim].iter().any(|&x| x != 0.0));
+        let bytes = cache::serialize(
+            model.id(),
+            dim,
+            rows_of.map(|i| (&keys[i], &vectors[i * dim..(i + 1) * dim])),
+            &stored,
+        );
+        if let Err(e) = cache::write(file, &bytes) {
+            tracing::warn!(file = %file.display(), error = %e, "cannot write the vector cache");
         }
     }
+    vectors
 }
 
 impl SearchIndex {
@@ -119,12 +282,12 @@ impl SearchIndex {
     /// its tools with the one before.
     pub(crate) fn with_semantic_reusing(
         mut self,
-        model: std::sync::Arc<SemanticModel>,
+        model: Arc<SemanticModel>,
         docs: &[SearchDoc],
         base: Option<&SearchIndex>,
     ) -> SearchIndex {
         // Whatever `docs` holds, one vector per tool of the index: a tool past its end has a
-        // zero vector (keywords alone find it; its hash 0 marks no text), a doc past the
+        // zero vector (keywords alone find it; its key 0 marks no text), a doc past the
         // index's tools is left out.
         let n = self.names.len();
         if docs.len() != n {
@@ -134,39 +297,43 @@ impl SearchIndex {
                 "semantic vectors for docs that are not the index's own"
             );
         }
-        let mut semantic = Semantic::of(model, &docs[..docs.len().min(n)], base);
-        semantic.vectors.resize(n * semantic.model.dim(), 0.0);
-        semantic.texts.resize(n, 0);
-        self.semantic = Some(semantic);
+        let docs = &docs[..docs.len().min(n)];
+        self.semantic = Some(Semantic::of(
+            model,
+            docs,
+            n,
+            base,
+            &SemanticBuild::default(),
+        ));
         self
     }
 
     /// `SearchIndex::build(docs).with_semantic(model, docs)`, the keyword index built while
     /// the tools are embedded (on the other cores) rather than before.
-    pub fn build_with_semantic(
-        docs: &[SearchDoc],
-        model: std::sync::Arc<SemanticModel>,
-    ) -> SearchIndex {
-        SearchIndex::build_with_semantic_reusing(docs, model, None)
+    pub fn build_with_semantic(docs: &[SearchDoc], model: Arc<SemanticModel>) -> SearchIndex {
+        SearchIndex::build_with_semantic_reusing(docs, model, None, &SemanticBuild::default())
     }
 
     /// [`SearchIndex::build_with_semantic`], reusing `base`'s vectors as
-    /// [`SearchIndex::with_semantic_reusing`] does.
+    /// [`SearchIndex::with_semantic_reusing`] does, and making the others as `build` says: in
+    /// the background, the index searches by keywords until they are ready.
     pub(crate) fn build_with_semantic_reusing(
         docs: &[SearchDoc],
-        model: std::sync::Arc<SemanticModel>,
+        model: Arc<SemanticModel>,
         base: Option<&SearchIndex>,
+        build: &SemanticBuild,
     ) -> SearchIndex {
+        let n = docs.len();
         // A few tools are quicker done one after the other than with a thread.
-        if docs.len() < SEMANTIC_THREAD_MIN_TOOLS {
+        if build.background || n < SEMANTIC_THREAD_MIN_TOOLS {
             let mut index = SearchIndex::build(docs);
-            index.semantic = Some(Semantic::of(model, docs, base));
+            index.semantic = Some(Semantic::of(model, docs, n, base, build));
             return index;
         }
         let (mut index, semantic) = std::thread::scope(|scope| {
             let embedding = std::thread::Builder::new().spawn_scoped(scope, {
                 let model = model.clone();
-                move || Semantic::of(model, docs, base)
+                move || Semantic::of(model, docs, n, base, build)
             });
             let index = SearchIndex::build(docs);
             let semantic = match embedding {
@@ -175,7 +342,7 @@ impl SearchIndex {
                     .join()
                     .unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 // No thread to be had: embed here.
-                Err(_) => Semantic::of(model, docs, base),
+                Err(_) => Semantic::of(model, docs, n, base, build),
             };
             (index, semantic)
         });
@@ -183,19 +350,41 @@ impl SearchIndex {
         index
     }
 
-    /// The semantic vector of the tool named `name` (tests).
+    /// Blocks until the index's semantic vectors are ready (or have failed); at once without
+    /// a model.
+    pub fn wait_semantic(&self) {
+        if let Some(s) = &self.semantic {
+            s.wait();
+        }
+    }
+
+    /// Whether the index ranks with its semantic model now (it has one and its vectors are
+    /// ready).
+    pub fn semantic_ready(&self) -> bool {
+        self.semantic.as_ref().is_some_and(|s| s.ready().is_some())
+    }
+
+    /// The semantic vector of the tool named `name` (tests), once the vectors are ready.
     #[cfg(test)]
     pub(crate) fn semantic_vector_mut(&mut self, name: &str) -> Option<&mut [f32]> {
         let d = self.names.iter().position(|n| n == name)?;
         let s = self.semantic.as_mut()?;
+        s.wait();
         let dim = s.model.dim();
-        s.vectors.get_mut(d * dim..(d + 1) * dim)
+        if Arc::get_mut(&mut s.vectors).is_none() {
+            // Still shared with the thread that made them: a copy of its own.
+            let copy = s.ready().map(<[f32]>::to_vec);
+            s.vectors = Arc::new(OnceLock::from(copy));
+        }
+        let cell = Arc::get_mut(&mut s.vectors)?;
+        cell.get_mut()?.as_mut()?.get_mut(d * dim..(d + 1) * dim)
     }
 
     /// The keyword ranking (`matched` with `scores`) fused with the semantic model's.
     pub(super) fn fused(
         &self,
         semantic: &Semantic,
+        vectors: &[f32],
         query: &str,
         visible: &[bool],
         keywords: KeywordScores,
@@ -212,8 +401,7 @@ impl SearchIndex {
         let mut nearest: Vec<Hit> = Vec::new();
         if let Some(q) = semantic.model.embed(query) {
             let dim = q.len();
-            nearest = semantic
-                .vectors
+            nearest = vectors
                 .chunks_exact(dim)
                 .enumerate()
                 .filter(|(d, _)| visible[*d])
@@ -302,15 +490,6 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
         .map(|(x, y)| x * y)
         .sum();
     sums.iter().sum::<f32>() + rest
-}
-
-/// A 64-bit hash of a tool's text (std's `DefaultHasher`, whose keys are fixed: the same in
-/// every index of a process, which is all a reused vector needs).
-fn text_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
 }
 
 /// What a tool is in a semantic model's space: its name's words, its title and its description

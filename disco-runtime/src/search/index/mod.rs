@@ -51,6 +51,8 @@ use rust_stemmers::Stemmer;
 
 #[cfg(feature = "semantic")]
 use fusion::Semantic;
+#[cfg(feature = "semantic")]
+pub(crate) use fusion::SemanticBuild;
 
 /// What the index knows of one tool. The doc's index = its position in the input slice.
 #[derive(Clone, Debug, Default)]

@@ -157,14 +157,16 @@ impl SearchIndex {
             .fold(0f32, f32::max);
         let abstains = best <= 0.0 || best < r.threshold * idf_one;
         #[cfg(feature = "semantic")]
-        if let Some(semantic) = &self.semantic {
+        if let Some((semantic, vectors)) =
+            self.semantic.as_ref().and_then(|s| Some((s, s.ready()?)))
+        {
             let keywords = KeywordScores {
                 matched,
                 scores,
                 abstains,
                 idf_one,
             };
-            return self.fused(semantic, query, &visible, keywords, max_results);
+            return self.fused(semantic, vectors, query, &visible, keywords, max_results);
         }
         if abstains {
             return Vec::new();

@@ -591,7 +591,7 @@ mod semantic {
             apart.semantic.as_ref().unwrap(),
             together.semantic.as_ref().unwrap(),
         );
-        assert_eq!((&a.vectors, &a.texts), (&t.vectors, &t.texts));
+        assert_eq!((a.ready(), &a.texts), (t.ready(), &t.texts));
         for q in ["horoscope", "money", "rain", "weather forecast", ""] {
             assert_eq!(
                 apart.search(q, 5, &|_| true),
@@ -652,7 +652,12 @@ mod semantic {
             assert_eq!(own, fresh.semantic_vector_mut(name).unwrap(), "{name}");
         }
         // Built at once, with the base: the same.
-        let mut at_once = SearchIndex::build_with_semantic_reusing(&docs, m, Some(&base));
+        let mut at_once = SearchIndex::build_with_semantic_reusing(
+            &docs,
+            m,
+            Some(&base),
+            &super::super::SemanticBuild::default(),
+        );
         for name in ["StrologyTool", "get_weather", "astro_daily", "ExchangeTool"] {
             let a = at_once.semantic_vector_mut(name).unwrap().to_vec();
             assert_eq!(a, reused.semantic_vector_mut(name).unwrap(), "{name}");

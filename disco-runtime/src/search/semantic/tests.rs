@@ -26,7 +26,7 @@ fn word_models_average_and_normalise() {
 
 /// A byte-pair tokenizer shaped like Llama's (tests), over "a", "b" and "c", with `extra`
 /// tokens and merges added.
-fn llama_shaped(extra_vocab: &[&str], extra_merges: &[&str]) -> SemanticModel {
+fn llama_shaped(extra_vocab: &[&str], extra_merges: &[&str]) -> StaticModel {
     llama_shaped_with(extra_vocab, extra_merges, |_| {})
 }
 
@@ -35,7 +35,7 @@ fn llama_shaped_with(
     extra_vocab: &[&str],
     extra_merges: &[&str],
     tweak: impl Fn(&mut serde_json::Value),
-) -> SemanticModel {
+) -> StaticModel {
     let mut tokens = vec![
         "<unk>",
         "<s>",
@@ -81,12 +81,12 @@ fn llama_shaped_with(
         .flat_map(|x| x.to_le_bytes())
         .collect();
     let weights = tensor_file("F32", &[tokens.len(), 2], &data);
-    SemanticModel::from_bytes(&weights, tokenizer.to_string().as_bytes()).expect("a test model")
+    StaticModel::from_bytes(&weights, tokenizer.to_string().as_bytes()).expect("a test model")
 }
 
 /// Every text of `texts`: its ids put together from its pieces are its ids tokenized
 /// whole (or it is tokenized whole), and `embed_all` gives `embed`'s vectors, bit for bit.
-fn pieces_agree_with_whole_texts(m: &SemanticModel, texts: &[String]) -> usize {
+fn pieces_agree_with_whole_texts(m: &StaticModel, texts: &[String]) -> usize {
     let mut pieces = Pieces::default();
     let mut by_pieces = 0;
     for t in texts {
@@ -162,7 +162,7 @@ fn llama_shaped_tokenizers_tokenize_each_piece_once_with_the_same_ids() {
     assert_eq!(dropping.pieces, None);
     assert_eq!(pieces_agree_with_whole_texts(&dropping, &texts), 0);
     // The word-level test models split before tokenizing: whole texts too.
-    assert_eq!(word_model(&["<unk>"], &[&[1.0]]).pieces, None);
+    assert_eq!(static_word_model(&["<unk>"], &[&[1.0]]).pieces, None);
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn tokenizers_larger_than_the_table_are_refused() {
     let tokenizer = r#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
         "normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,
         "decoder":null,"model":{"type":"WordLevel","vocab":{"a":0,"b":1},"unk_token":"a"}}"#;
-    let err = SemanticModel::from_bytes(&weights, tokenizer.as_bytes()).unwrap_err();
+    let err = StaticModel::from_bytes(&weights, tokenizer.as_bytes()).unwrap_err();
     assert!(err.to_string().contains("token id 1"), "{err}");
     // Sparse ids: two tokens, but one of them past the table.
     let sparse = tokenizer.replace(r#""b":1"#, r#""b":5"#);
@@ -181,16 +181,16 @@ fn tokenizers_larger_than_the_table_are_refused() {
         .flat_map(|v| v.to_le_bytes())
         .collect();
     let two = tensor_file("F32", &[2, 2], &data);
-    let err = SemanticModel::from_bytes(&two, sparse.as_bytes()).unwrap_err();
+    let err = StaticModel::from_bytes(&two, sparse.as_bytes()).unwrap_err();
     assert!(err.to_string().contains("token id 5"), "{err}");
     // Padding in the tokenizer file is switched off: a text is its own tokens only.
     let padded = tokenizer.replace(
         r#""padding":null"#,
         r#""padding":{"strategy":{"Fixed":4},"direction":"Right","pad_to_multiple_of":null,"pad_id":1,"pad_type_id":0,"pad_token":"b"}"#,
     );
-    let m = SemanticModel::from_bytes(&two, padded.as_bytes()).expect("padding is dropped");
+    let m = StaticModel::from_bytes(&two, padded.as_bytes()).expect("padding is dropped");
     assert_eq!(m.embed("a"), Some(vec![1.0, 0.0]));
-    let err = SemanticModel::from_bytes(&weights, b"{").unwrap_err();
+    let err = StaticModel::from_bytes(&weights, b"{").unwrap_err();
     assert!(
         err.to_string().contains("cannot load the tokenizer"),
         "{err}"
@@ -241,7 +241,7 @@ fn the_evaluation_model_embeds_as_its_reference_does() {
         eprintln!("DISCO_SEMANTIC_MODEL is not set: the reference comparison is skipped");
         return;
     };
-    let model = SemanticModel::load(&dir).expect("the evaluation model loads");
+    let model = StaticModel::load(&dir).expect("the evaluation model loads");
     assert_eq!(model.dim(), 256);
     let cases: [(&str, [f32; 4]); 3] = [
         (
