@@ -238,7 +238,8 @@ fn finish(
         let block_texts: Vec<String> = block.iter().map(|&n| texts[n].clone()).collect();
         for (&n, v) in block.iter().zip(model.embed_all(&block_texts)) {
             let i = rows[n];
-            if let Some(v) = v {
+            // An encoder is a public trait: a vector of another length is no vector.
+            if let Some(v) = v.filter(|v| v.len() == dim) {
                 vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
             }
         }
@@ -399,8 +400,12 @@ impl SearchIndex {
         let r = &self.ranking;
         // The tools nearest the query, each with its cosine as its score.
         let mut nearest: Vec<Hit> = Vec::new();
-        if let Some(q) = semantic.model.embed(query) {
-            let dim = q.len();
+        let dim = semantic.model.dim();
+        if let Some(q) = semantic
+            .model
+            .embed(query)
+            .filter(|q| dim > 0 && q.len() == dim)
+        {
             nearest = vectors
                 .chunks_exact(dim)
                 .enumerate()

@@ -267,9 +267,16 @@ impl BertEncoder {
                 config.vocab_size
             )));
         }
+        // Padding is masked out, so any id the embedding table has will do; one past it
+        // would fail every padded batch.
         let pad_id = tokenizer
             .token_to_id("[PAD]")
             .unwrap_or(config.pad_token_id as u32);
+        let pad_id = if (pad_id as usize) < config.vocab_size {
+            pad_id
+        } else {
+            0
+        };
         let device = Device::Cpu;
         let vb = VarBuilder::from_slice_safetensors(&files.weights, DType::F32, &device)
             .map_err(|e| fail(format!("model.safetensors cannot be read: {e}")))?;
