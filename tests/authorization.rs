@@ -218,21 +218,23 @@ fn callers() -> Vec<Caller> {
     ]
 }
 
+/// Every tool's name, hidden or not.
+const NAMES: [&str; 9] = [
+    "lock_door",
+    "unlock_door",
+    "export_payroll",
+    "delete_all_records",
+    "list_rooms",
+    "read_weather",
+    "debug_dump",
+    "vault_read",
+    "acme_quarterly_report",
+];
+
 /// Names, misspellings, aliases, prefixes and descriptions of every tool, hidden or not.
 fn probes() -> Vec<String> {
     let mut out = Vec::new();
-    let names = [
-        "lock_door",
-        "unlock_door",
-        "export_payroll",
-        "delete_all_records",
-        "list_rooms",
-        "read_weather",
-        "debug_dump",
-        "vault_read",
-        "acme_quarterly_report",
-    ];
-    for n in names {
+    for n in NAMES {
         let camel: String = n
             .split('_')
             .map(|w| {
@@ -506,17 +508,7 @@ async fn every_path_answers_as_if_hidden_tools_did_not_exist() {
 /// is the answer for a name no tool has.
 #[tokio::test]
 async fn select_loads_a_tool_for_exactly_those_who_may_see_it() {
-    let names = [
-        "lock_door",
-        "unlock_door",
-        "export_payroll",
-        "delete_all_records",
-        "list_rooms",
-        "read_weather",
-        "debug_dump",
-        "vault_read",
-        "acme_quarterly_report",
-    ];
+    let names = NAMES;
     let mut loaded = 0;
     for policy in POLICIES {
         for exposure in [
