@@ -11,6 +11,7 @@
 
 mod config;
 mod provider;
+mod relay;
 mod upstream;
 
 use std::net::SocketAddr;

@@ -18,8 +18,7 @@ use disco_runtime::Context;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientCapabilities, ClientConfig, ClientRequest, ContentBlock, Implementation,
-    LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken,
-    ResultType, ServerResult, Tool,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ResultType, ServerResult, Tool,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -31,6 +30,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{DiscoConfig, ServerConfig, Transport};
+use crate::relay::{route_progress, Relay};
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
 const STDERR_TAIL_LINES: usize = 20;
@@ -62,8 +62,6 @@ pub struct Upstream {
     live: RwLock<Live>,
     /// Calls in flight, by a number of their own: where log messages go.
     calls: Mutex<HashMap<u64, Context>>,
-    /// Calls in flight that asked for progress, by the progress token rmcp sent upstream.
-    progress: Mutex<HashMap<u64, Context>>,
     next_call: AtomicU64,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// The process group of the child being started, so that a shutdown during its start-up
@@ -98,7 +96,6 @@ impl Hub {
                             tools: Arc::new(Vec::new()),
                         }),
                         calls: Mutex::new(HashMap::new()),
-                        progress: Mutex::new(HashMap::new()),
                         next_call: AtomicU64::new(1),
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
                         starting_group: Mutex::new(None),
@@ -222,9 +219,10 @@ impl Upstream {
             ));
         };
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        // rmcp gives every request a progress token of its own: the handle says which, and
-        // the upstream's progress on it is passed to this call's client.
+        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // rmcp gives every request a progress token of its own; the transport relays the
+        // upstream's progress on it into this queue, in the order it was sent (relay.rs).
+        let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
         let handle = match peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
@@ -236,19 +234,33 @@ impl Upstream {
             peer: peer.clone(),
             id: Some(handle.id.clone()),
         };
-        let _progress = ctx.wants_progress().then(|| {
-            CallGuard::new(
-                &self.progress,
-                token_key(&handle.progress_token),
-                ctx.clone(),
-            )
-        });
         let _logs = CallGuard::new(
             &self.calls,
             self.next_call.fetch_add(1, Ordering::Relaxed),
-            ctx,
+            ctx.clone(),
         );
-        let response = handle.await_response().await;
+        let answer = handle.await_response();
+        tokio::pin!(answer);
+        let response = loop {
+            let next = async {
+                match progress.as_mut() {
+                    Some(queue) => queue.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                Some(update) = next => relay_progress(&ctx, update).await,
+                response = &mut answer => break response,
+            }
+        };
+        // The transport queued every notification read before the answer: the caller gets
+        // them all, and before the answer.
+        if let Some(queue) = progress.as_mut() {
+            while let Ok(update) = queue.try_recv() {
+                relay_progress(&ctx, update).await;
+            }
+        }
         abandoned.id = None;
         match response {
             Ok(ServerResult::CallToolResult(mut result)) => {
@@ -269,18 +281,10 @@ impl Upstream {
     }
 }
 
-/// The key of a progress token in [`Upstream::calls`]: rmcp's tokens are numbers.
-fn token_key(token: &ProgressToken) -> u64 {
-    match &token.0 {
-        NumberOrString::Number(n) => *n as u64,
-        NumberOrString::String(s) => {
-            // Not rmcp's form; kept apart from the numbers by the top bit.
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            s.hash(&mut h);
-            h.finish() | (1 << 63)
-        }
-    }
+async fn relay_progress(ctx: &Context, update: ProgressNotificationParam) {
+    let _ = ctx
+        .progress(update.progress, update.total, update.message)
+        .await;
 }
 
 /// Sends `notifications/cancelled` upstream when a call is dropped before its answer (the
@@ -305,7 +309,7 @@ impl Drop for Abandoned {
     }
 }
 
-/// Keeps a call's context where the upstream's progress and log messages can reach it, for
+/// Keeps a call's context where the upstream's log messages can reach it, for
 /// as long as the call runs (also when it is dropped: cancelled or timed out).
 struct CallGuard<'a> {
     map: &'a Mutex<HashMap<u64, Context>>,
@@ -334,7 +338,8 @@ fn error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-/// rmcp's client side of one connection: hears list changes, progress and log messages.
+/// rmcp's client side of one connection: hears list changes and log messages (progress is
+/// relayed by the transport, relay.rs).
 struct Client {
     upstream: Arc<Upstream>,
     relist: mpsc::UnboundedSender<()>,
@@ -343,25 +348,6 @@ struct Client {
 impl ClientHandler for Client {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.relist.send(());
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let ctx = self
-            .upstream
-            .progress
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&token_key(&params.progress_token))
-            .cloned();
-        if let Some(ctx) = ctx {
-            let _ = ctx
-                .progress(params.progress, params.total, params.message)
-                .await;
-        }
     }
 
     async fn on_logging_message(
@@ -537,7 +523,7 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            match tokio::time::timeout(timeout, client.serve(transport)).await {
+            match tokio::time::timeout(timeout, client.serve(Relay::new(transport))).await {
                 Ok(Ok(running)) => (running, group),
                 Ok(Err(e)) => return Err((format!("initialization failed: {e}"), group)),
                 Err(_) => {
@@ -561,7 +547,7 @@ async fn connect(
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
             let transport = StreamableHttpClientTransport::from_config(config);
-            match tokio::time::timeout(timeout, client.serve(transport)).await {
+            match tokio::time::timeout(timeout, client.serve(Relay::new(transport))).await {
                 Ok(Ok(running)) => (running, None),
                 Ok(Err(e)) => return Err((format!("initialization failed: {e}"), None)),
                 Err(_) => {

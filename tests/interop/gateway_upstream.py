@@ -6,8 +6,9 @@
 
 Its tools cover what the gateway must honour: a read-only tool and a destructive one (no
 annotations: destructive by the spec), a parameter to misspell, a call that never returns, its
-own process id (so a test can stop it), and two schemas as other servers publish them: one in
-draft-04 form, one that no validator can compile.
+own process id (so a test can stop it), progress sent in a burst right before the answer, and
+two schemas as other servers publish them: one in draft-04 form, one that no validator can
+compile.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import argparse
 import asyncio
 import os
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
@@ -51,6 +52,15 @@ async def wait_forever() -> str:
     """Waits for an hour before answering."""
     await asyncio.sleep(3600)
     return "late"
+
+
+@server.tool(annotations=READ_ONLY)
+async def burst_progress(count: int, ctx: Context) -> str:
+    """Reports progress `count` times with no pause, then answers at once: the answer follows
+    the last notification on the wire."""
+    for step in range(1, count + 1):
+        await ctx.report_progress(step, count)
+    return f"{count} steps"
 
 
 @server.tool(annotations=ToolAnnotations(destructiveHint=False))

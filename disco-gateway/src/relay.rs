@@ -1,0 +1,184 @@
+//! An upstream's progress, relayed to the call that asked for it in the order it was sent and
+//! before that call's answer.
+//!
+//! rmcp's service loop hands each incoming notification to a task of its own and each response
+//! straight to the waiting request, so a handler sees notifications in no fixed order, and the
+//! last progress of a call can arrive after the call has its answer and is gone. The order only
+//! exists where messages are read off the wire: [`Relay`] wraps the upstream's transport and
+//! routes a call's progress into that call's own queue as it is read, before the message after
+//! it (the answer, say) reaches rmcp. A call that has its answer drains its queue and finds
+//! every notification the upstream sent before the answer.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::future::Future;
+
+use disco_runtime::rmcp;
+use rmcp::model::{
+    ClientNotification, ClientRequest, GetExtensions, GetMeta, JsonRpcMessage,
+    ProgressNotificationParam, ProgressToken, RequestId, ServerNotification,
+};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::RoleClient;
+use tokio::sync::mpsc;
+
+/// Where one call's progress goes: put in the request's extensions by the call, taken out by
+/// [`Relay::send`] as the request leaves (extensions are never serialised).
+#[derive(Clone)]
+pub(crate) struct ProgressSink(pub(crate) mpsc::UnboundedSender<ProgressNotificationParam>);
+
+/// Asks for `request`'s progress to be relayed in order into the returned queue.
+pub(crate) fn route_progress(
+    request: &mut ClientRequest,
+) -> mpsc::UnboundedReceiver<ProgressNotificationParam> {
+    let (sink, queue) = mpsc::unbounded_channel();
+    request.extensions_mut().insert(ProgressSink(sink));
+    queue
+}
+
+struct Route {
+    id: RequestId,
+    sink: mpsc::UnboundedSender<ProgressNotificationParam>,
+}
+
+/// A transport that relays each call's progress into the call's own queue, in wire order.
+pub(crate) struct Relay<T> {
+    inner: T,
+    /// Calls in flight that asked for progress, by the progress token sent upstream.
+    routes: HashMap<ProgressToken, Route>,
+    /// The same calls by request id, to end their route with their answer.
+    tokens: HashMap<RequestId, ProgressToken>,
+}
+
+impl<T> Relay<T> {
+    pub(crate) fn new(inner: T) -> Self {
+        Relay {
+            inner,
+            routes: HashMap::new(),
+            tokens: HashMap::new(),
+        }
+    }
+
+    fn end(&mut self, id: &RequestId) {
+        if let Some(token) = self.tokens.remove(id) {
+            self.routes.remove(&token);
+        }
+    }
+
+    /// Notes where a request's progress goes, if its caller asked (see [`route_progress`]).
+    fn outgoing(&mut self, message: &mut TxJsonRpcMessage<RoleClient>) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                let Some(ProgressSink(sink)) =
+                    request.request.extensions_mut().remove::<ProgressSink>()
+                else {
+                    return;
+                };
+                let Some(token) = request.request.get_meta().get_progress_token() else {
+                    return;
+                };
+                // Calls dropped before their answer (cancelled, timed out) leave with the
+                // next call that asks for progress, so the table holds what is in flight.
+                self.routes.retain(|_, route| !route.sink.is_closed());
+                let routes = &self.routes;
+                self.tokens.retain(|_, token| routes.contains_key(token));
+                self.tokens.insert(request.id.clone(), token.clone());
+                self.routes.insert(
+                    token,
+                    Route {
+                        id: request.id.clone(),
+                        sink,
+                    },
+                );
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                {
+                    if let Some(id) = cancelled.params.request_id.clone() {
+                        self.end(&id);
+                    }
+                }
+            }
+            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
+        }
+    }
+
+    /// Takes a message read off the wire: a routed call's progress goes into its queue (and
+    /// `None` is returned), an answer ends its call's route; everything else passes on.
+    fn incoming(
+        &mut self,
+        message: RxJsonRpcMessage<RoleClient>,
+    ) -> Option<RxJsonRpcMessage<RoleClient>> {
+        match &message {
+            JsonRpcMessage::Notification(notification) => {
+                let ServerNotification::ProgressNotification(progress) = &notification.notification
+                else {
+                    return Some(message);
+                };
+                let Some(route) = self.routes.get(&progress.params.progress_token) else {
+                    // Not a call of ours that asked: rmcp's own handling (which ignores it).
+                    return Some(message);
+                };
+                if route.sink.send(progress.params.clone()).is_err() {
+                    // The call is gone; so is its route.
+                    let id = route.id.clone();
+                    self.end(&id);
+                }
+                return None;
+            }
+            JsonRpcMessage::Response(response) => {
+                let id = response.id.clone();
+                self.end(&id);
+            }
+            JsonRpcMessage::Error(error) => {
+                if let Some(id) = error.id.clone() {
+                    self.end(&id);
+                }
+            }
+            JsonRpcMessage::Request(_) => {}
+        }
+        Some(message)
+    }
+
+    #[cfg(test)]
+    fn routed(&self) -> usize {
+        debug_assert_eq!(self.routes.len(), self.tokens.len());
+        self.routes.len()
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Relay<T> {
+    type Error = T::Error;
+
+    fn name() -> Cow<'static, str> {
+        T::name()
+    }
+
+    fn send(
+        &mut self,
+        mut item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        // Before the request is on its way: its progress can only come after this.
+        self.outgoing(&mut item);
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            // Cancel-safe as the inner transport is: nothing is held across this await.
+            let message = self.inner.receive().await?;
+            if let Some(message) = self.incoming(message) {
+                return Some(message);
+            }
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests;

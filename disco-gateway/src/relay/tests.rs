@@ -1,0 +1,313 @@
+//! The relay's promise, on generated traffic: every progress notification an upstream sends
+//! for a call that asked is in that call's queue, in the order sent, by the time the message
+//! after it (the call's answer above all) leaves the transport; nothing else is taken.
+
+use std::collections::VecDeque;
+
+use serde_json::json;
+
+use super::*;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, NumberOrString};
+
+/// A transport that reads a script and keeps what is sent.
+struct Script {
+    incoming: VecDeque<RxJsonRpcMessage<RoleClient>>,
+}
+
+impl Transport<RoleClient> for Script {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let JsonRpcMessage::Request(request) = &item {
+            assert!(
+                request.request.extensions().get::<ProgressSink>().is_none(),
+                "the sink leaves the request before it is sent"
+            );
+        }
+        std::future::ready(Ok(()))
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        self.incoming.pop_front()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+fn message(value: serde_json::Value) -> RxJsonRpcMessage<RoleClient> {
+    serde_json::from_value(value).expect("a valid server message")
+}
+
+fn progress(token: &NumberOrString, step: u32) -> RxJsonRpcMessage<RoleClient> {
+    let token = serde_json::to_value(token).unwrap();
+    message(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": token, "progress": step, "message": format!("step {step}")},
+    }))
+}
+
+fn answer(id: &NumberOrString, as_error: bool) -> RxJsonRpcMessage<RoleClient> {
+    let id = serde_json::to_value(id).unwrap();
+    if as_error {
+        message(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "no"}}))
+    } else {
+        message(json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}))
+    }
+}
+
+fn log_line() -> RxJsonRpcMessage<RoleClient> {
+    message(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": "hello"},
+    }))
+}
+
+/// A small deterministic generator, so that a failure names its seed.
+struct Rng(u64);
+
+impl Rng {
+    /// SplitMix64.
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+struct Call {
+    id: NumberOrString,
+    token: NumberOrString,
+    steps: u32,
+    /// The caller asked for progress: its queue (`None` once the caller is gone).
+    queue: Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
+    asked: bool,
+    /// The caller goes away before the upstream says anything (a cancelled call).
+    leaves: bool,
+    answered_with_error: bool,
+}
+
+impl Call {
+    fn new(id: NumberOrString, token: NumberOrString) -> Call {
+        Call {
+            id,
+            token,
+            steps: 0,
+            queue: None,
+            asked: false,
+            leaves: false,
+            answered_with_error: false,
+        }
+    }
+}
+
+fn request(call: &mut Call) -> TxJsonRpcMessage<RoleClient> {
+    let mut request =
+        ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("tool")));
+    request
+        .get_meta_mut()
+        .set_progress_token(ProgressToken(call.token.clone()));
+    JsonRpcMessage::request(request, call.id.clone())
+}
+
+fn steps_in(queue: &mut mpsc::UnboundedReceiver<ProgressNotificationParam>) -> Vec<f64> {
+    let mut seen = Vec::new();
+    while let Ok(update) = queue.try_recv() {
+        seen.push(update.progress);
+    }
+    seen
+}
+
+/// What the upstream sends, in one generated order that keeps each call's own order: its
+/// progress steps, then its answer. Stray notifications (another token, a log line) in between.
+fn traffic(
+    rng: &mut Rng,
+    calls: &[Call],
+) -> VecDeque<(Option<usize>, RxJsonRpcMessage<RoleClient>)> {
+    let mut next_step: Vec<u32> = vec![1; calls.len()];
+    let mut answered = vec![false; calls.len()];
+    let mut out = VecDeque::new();
+    while answered.iter().any(|a| !a) {
+        if rng.below(6) == 0 {
+            let stray = if rng.below(2) == 0 {
+                progress(&NumberOrString::String("not-ours".into()), 1)
+            } else {
+                log_line()
+            };
+            out.push_back((None, stray));
+            continue;
+        }
+        let open: Vec<usize> = (0..calls.len()).filter(|&i| !answered[i]).collect();
+        let i = open[rng.below(open.len() as u64) as usize];
+        if next_step[i] <= calls[i].steps {
+            out.push_back((Some(i), progress(&calls[i].token, next_step[i])));
+            next_step[i] += 1;
+        } else {
+            out.push_back((Some(i), answer(&calls[i].id, calls[i].answered_with_error)));
+            answered[i] = true;
+        }
+    }
+    out
+}
+
+fn is_progress(message: &RxJsonRpcMessage<RoleClient>) -> bool {
+    matches!(
+        message,
+        JsonRpcMessage::Notification(n)
+            if matches!(n.notification, ServerNotification::ProgressNotification(_))
+    )
+}
+
+fn token_of(message: &RxJsonRpcMessage<RoleClient>) -> Option<&ProgressToken> {
+    match message {
+        JsonRpcMessage::Notification(n) => match &n.notification {
+            ServerNotification::ProgressNotification(p) => Some(&p.params.progress_token),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn answer_id(message: &RxJsonRpcMessage<RoleClient>) -> Option<&RequestId> {
+    match message {
+        JsonRpcMessage::Response(r) => Some(&r.id),
+        JsonRpcMessage::Error(e) => e.id.as_ref(),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_its_call_in_order_before_the_answer() {
+    for seed in 1..=500u64 {
+        let mut rng = Rng(seed);
+        let count = 1 + rng.below(5) as usize;
+        let mut calls: Vec<Call> = (0..count)
+            .map(|i| {
+                let id = if rng.below(2) == 0 {
+                    NumberOrString::Number(i as i64 + 1)
+                } else {
+                    NumberOrString::String(format!("req-{i}").into())
+                };
+                // rmcp's tokens are numbers; a string token must route the same way.
+                let token = if rng.below(3) == 0 {
+                    NumberOrString::String(format!("tok-{i}").into())
+                } else {
+                    NumberOrString::Number(100 + i as i64)
+                };
+                let mut call = Call::new(id, token);
+                call.steps = rng.below(9) as u32;
+                call.asked = rng.below(4) != 0;
+                call.leaves = call.asked && rng.below(5) == 0;
+                call.answered_with_error = rng.below(4) == 0;
+                call
+            })
+            .collect();
+        let script = traffic(&mut rng, &calls);
+        let mut relay = Relay::new(Script {
+            incoming: script.iter().map(|(_, m)| m.clone()).collect(),
+        });
+        for call in calls.iter_mut() {
+            let mut message = request(call);
+            if call.asked {
+                if let JsonRpcMessage::Request(r) = &mut message {
+                    call.queue = Some(route_progress(&mut r.request));
+                }
+            }
+            relay.send(message).await.unwrap();
+        }
+        for call in calls.iter_mut().filter(|c| c.leaves) {
+            call.queue = None;
+        }
+        let leavers: Vec<ProgressToken> = calls
+            .iter()
+            .filter(|c| c.leaves)
+            .map(|c| ProgressToken(c.token.clone()))
+            .collect();
+        // What must pass on: all but the progress of calls that asked for it. A gone caller's
+        // progress may pass on or not; it is left out of the comparison.
+        let expected: Vec<serde_json::Value> = script
+            .iter()
+            .filter(|(owner, m)| !(owner.is_some_and(|i| calls[i].asked) && is_progress(m)))
+            .map(|(_, m)| serde_json::to_value(m).unwrap())
+            .collect();
+        let mut passed = Vec::new();
+        let mut answers = 0;
+        while let Some(got) = relay.receive().await {
+            if let Some(id) = answer_id(&got) {
+                let i = calls.iter().position(|c| &c.id == id).unwrap();
+                answers += 1;
+                let all: Vec<f64> = (1..=calls[i].steps).map(f64::from).collect();
+                if let Some(queue) = calls[i].queue.as_mut() {
+                    assert_eq!(
+                        steps_in(queue),
+                        all,
+                        "seed {seed}: call {i} before its answer"
+                    );
+                }
+            }
+            if token_of(&got).is_some_and(|t| leavers.contains(t)) {
+                continue;
+            }
+            passed.push(serde_json::to_value(&got).unwrap());
+        }
+        assert_eq!(answers, calls.len(), "seed {seed}: every answer passes on");
+        assert_eq!(
+            passed, expected,
+            "seed {seed}: the rest passes on unchanged, in order"
+        );
+        assert_eq!(
+            relay.routed(),
+            0,
+            "seed {seed}: answered calls leave no route"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_call_leaves_no_route() {
+    let mut calls: Vec<Call> = (0..3)
+        .map(|i| {
+            Call::new(
+                NumberOrString::Number(i + 1),
+                NumberOrString::Number(50 + i),
+            )
+        })
+        .collect();
+    let mut relay = Relay::new(Script {
+        incoming: VecDeque::new(),
+    });
+    for call in calls.iter_mut() {
+        let mut message = request(call);
+        if let JsonRpcMessage::Request(r) = &mut message {
+            call.queue = Some(route_progress(&mut r.request));
+        }
+        relay.send(message).await.unwrap();
+    }
+    assert_eq!(relay.routed(), 3);
+    // The gateway tells the upstream it gave up on call 1: its route ends with that.
+    let cancelled: TxJsonRpcMessage<RoleClient> = serde_json::from_value(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 1, "reason": "gone"},
+    }))
+    .unwrap();
+    relay.send(cancelled).await.unwrap();
+    assert_eq!(relay.routed(), 2);
+    // Call 2's caller went away without a word: its route ends with the next call routed.
+    calls[1].queue = None;
+    let mut late = Call::new(NumberOrString::Number(9), NumberOrString::Number(90));
+    let mut message = request(&mut late);
+    if let JsonRpcMessage::Request(r) = &mut message {
+        late.queue = Some(route_progress(&mut r.request));
+    }
+    relay.send(message).await.unwrap();
+    assert_eq!(relay.routed(), 2, "calls 3 and 9 are left");
+}
