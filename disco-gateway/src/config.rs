@@ -99,6 +99,10 @@ pub struct DiscoConfig {
     pub startup_timeout: Duration,
     pub restart_initial: Duration,
     pub restart_max: Duration,
+    /// How often a running upstream is pinged; `None` when pings are off.
+    pub ping_interval: Option<Duration>,
+    /// How long a ping may take before it counts as missed.
+    pub ping_timeout: Duration,
     pub namespace: Namespace,
     /// Extra aliases and keywords by downstream tool name.
     pub aliases: BTreeMap<String, Vec<String>>,
@@ -116,6 +120,8 @@ impl Default for DiscoConfig {
             startup_timeout: Duration::from_secs(10),
             restart_initial: Duration::from_millis(500),
             restart_max: Duration::from_secs(30),
+            ping_interval: Some(Duration::from_secs(30)),
+            ping_timeout: Duration::from_secs(10),
             namespace: Namespace::Separator(".".into()),
             aliases: BTreeMap::new(),
             keywords: BTreeMap::new(),
@@ -408,6 +414,18 @@ fn parse_disco(
             "startupTimeoutMs" => c.startup_timeout = millis(v)?,
             "restartInitialMs" => c.restart_initial = millis(v)?,
             "restartMaxMs" => c.restart_max = millis(v)?,
+            "pingIntervalMs" => {
+                c.ping_interval = match v {
+                    Value::Bool(false) => None,
+                    _ => Some(millis(v).map_err(|_| {
+                        err(
+                            &key,
+                            "must be a positive number of milliseconds, or false to send no pings",
+                        )
+                    })?),
+                }
+            }
+            "pingTimeoutMs" => c.ping_timeout = millis(v)?,
             "namespace" => {
                 c.namespace =
                     match v.as_str() {
@@ -489,8 +507,8 @@ fn parse_disco(
                 return Err(err(
                     &key,
                     "unknown key (expected exposure, pinned, pageSize, callTimeoutMs, \
-                     startupTimeoutMs, restartInitialMs, restartMaxMs, namespace, aliases, \
-                     keywords, tokens)",
+                     startupTimeoutMs, restartInitialMs, restartMaxMs, pingIntervalMs, \
+                     pingTimeoutMs, namespace, aliases, keywords, tokens)",
                 ))
             }
         }
@@ -615,6 +633,7 @@ mod tests {
             },
             "disco": {"exposure": "search-first", "pinned": ["fs.read_file"], "pageSize": 50,
                       "callTimeoutMs": 5000, "namespace": "__",
+                      "pingIntervalMs": 2500, "pingTimeoutMs": 700,
                       "aliases": {"fs.read_text_file": ["read_file"]},
                       "keywords": {"fs.read_text_file": ["cat"]},
                       "tokens": [{"token": "${TOKEN}", "caller": "ops", "servers": ["fs"], "tools": ["search.find"]}]}}"#,
@@ -646,9 +665,50 @@ mod tests {
         assert_eq!(c.disco.namespace, Namespace::Separator("__".into()));
         assert_eq!(c.disco.aliases["fs.read_text_file"], ["read_file"]);
         assert_eq!(c.disco.tokens[0].token, "s3cret");
+        assert_eq!(c.disco.ping_interval, Some(Duration::from_millis(2500)));
+        assert_eq!(c.disco.ping_timeout, Duration::from_millis(700));
         // Secrets stay out of what may be logged.
         let shown = format!("{:?}", c.servers);
         assert!(!shown.contains("s3cret"), "{shown}");
+    }
+
+    /// Every duration key takes a positive whole number of milliseconds and refuses anything
+    /// else, naming itself; `pingIntervalMs` alone also takes `false` (no pings).
+    #[test]
+    fn durations_are_positive_milliseconds() {
+        let keys = [
+            "callTimeoutMs",
+            "startupTimeoutMs",
+            "restartInitialMs",
+            "restartMaxMs",
+            "pingIntervalMs",
+            "pingTimeoutMs",
+        ];
+        let bad = [
+            "0", "-1", "1.5", "\"10\"", "null", "[]", "{}", "true", "false",
+        ];
+        for key in keys {
+            let config = |value: &str| {
+                parse(&format!(
+                    r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "disco": {{"{key}": {value}}}}}"#
+                ))
+            };
+            assert!(config("1").is_ok(), "{key}: 1");
+            assert!(config("86400000").is_ok(), "{key}: a day");
+            for value in bad {
+                if key == "pingIntervalMs" && value == "false" {
+                    assert_eq!(config(value).unwrap().disco.ping_interval, None);
+                    continue;
+                }
+                match config(value) {
+                    Ok(_) => panic!("{key}: {value} was accepted"),
+                    Err(e) => {
+                        assert_eq!(e.key, format!("disco.{key}"), "{key}: {value}: {e}");
+                        assert!(e.to_string().contains("milliseconds"), "{e}");
+                    }
+                }
+            }
+        }
     }
 
     /// Each mistake is an error naming its key.

@@ -18,9 +18,10 @@ use disco_runtime::Context;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientCapabilities, ClientConfig, ClientRequest, ContentBlock, Implementation,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ResultType, ServerResult, Tool,
+    LoggingMessageNotificationParam, PingRequest, ProgressNotificationParam, ResultType,
+    ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
@@ -38,6 +39,10 @@ const STDERR_TAIL_LINES: usize = 20;
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
 /// How long a shutdown waits for an upstream to close before its process group is killed.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+/// This many pings in a row without an answer, and an upstream is taken for hung: its
+/// connection is closed and it is restarted like one that crashed. One miss may be a pause
+/// (a garbage collection, a swap); two are not.
+const MISSED_PINGS: u32 = 2;
 
 /// Where an upstream is in its life.
 #[derive(Clone, Debug)]
@@ -590,7 +595,29 @@ async fn watch(
     let cancel = running.cancellation_token();
     let waiting = running.waiting();
     tokio::pin!(waiting);
+    // A server that is running but no longer answers (deadlocked, stopped, its event loop
+    // blocked) never closes its connection: only an unanswered ping tells.
+    let mut pings = hub.disco.ping_interval.map(|every| {
+        let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        pings
+    });
+    let mut missed = 0u32;
+    let mut ping: Option<Ping> = None;
     loop {
+        let tick = async {
+            match pings.as_mut() {
+                Some(pings) => pings.tick().await,
+                None => std::future::pending().await,
+            }
+        };
+        let idle = ping.is_none();
+        let answer = async {
+            match ping.as_mut() {
+                Some(ping) => ping.await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             done = &mut waiting => {
                 return End::Closed(match done {
@@ -610,6 +637,37 @@ async fn watch(
                     Err(_) => tracing::warn!(server = %upstream.config.name, "relisting tools timed out"),
                 }
             }
+            _ = tick, if idle => {
+                let peer = peer.clone();
+                let timeout = hub.disco.ping_timeout;
+                ping = Some(Box::pin(async move {
+                    let ping = ClientRequest::PingRequest(PingRequest::default());
+                    tokio::time::timeout(timeout, peer.send_request(ping)).await
+                }));
+            }
+            answer = answer => {
+                ping = None;
+                match answer {
+                    // An error answer is an answer: the server is there.
+                    Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_))) => missed = 0,
+                    Ok(Err(e)) => {
+                        tracing::warn!(server = %upstream.config.name, error = %e, "ping failed");
+                        missed += 1;
+                    }
+                    Err(_) => {
+                        tracing::warn!(server = %upstream.config.name, "ping unanswered");
+                        missed += 1;
+                    }
+                }
+                if missed >= MISSED_PINGS {
+                    cancel.cancel();
+                    let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut waiting).await;
+                    return End::Closed(format!(
+                        "it stopped answering: {missed} pings in a row unanswered within {} ms",
+                        hub.disco.ping_timeout.as_millis()
+                    ));
+                }
+            }
             _ = hub.shutdown.cancelled() => {
                 cancel.cancel();
                 let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut waiting).await;
@@ -618,6 +676,15 @@ async fn watch(
         }
     }
 }
+
+/// A ping on its way: the server's answer, or the timeout.
+type Ping = std::pin::Pin<
+    Box<
+        dyn std::future::Future<
+                Output = Result<Result<ServerResult, ServiceError>, tokio::time::error::Elapsed>,
+            > + Send,
+    >,
+>;
 
 /// Ends what is left of a child's process group (rmcp ends and reaps the child itself).
 fn kill_group(group: Group) {

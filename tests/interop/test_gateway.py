@@ -200,7 +200,15 @@ async def list_all(client: Client) -> tuple[list[types.Tool], int]:
 
 
 async def names(client: Client) -> set[str]:
-    return {t.name for t in (await list_all(client))[0]}
+    """The names listed now. A catalog that changes between two pages (an upstream leaving or
+    joining) ends the old cursor, as the spec allows: the listing then starts over."""
+    for _ in range(20):
+        try:
+            return {t.name for t in (await list_all(client))[0]}
+        except MCPError as e:
+            if "Invalid cursor" not in e.error.message:
+                raise
+    raise AssertionError("the catalog changed under every one of 20 listings")
 
 
 def corrections(result: types.CallToolResult) -> dict[str, Any]:
@@ -245,7 +253,10 @@ def test_the_merged_catalog(world, transport, mode, request):
             assert texts(r) == ["gateway notes\n"], texts(r)
             r = await client.call_tool("memory.read_graph", {})
             assert r.is_error is not True, texts(r)
-            # The upstream's progress notifications reach the caller that asked for them.
+            # The upstream's progress notifications reach the caller that asked for them. The
+            # SDK runs each progress callback in a task of its own, so the callbacks' order is
+            # not the wire order, and the last may run after `call_tool` returns: the order on
+            # the wire is held by test_progress_in_wire_order.
             progress: list[float] = []
 
             async def on_progress(value: float, total: float | None, message: str | None) -> None:
@@ -254,23 +265,151 @@ def test_the_merged_catalog(world, transport, mode, request):
             r = await client.call_tool("everything.trigger-long-running-operation",
                                        {"duration": 0.3, "steps": 3}, progress_callback=on_progress)
             assert r.is_error is not True, texts(r)
-            assert progress == [1.0, 2.0, 3.0], progress
-            # Every notification an upstream sends before its answer reaches the caller, in
-            # order, before the answer: also when they come in a burst with the answer right
-            # behind the last one, from a stdio upstream and an HTTP one.
-            for server in ("py", "pyhttp"):
-                for count in (1, 7, 40):
-                    progress.clear()
-                    r = await client.call_tool(f"{server}.burst_progress", {"count": count},
-                                               progress_callback=on_progress)
-                    assert texts(r) == [f"{count} steps"], texts(r)
-                    assert progress == [float(n) for n in range(1, count + 1)], (server, progress)
+            with anyio.fail_after(10):
+                while len(progress) < 3:
+                    await anyio.sleep(0.02)
+            assert sorted(progress) == [1.0, 2.0, 3.0], progress
             for server in ("py", "pyhttp"):
                 r = await client.call_tool(f"{server}.lookup_weather", {"city": "Oslo"})
                 assert texts(r) == ["weather in Oslo: sunny, 21 C"], texts(r)
                 assert r.structured_content == {"result": "weather in Oslo: sunny, 21 C"}
                 assert corrections(r) == {}
     run(body, limit=180)
+
+
+def wire_exchange_stdio(config: Path, requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Sends each request to a gateway over stdio (after the handshake) and returns, for each,
+    every message that came off the wire up to and including its answer, in wire order. The
+    SDK's client does not keep that order for progress: it runs a task for each."""
+    proc = subprocess.Popen([gateway_binary(), "--config", str(config)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "RUST_LOG": "warn"})
+    lines: list[str] = []
+    arrived = threading.Condition()
+
+    def read() -> None:
+        for line in proc.stdout:
+            with arrived:
+                lines.append(line)
+                arrived.notify_all()
+
+    threading.Thread(target=read, daemon=True).start()
+
+    def send(message: dict[str, Any]) -> None:
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+
+    def until_answer(ident: int) -> list[dict[str, Any]]:
+        seen: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 90
+        with arrived:
+            while True:
+                while not lines:
+                    if not arrived.wait(timeout=max(0.0, deadline - time.monotonic())):
+                        raise TimeoutError(f"no answer to request {ident}: {seen}")
+                message = json.loads(lines.pop(0))
+                seen.append(message)
+                if message.get("id") == ident and "method" not in message:
+                    return seen
+
+    try:
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "wire", "version": "1"}}})
+        until_answer(0)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        out = []
+        for i, request in enumerate(requests, start=1):
+            send({"jsonrpc": "2.0", "id": i, **request})
+            out.append(until_answer(i))
+        return out
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def wire_exchange_http(url: str, requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The same over Streamable HTTP: each POST's SSE events, in the order they came."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    target = urlsplit(url)
+    version = "2025-06-18"
+    headers = {"Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}
+
+    def post(message: dict[str, Any]) -> list[dict[str, Any]]:
+        conn = http.client.HTTPConnection(target.hostname, target.port, timeout=90)
+        try:
+            conn.request("POST", target.path, body=json.dumps(message), headers=headers)
+            r = conn.getresponse()
+            assert r.status in (200, 202), (r.status, r.read())
+            if r.getheader("mcp-session-id"):
+                headers["Mcp-Session-Id"] = r.getheader("mcp-session-id")
+            if r.status == 202:
+                return []
+            if (r.getheader("content-type") or "").startswith("application/json"):
+                return [json.loads(r.read())]
+            seen, data = [], []
+            for raw in iter(r.readline, b""):
+                line = raw.decode().rstrip("\r\n")
+                if line.startswith("data:"):
+                    data.append(line[5:].strip())
+                elif not line and data:
+                    payload, data = "\n".join(data), []
+                    if payload:
+                        seen.append(json.loads(payload))
+            return seen
+        finally:
+            conn.close()
+
+    post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+          "params": {"protocolVersion": version, "capabilities": {},
+                     "clientInfo": {"name": "wire", "version": "1"}}})
+    headers["MCP-Protocol-Version"] = version
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return [post({"jsonrpc": "2.0", "id": i, **request})
+            for i, request in enumerate(requests, start=1)]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_progress_in_wire_order(world, transport):
+    """Every progress notification an upstream sends before its answer reaches the caller, in
+    the order sent, before the answer, and none after it: also when they come in a burst with
+    the answer right behind the last one, from a stdio upstream and an HTTP one, for several
+    calls in a row."""
+    config = write_config(world["dir"], f"wire-{transport}",
+                          {"py": world["servers"]["py"], "pyhttp": world["servers"]["pyhttp"]},
+                          DISCO)
+    counts = (1, 7, 40, 3)
+    calls = [(server, count) for server in ("py", "pyhttp") for count in counts]
+    requests = [{"method": "tools/call",
+                 "params": {"name": f"{server}.burst_progress", "arguments": {"count": count},
+                            "_meta": {"progressToken": f"t-{server}-{count}"}}}
+                for server, count in calls]
+    gateway = Gateway(config) if transport == "http" else None
+    try:
+        exchanges = (wire_exchange_stdio(config, requests) if gateway is None
+                     else wire_exchange_http(gateway.url, requests))
+    finally:
+        if gateway:
+            gateway.stop()
+    for (server, count), seen in zip(calls, exchanges):
+        answer = seen[-1]
+        assert answer.get("result", {}).get("content", [{}])[0].get("text") == f"{count} steps", answer
+        progress = [m["params"] for m in seen[:-1] if m.get("method") == "notifications/progress"]
+        assert all(p["progressToken"] == f"t-{server}-{count}" for p in progress), progress
+        assert [p["progress"] for p in progress] == list(range(1, count + 1)), (server, progress)
+        assert all(p.get("total") == count for p in progress), progress
+    # Nothing of an answered call comes later: the next call's messages carry its own token.
+    for (server, count), seen in zip(calls[1:], exchanges[1:]):
+        stray = [m for m in seen if m.get("method") == "notifications/progress"
+                 and m["params"]["progressToken"] != f"t-{server}-{count}"]
+        assert not stray, stray
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -430,6 +569,66 @@ def test_an_upstream_killed_mid_session_leaves_and_returns(world, transport):
             if gateway:
                 gateway.stop()
     run(body, limit=240)
+
+
+@pytest.mark.parametrize("upstream", ("stdio", "http"))
+def test_an_upstream_that_stops_answering_is_restarted(world, upstream):
+    """A server that is running but answers nothing (stopped with SIGSTOP: its connection stays
+    open) misses its pings: its tools leave, a call to one gets an error naming the server, the
+    others go on. A stdio child is then killed and started anew; an HTTP server is reconnected
+    to once it answers again."""
+    http_upstream = HttpUpstream() if upstream == "http" else None
+    server = {"command": PYTHON, "args": [str(UPSTREAM)]} if http_upstream is None \
+        else {"url": http_upstream.url}
+    config = write_config(world["dir"], f"hung-{upstream}",
+                          {"py": server, "everything": world["servers"]["everything"]},
+                          {**DISCO, "pingIntervalMs": 300, "pingTimeoutMs": 300})
+
+    async def body():
+        changes = [0]
+
+        async def on_message(message) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                changes[0] += 1
+
+        async with connect("stdio", config=config, message_handler=on_message) as client:
+            assert "py.server_pid" in await names(client)
+            pid = int(texts(await client.call_tool("py.server_pid", {}))[0])
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                with anyio.fail_after(30):
+                    while "py.server_pid" in await names(client):
+                        await anyio.sleep(0.1)
+                assert changes[0] >= 1
+                r = await client.call_tool("py.lookup_weather", {"city": "Oslo"})
+                assert r.is_error is True and "Server `py`" in "\n".join(texts(r)), texts(r)
+                r = await client.call_tool("everything.echo", {"message": "unaffected"})
+                assert "unaffected" in "\n".join(texts(r))
+            finally:
+                if http_upstream is not None:
+                    os.kill(pid, signal.SIGCONT)
+            with anyio.fail_after(90):
+                while "py.server_pid" not in await names(client):
+                    await anyio.sleep(0.2)
+            new_pid = int(texts(await client.call_tool("py.server_pid", {}))[0])
+            if http_upstream is None:
+                # A new child; the stopped one was killed and reaped.
+                assert new_pid != pid
+                with anyio.fail_after(10):
+                    while True:
+                        try:
+                            os.kill(pid, 0)
+                        except ProcessLookupError:
+                            break
+                        await anyio.sleep(0.1)
+            else:
+                assert new_pid == pid
+
+    try:
+        run(body, limit=240)
+    finally:
+        if http_upstream is not None:
+            http_upstream.stop()
 
 
 def test_an_upstream_that_never_answers_does_not_hold_the_others(world):
