@@ -199,6 +199,21 @@ impl ServerHandler for MyServer {
 
     // ---- disco's tools: every tools hook forwards to `Tools`
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.tools.initialize(self, request, &context)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        Ok(self.tools.discover(self, &context))
+    }
+
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,

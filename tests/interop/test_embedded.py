@@ -17,7 +17,7 @@ import pytest
 
 from conftest import built_binary
 from test_discovery import Servers, connect
-from test_python_sdk import list_all, run, texts
+from test_python_sdk import GROUPS_KEY, instruction_groups, list_all, run, texts
 
 CELLS = [(m, t) for t in ("stdio", "http") for m in ("legacy", "auto")]
 PLUGINS = itertools.count()
@@ -139,4 +139,25 @@ def test_each_http_session_keeps_its_own_log_level(servers):
                 while len(heard["debug"]) < 3:
                     await anyio.sleep(0.05)
             assert heard["debug"] == ["job started", "job details", "job done"], heard
+    run(body)
+
+
+@pytest.mark.parametrize("mode,transport", CELLS)
+def test_instructions_come_from_the_forwarded_initialize(servers, mode, transport):
+    """The embedding server forwards `initialize` and `server/discover` to `Tools`: its
+    instructions (it sets none of its own) name the groups of the tools this caller sees, with
+    their counts as tools/list gives them, and say how to search, within 4 KiB."""
+    async def body():
+        async with connect(servers, mode, transport) as client:
+            text = client.instructions
+            assert text, "no instructions"
+            assert len(text.encode()) <= 4096
+            assert "tool_search" in text, text
+            told = instruction_groups(text)
+            assert told, text
+            listed: dict[str, int] = {}
+            for tool in (await list_all(client))[0]:
+                for group in (tool.meta or {}).get(GROUPS_KEY) or []:
+                    listed[group] = listed.get(group, 0) + 1
+            assert told == listed, (told, listed)
     run(body)

@@ -55,26 +55,14 @@ impl ServerHandler for McpHandler {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        context.peer.set_peer_info(request.clone());
-        let mut info = self.negotiate_initialize(&request)?;
-        if info.instructions.is_none() {
-            info.instructions = self.tools.instructions(&context);
-        }
-        Ok(info)
+        self.tools.initialize(self, request, &context)
     }
 
     async fn discover(
         &self,
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
-        let mut info = self.get_info();
-        if info.instructions.is_none() {
-            info.instructions = self.tools.instructions(&context);
-        }
-        Ok(DiscoverResult::from_server_info(
-            self.supported_protocol_versions().into_owned(),
-            info,
-        ))
+        Ok(self.tools.discover(self, &context))
     }
 
     async fn list_tools(

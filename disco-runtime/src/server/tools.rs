@@ -9,12 +9,13 @@ use std::sync::{Arc, OnceLock};
 
 use base64::Engine as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    SubscriptionFilter, Tool, ToolsCapability,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, DiscoverResult,
+    ErrorCode, InitializeRequestParams, InitializeResult, ListToolsResult, LoggingLevel,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, SubscriptionFilter, Tool,
+    ToolsCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
-use rmcp::{ErrorData, RoleServer};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::{caller_of, ServerHandle, Shared};
@@ -35,7 +36,8 @@ use crate::util::json_kind;
 /// session, share it by reference (or in an `Arc`) rather than clone it: a clone starts at the
 /// default level.
 ///
-/// Forward every hook below that your handler has: `list_tools`, `call_tool`, `get_tool`,
+/// Forward every hook below that your handler has: `initialize` and `discover` (the
+/// per-caller instructions, [`Tools::initialize`]), `list_tools`, `call_tool`, `get_tool`,
 /// `on_initialized` (without it, [`ServerHandle::reload`] notifies nobody), `listen` and
 /// `accepted_subscription_filter` (2026-07-28 clients), `set_level`, and the `tools/call`
 /// branch of `on_custom_request` ([`Tools::custom_request`]); merge
@@ -59,6 +61,19 @@ use crate::util::json_kind;
 ///         let mut caps = ServerCapabilities::builder().enable_prompts().build();
 ///         self.tools.capabilities(&mut caps);
 ///         ServerInfo::new(caps)
+///     }
+///     async fn initialize(
+///         &self,
+///         request: InitializeRequestParams,
+///         context: RequestContext<RoleServer>,
+///     ) -> Result<InitializeResult, ErrorData> {
+///         self.tools.initialize(self, request, &context)
+///     }
+///     async fn discover(
+///         &self,
+///         context: RequestContext<RoleServer>,
+///     ) -> Result<DiscoverResult, ErrorData> {
+///         Ok(self.tools.discover(self, &context))
 ///     }
 ///     async fn list_tools(
 ///         &self,
@@ -150,6 +165,37 @@ impl Tools {
         }
         let caller = caller_of(&context.extensions);
         self.shared.catalog().for_caller(&caller).instructions()
+    }
+
+    /// `initialize` as rmcp answers it for `handler` (the peer's info kept, the protocol
+    /// version negotiated, `handler.get_info()`), with [`Tools::instructions`] for the caller
+    /// when `get_info` gives none.
+    pub fn initialize<H: ServerHandler>(
+        &self,
+        handler: &H,
+        request: InitializeRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut info = handler.negotiate_initialize(&request)?;
+        if info.instructions.is_none() {
+            info.instructions = self.instructions(context);
+        }
+        Ok(info)
+    }
+
+    /// `server/discover` (2026-07-28) as rmcp answers it for `handler`, with
+    /// [`Tools::instructions`] for the caller when `get_info` gives none.
+    pub fn discover<H: ServerHandler>(
+        &self,
+        handler: &H,
+        context: &RequestContext<RoleServer>,
+    ) -> DiscoverResult {
+        let mut info = handler.get_info();
+        if info.instructions.is_none() {
+            info.instructions = self.instructions(context);
+        }
+        DiscoverResult::from_server_info(handler.supported_protocol_versions().into_owned(), info)
     }
 
     /// tools/list for the request's caller, in pages of the server's page size.
