@@ -139,7 +139,7 @@ impl Catalog {
 
     /// `_meta` hints that Claude's client-side tool search reads: pinned tools are always
     /// loaded; keywords become the search hint. And the tool's group, under
-    /// [`super::GROUPS_META_KEY`].
+    /// [`super::GROUPS_META_KEY`], before the groups the tool declared there itself.
     fn add_list_hints(&mut self) {
         let pinned: &[String] = match &self.config.search.exposure {
             Exposure::SearchFirst { pinned } => pinned,
@@ -166,10 +166,17 @@ impl Catalog {
                 );
             }
             if let Some(group) = &t.group {
-                meta.insert(
-                    super::GROUPS_META_KEY.into(),
-                    Value::Array(vec![Value::String(group.clone())]),
-                );
+                // disco's group first; the groups the tool declared itself (a gateway's
+                // upstream, a JSON catalog) follow, as declared, each once.
+                let mut groups = vec![Value::String(group.clone())];
+                if let Some(Value::Array(declared)) = meta.get(super::GROUPS_META_KEY) {
+                    for g in declared {
+                        if !groups.contains(g) {
+                            groups.push(g.clone());
+                        }
+                    }
+                }
+                meta.insert(super::GROUPS_META_KEY.into(), Value::Array(groups));
             }
         }
     }

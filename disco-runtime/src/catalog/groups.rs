@@ -622,6 +622,88 @@ mod tests {
         }
     }
 
+    /// A provider that sets each tool's group itself, as the gateway does (the upstream's
+    /// name), whatever the tool's `_meta` declares.
+    struct Grouped(Vec<crate::catalog::DynamicTool>);
+
+    impl crate::catalog::ToolProvider for Grouped {
+        fn tools(&self) -> Vec<crate::catalog::DynamicTool> {
+            self.0.clone()
+        }
+        fn call(
+            &self,
+            _: &str,
+            _: serde_json::Map<String, Value>,
+            _: crate::tool::Context,
+        ) -> crate::tool::BoxFuture {
+            Box::pin(async { rmcp::model::CallToolResult::success(Vec::new()) })
+        }
+    }
+
+    /// tools/list's groups are the tool's group first, then every group the tool declared
+    /// itself, in its order, each once; with no declared list, the group alone. Generated:
+    /// declared lists of up to four from a small alphabet that holds the group itself, a
+    /// repeat, a name no rule allows and a non-string.
+    #[test]
+    fn declared_groups_follow_the_tools_own() {
+        let alphabet = [
+            json!("fs"),
+            json!("files"),
+            json!("admin"),
+            json!(" bad "),
+            json!(7),
+        ];
+        let mut lists: Vec<Option<Vec<Value>>> = vec![None];
+        for n in 0..=4u32 {
+            for code in 0..alphabet.len().pow(n) {
+                let mut c = code;
+                let list = (0..n)
+                    .map(|_| {
+                        let v = alphabet[c % alphabet.len()].clone();
+                        c /= alphabet.len();
+                        v
+                    })
+                    .collect();
+                lists.push(Some(list));
+            }
+        }
+        let tools: Vec<crate::catalog::DynamicTool> = lists
+            .iter()
+            .enumerate()
+            .map(|(i, declared)| {
+                let mut raw = json!({"name": format!("t{i}"), "description": "D.",
+                                     "inputSchema": {"type": "object"}});
+                if let Some(list) = declared {
+                    raw["_meta"] = json!({ GROUPS_META_KEY: list });
+                }
+                let mut def =
+                    crate::catalog::DynamicTool::new(serde_json::from_value(raw).unwrap());
+                def.group = Some("fs".into());
+                def
+            })
+            .collect();
+        let c = Catalog::builder()
+            .provider(Grouped(tools))
+            .from_specs([])
+            .unwrap();
+        let (listed, total) = c.list_page(&Caller::anonymous(), 0, usize::MAX);
+        assert_eq!(total, lists.len());
+        for (i, declared) in lists.iter().enumerate() {
+            let tool = listed.iter().find(|t| t.name == format!("t{i}")).unwrap();
+            let got = tool.meta.as_ref().unwrap()[GROUPS_META_KEY]
+                .as_array()
+                .unwrap()
+                .clone();
+            let mut want = vec![json!("fs")];
+            for g in declared.iter().flatten() {
+                if !want.contains(g) {
+                    want.push(g.clone());
+                }
+            }
+            assert_eq!(got, want, "declared {declared:?}");
+        }
+    }
+
     /// A catalog with no tool the caller may use has nothing to say.
     #[test]
     fn no_tools_no_instructions() {
