@@ -831,23 +831,53 @@ async fn over_http_each_caller_is_told_its_own_groups() {
     }
 }
 
-/// Instructions the author gives are sent as given, to every caller.
+/// Instructions the author gives are sent as given, to every caller, on every policy, by
+/// `initialize` and by `server/discover`; an empty text sends none at all.
 #[tokio::test]
 async fn the_authors_instructions_replace_the_written_ones() {
-    let server = http_server_with(Policy::AllowList, false).instructions("Ask for a room first.");
-    let (addr, _stop) = start(server).await;
-    for caller in callers() {
-        let auth = format!("Bearer {}", token_of(&caller));
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"}}});
-        let r = post(
-            addr,
-            &[("Authorization", auth.as_str())],
-            init.to_string().as_bytes(),
-        )
-        .await;
-        assert_eq!(r.json()["result"]["instructions"], "Ask for a room first.");
+    for policy in POLICIES {
+        for (given, sent) in [
+            ("Ask for a room first.", json!("Ask for a room first.")),
+            ("", Value::Null),
+        ] {
+            let (session_addr, _stop) =
+                start(http_server_with(policy, false).instructions(given)).await;
+            let (stateless_addr, _stop2) =
+                start(http_server_with(policy, true).instructions(given)).await;
+            for caller in callers() {
+                let auth = format!("Bearer {}", token_of(&caller));
+                let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}});
+                let r = post(
+                    session_addr,
+                    &[("Authorization", auth.as_str())],
+                    init.to_string().as_bytes(),
+                )
+                .await;
+                assert_eq!(r.status, 200, "{}", r.text());
+                let result = r.json()["result"].clone();
+                assert_eq!(
+                    result["instructions"], sent,
+                    "{policy:?} {caller:?} {given:?}"
+                );
+                let r = post_modern(
+                    stateless_addr,
+                    &[
+                        ("Authorization", auth.as_str()),
+                        ("Mcp-Method", "server/discover"),
+                    ],
+                    &modern_request(2, "server/discover", json!({})),
+                )
+                .await;
+                assert_eq!(r.status, 200, "{}", r.text());
+                let result = r.json()["result"].clone();
+                assert_eq!(
+                    result["instructions"], sent,
+                    "{policy:?} {caller:?} {given:?} discover"
+                );
+            }
+        }
     }
 }
 

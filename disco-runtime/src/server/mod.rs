@@ -144,7 +144,9 @@ impl Server {
         self.title = Some(title.into());
         self
     }
-    /// Instructions sent to clients at initialization: how the tools fit together.
+    /// Instructions sent to clients at initialization: how the tools fit together. Without
+    /// them, disco writes its own for each caller (the groups of the tools it may use, and how
+    /// to search them; see [`Tools::instructions`]); an empty text sends none at all.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
         self
@@ -244,7 +246,9 @@ impl Server {
             .enable_logging()
             .build();
         let mut info = InitializeResult::new(capabilities).with_server_info(implementation);
-        if let Some(text) = self.instructions {
+        // `Some("")`: the author wants no instructions, neither theirs nor disco's.
+        let generate_instructions = self.instructions.is_none();
+        if let Some(text) = self.instructions.filter(|t| !t.is_empty()) {
             info = info.with_instructions(text);
         }
         tracing::info!(
@@ -257,6 +261,7 @@ impl Server {
             info,
             page_size: self.page_size,
             unknown_tool_as_result: self.unknown_tool_as_result,
+            generate_instructions,
             peers: Mutex::new(Vec::new()),
             subscriptions: Mutex::new(Vec::new()),
             next_subscription: std::sync::atomic::AtomicU64::new(0),

@@ -20,6 +20,8 @@ pub(crate) struct Shared {
     pub info: InitializeResult,
     pub page_size: usize,
     pub unknown_tool_as_result: bool,
+    /// Whether disco writes per-caller instructions (the author gave none, not even empty).
+    pub generate_instructions: bool,
     /// Connected sessions, told when their caller's tool list changes, with the caller that
     /// initialized them.
     pub(super) peers: Mutex<Vec<(Peer<RoleServer>, Caller)>>,

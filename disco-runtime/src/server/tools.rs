@@ -156,11 +156,11 @@ impl Tools {
     /// groups of the tools this caller may use, with their counts and a few words each, and
     /// how to use `tool_search` when search is on; at most 4 KiB (see
     /// [`View::instructions`](crate::catalog::View::instructions)). `None` when the author gave
-    /// instructions or the caller may use no tool. Clients that defer tools (Codex from 100
+    /// instructions (an empty text, for none at all, included) or the caller may use no tool. Clients that defer tools (Codex from 100
     /// tools on) show them as the description of the deferred tools. An embedding server
     /// answers them in its own `initialize`.
     pub fn instructions(&self, context: &RequestContext<RoleServer>) -> Option<String> {
-        if self.shared.info.instructions.is_some() {
+        if !self.shared.generate_instructions {
             return None;
         }
         let caller = caller_of(&context.extensions);
