@@ -182,13 +182,20 @@ impl Catalog {
     }
 }
 
-/// What the search index knows of a tool.
+/// What the search index knows of a tool. Its group is one of its keywords: `tool_search`'s
+/// description and the instructions name the groups, so a model searches by them.
 fn search_doc(tool: &CatalogTool) -> crate::search::SearchDoc {
+    let mut keywords = tool.keywords.clone();
+    if let Some(group) = &tool.group {
+        if !keywords.iter().any(|k| k.eq_ignore_ascii_case(group)) {
+            keywords.push(group.clone());
+        }
+    }
     crate::search::SearchDoc {
         name: tool.name.clone(),
         title: tool.title.clone(),
         description: tool.description.clone(),
-        keywords: tool.keywords.clone(),
+        keywords,
         aliases: tool.aliases.clone(),
         params: tool
             .params

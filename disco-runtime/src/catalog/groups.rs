@@ -704,6 +704,59 @@ mod tests {
         }
     }
 
+    /// A group's name finds its tools: for each of several catalogs of three groups whose
+    /// tools never say their group's name, a search for the name ranks that group's tools
+    /// first, with and without the group being the provider's.
+    #[test]
+    fn a_search_for_a_group_finds_its_tools() {
+        let shapes = [
+            (
+                "calendar",
+                ["create_event", "cancel_event", "list_invitees"],
+            ),
+            ("mail", ["send_message", "archive_thread", "read_inbox"]),
+            (
+                "billing",
+                ["charge_card", "refund_payment", "issue_invoice"],
+            ),
+            ("notes", ["write_page", "tag_page", "delete_page"]),
+            (
+                "Pull-Requests",
+                ["open_review", "merge_branch", "close_review"],
+            ),
+        ];
+        for rotation in 0..shapes.len() {
+            let chosen: Vec<_> = (0..3)
+                .map(|i| shapes[(rotation + i) % shapes.len()])
+                .collect();
+            let mut tools = Vec::new();
+            for (group, names) in &chosen {
+                for name in names {
+                    let words = name.replace('_', " ");
+                    tools.push((
+                        name.to_string(),
+                        Some(group.to_string()),
+                        format!("Does this: {words}."),
+                        Vec::new(),
+                    ));
+                }
+            }
+            let c = catalog(&tools, true);
+            for (group, names) in &chosen {
+                let found: Vec<String> = c
+                    .search(&group.to_lowercase(), 3, &Caller::anonymous())
+                    .into_iter()
+                    .map(|(tool, _)| tool.name.clone())
+                    .collect();
+                let mut want: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+                let mut got = found.clone();
+                want.sort();
+                got.sort();
+                assert_eq!(got, want, "{group}: {found:?}");
+            }
+        }
+    }
+
     /// A catalog with no tool the caller may use has nothing to say.
     #[test]
     fn no_tools_no_instructions() {
