@@ -36,6 +36,7 @@ const WORD_MAX_BYTES: usize = 24;
 
 /// One group as a caller sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GroupSummary {
     /// The group's name.
     pub name: String,

@@ -45,7 +45,9 @@ pub struct ParamInfo {
     pub default: Option<Value>,
 }
 
-/// One tool of the catalog, with everything computed once at build time.
+/// One tool of the catalog, with everything computed once at build time. Made by the
+/// catalog only; more fields may come.
+#[non_exhaustive]
 pub struct CatalogTool {
     /// The published name, which calls resolve to.
     pub name: String,

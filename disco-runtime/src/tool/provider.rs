@@ -9,8 +9,10 @@ use serde_json::{Map, Value};
 
 use super::{BoxFuture, Caller, Context};
 
-/// One tool a provider offers.
+/// One tool a provider offers. Made with [`DynamicTool::new`], then its fields set: more
+/// fields may come, each with a default.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct DynamicTool {
     /// The tools/list entry: name, title, description, schemas, annotations.
     pub tool: Tool,
