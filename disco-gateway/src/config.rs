@@ -513,6 +513,16 @@ fn parse_disco(
             }
         }
     }
+    if c.restart_initial > c.restart_max {
+        return Err(err(
+            "disco.restartInitialMs",
+            format!(
+                "must not be above restartMaxMs ({} ms): the first wait before a restart is \
+                 the shortest",
+                c.restart_max.as_millis()
+            ),
+        ));
+    }
     Ok(c)
 }
 
@@ -688,9 +698,16 @@ mod tests {
             "0", "-1", "1.5", "\"10\"", "null", "[]", "{}", "true", "false",
         ];
         for key in keys {
+            // The restart bounds are checked against each other too: the other one is set
+            // out of the way.
+            let other = match key {
+                "restartInitialMs" => r#", "restartMaxMs": 86400000"#,
+                "restartMaxMs" => r#", "restartInitialMs": 1"#,
+                _ => "",
+            };
             let config = |value: &str| {
                 parse(&format!(
-                    r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "disco": {{"{key}": {value}}}}}"#
+                    r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "disco": {{"{key}": {value}{other}}}}}"#
                 ))
             };
             assert!(config("1").is_ok(), "{key}: 1");
@@ -766,6 +783,14 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"callTimeoutMs": 0}}"#,
                 "disco.callTimeoutMs",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"restartInitialMs": 5000, "restartMaxMs": 4000}}"#,
+                "disco.restartInitialMs",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"restartInitialMs": 40000}}"#,
+                "disco.restartInitialMs",
             ),
             (
                 r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": "${NOPE}", "caller": "c"}]}}"#,

@@ -403,7 +403,7 @@ enum End {
 async fn supervise(hub: Arc<Hub>, index: usize) {
     let upstream = hub.upstreams[index].clone();
     let name = upstream.config.name.clone();
-    let mut backoff = hub.disco.restart_initial;
+    let mut backoff = Backoff::new(hub.disco.restart_initial, hub.disco.restart_max);
     let mut first = true;
     loop {
         if hub.shutdown.is_cancelled() {
@@ -439,13 +439,11 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                 match end {
                     End::Shutdown => break,
                     End::Closed(why) => {
-                        if started.elapsed() >= HEALTHY_RUN {
-                            backoff = hub.disco.restart_initial;
-                        }
+                        let wait = backoff.after_run(started.elapsed());
                         tracing::error!(
                             server = %name,
                             reason = %why,
-                            restart_in_ms = backoff.as_millis() as u64,
+                            restart_in_ms = wait.as_millis() as u64,
                             stderr_tail = %upstream.stderr_tail(),
                             "upstream stopped; its tools leave the catalog until it is back"
                         );
@@ -459,20 +457,63 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                     hub.settle_one();
                     first = false;
                 }
+                let wait = backoff.after_failed_start();
                 tracing::error!(
                     server = %name,
                     reason = %why,
-                    restart_in_ms = backoff.as_millis() as u64,
+                    restart_in_ms = wait.as_millis() as u64,
                     stderr_tail = %upstream.stderr_tail(),
                     "upstream failed to start"
                 );
             }
         }
         tokio::select! {
-            _ = tokio::time::sleep(backoff) => {}
+            _ = tokio::time::sleep(backoff.current()) => {}
             _ = hub.shutdown.cancelled() => break,
         }
-        backoff = (backoff * 2).min(hub.disco.restart_max);
+        backoff.waited();
+    }
+}
+
+/// How long an upstream waits before its next start: `initial` after a run of at least
+/// [`HEALTHY_RUN`], else twice the last wait, never more than `max` (nor less than `initial`
+/// when `max` is below it: then every wait is `max`).
+#[derive(Debug)]
+struct Backoff {
+    initial: Duration,
+    max: Duration,
+    next: Duration,
+}
+
+impl Backoff {
+    fn new(initial: Duration, max: Duration) -> Self {
+        Backoff {
+            initial,
+            max,
+            next: initial.min(max),
+        }
+    }
+
+    /// The wait after a connection that served for `ran` and then closed.
+    fn after_run(&mut self, ran: Duration) -> Duration {
+        if ran >= HEALTHY_RUN {
+            self.next = self.initial.min(self.max);
+        }
+        self.next
+    }
+
+    /// The wait after a start that failed.
+    fn after_failed_start(&self) -> Duration {
+        self.next
+    }
+
+    fn current(&self) -> Duration {
+        self.next
+    }
+
+    /// The wait is over: the next one, if this start fails too, is twice as long.
+    fn waited(&mut self) {
+        self.next = self.next.saturating_mul(2).min(self.max);
     }
 }
 
@@ -714,5 +755,58 @@ async fn read_stderr(
             tail.pop_front();
         }
         tail.push_back(line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The waits of generated lives (failed starts, short runs, healthy runs) against the
+    /// rule's closed form: `min(initial * 2^k, max)`, where k counts the waits since the
+    /// start or the last healthy run; never above `max`, never a panic on the largest values.
+    #[test]
+    fn backoff_doubles_to_its_cap_and_resets_after_a_healthy_run() {
+        let ms = Duration::from_millis;
+        let initials = [ms(1), ms(200), ms(500), ms(1000), ms(u64::MAX)];
+        let maxes = [ms(1), ms(1000), ms(30_000), ms(u64::MAX)];
+        let mut seed = 0x2545_F491_u64;
+        for initial in initials {
+            for max in maxes {
+                // Lives from all failures (the cap reached) to mostly healthy runs.
+                for healthy_in in [0u64, 2, 3, 6, 20] {
+                    let mut backoff = Backoff::new(initial, max);
+                    let mut k = 0u32;
+                    for _ in 0..80 {
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        let roll = seed >> 33;
+                        let wait = if healthy_in > 0 && roll.is_multiple_of(healthy_in) {
+                            k = 0;
+                            backoff.after_run(HEALTHY_RUN)
+                        } else if roll.is_multiple_of(2) {
+                            backoff.after_failed_start()
+                        } else {
+                            backoff.after_run(HEALTHY_RUN / 2)
+                        };
+                        let factor = 1u128.checked_shl(k).unwrap_or(u128::MAX);
+                        let expected = initial
+                            .as_millis()
+                            .saturating_mul(factor)
+                            .min(max.as_millis());
+                        assert_eq!(
+                            wait.as_millis(),
+                            expected,
+                            "initial {initial:?} max {max:?} k {k}"
+                        );
+                        assert!(wait <= max);
+                        assert_eq!(backoff.current(), wait);
+                        backoff.waited();
+                        k = k.saturating_add(1);
+                    }
+                }
+            }
+        }
     }
 }
