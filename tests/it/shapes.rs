@@ -386,3 +386,21 @@ fn the_tools_pass_the_check() {
     // names that clash across modules (the example servers of catalog_docs and readme).
     Catalog::builder().from_specs(tools()).map(|_| ()).unwrap();
 }
+
+/// A server built from chosen tools is named after the package of those tools (the binary's
+/// name matches no package here), not after the package with the most tools in the inventory:
+/// this binary's own package has many, `lib-tools` one.
+#[test]
+fn a_server_of_chosen_tools_is_named_after_their_package() {
+    use disco_runtime::rmcp::ServerHandler;
+    let only_lib = tools_in("lib_tools");
+    let handler = disco_runtime::Server::new(Catalog::builder().specs(only_lib))
+        .into_handler()
+        .unwrap();
+    assert_eq!(handler.get_info().server_info.name, "lib-tools");
+    let greet = tools_in(module_path!()).filter(|s| s.name == "greet");
+    let handler = disco_runtime::Server::new(Catalog::builder().specs(greet))
+        .into_handler()
+        .unwrap();
+    assert_eq!(handler.get_info().server_info.name, "disco");
+}

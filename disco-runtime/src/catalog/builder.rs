@@ -134,6 +134,13 @@ impl CatalogBuilder {
         self.config.specs = Some(specs.into_iter().collect());
         self
     }
+    /// The `#[mcp_tool]`s this builder will build: the chosen ones, or the inventory's.
+    pub(crate) fn chosen_specs(&self) -> Vec<&'static ToolSpec> {
+        match &self.config.specs {
+            Some(chosen) => chosen.clone(),
+            None => crate::tool::registered().collect(),
+        }
+    }
     /// Every `#[mcp_tool]` in the binary, plus the providers' tools.
     pub fn from_inventory(mut self) -> Result<Catalog, CatalogError> {
         self.config.specs = None;

@@ -229,7 +229,7 @@ impl Server {
     }
 
     fn build_shared(self) -> Result<Arc<Shared>, CatalogError> {
-        let (pkg_name, pkg_version) = default_package();
+        let (pkg_name, pkg_version) = default_package(&self.catalog.chosen_specs());
         let server_name = self.name.clone().unwrap_or(pkg_name);
         let catalog = self
             .catalog
@@ -344,14 +344,14 @@ fn init_tracing() {
         .try_init();
 }
 
-/// The package that declares the tools: the one named like the executable if there is one,
-/// else the one with the most tools.
-fn default_package() -> (String, String) {
+/// The package that declares the tools served (the chosen ones, or the whole inventory): the
+/// one named like the executable if there is one, else the one with the most tools.
+fn default_package(specs: &[&crate::tool::ToolSpec]) -> (String, String) {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
     let mut counts: Vec<(crate::tool::Package, usize)> = Vec::new();
-    for spec in crate::tool::registered() {
+    for spec in specs {
         let key = spec.origin.package;
         match counts.iter_mut().find(|(k, _)| *k == key) {
             Some((_, n)) => *n += 1,
