@@ -514,14 +514,24 @@ fn parse_disco(
         }
     }
     if c.restart_initial > c.restart_max {
-        return Err(err(
-            "disco.restartInitialMs",
-            format!(
-                "must not be above restartMaxMs ({} ms): the first wait before a restart is \
-                 the shortest",
-                c.restart_max.as_millis()
-            ),
-        ));
+        if !d.contains_key("restartInitialMs") {
+            // A cap below the default first wait: the cap is every wait.
+            c.restart_initial = c.restart_max;
+        } else {
+            return Err(err(
+                "disco.restartInitialMs",
+                format!(
+                    "must not be above restartMaxMs ({} ms{}): the first wait before a \
+                     restart is the shortest",
+                    c.restart_max.as_millis(),
+                    if d.contains_key("restartMaxMs") {
+                        ""
+                    } else {
+                        ", the default"
+                    }
+                ),
+            ));
+        }
     }
     Ok(c)
 }
@@ -698,11 +708,10 @@ mod tests {
             "0", "-1", "1.5", "\"10\"", "null", "[]", "{}", "true", "false",
         ];
         for key in keys {
-            // The restart bounds are checked against each other too: the other one is set
-            // out of the way.
+            // The restart bounds are checked against each other too (restart_bounds_fit_
+            // together): the other one is set out of the way.
             let other = match key {
                 "restartInitialMs" => r#", "restartMaxMs": 86400000"#,
-                "restartMaxMs" => r#", "restartInitialMs": 1"#,
                 _ => "",
             };
             let config = |value: &str| {
@@ -725,6 +734,41 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The first wait before a restart is never above the cap: a cap alone below the default
+    /// first wait lowers it; a first wait the user set above the cap is an error naming it.
+    #[test]
+    fn restart_bounds_fit_together() {
+        let disco = |d: &str| {
+            parse(&format!(
+                r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "disco": {d}}}"#
+            ))
+        };
+        let ms = Duration::from_millis;
+        let c = disco(r#"{"restartMaxMs": 200}"#).unwrap().disco;
+        assert_eq!((c.restart_initial, c.restart_max), (ms(200), ms(200)));
+        let c = disco(r#"{"restartInitialMs": 100, "restartMaxMs": 200}"#)
+            .unwrap()
+            .disco;
+        assert_eq!((c.restart_initial, c.restart_max), (ms(100), ms(200)));
+        let c = disco(r#"{"restartInitialMs": 200, "restartMaxMs": 200}"#)
+            .unwrap()
+            .disco;
+        assert_eq!((c.restart_initial, c.restart_max), (ms(200), ms(200)));
+        for (d, says) in [
+            (
+                r#"{"restartInitialMs": 300, "restartMaxMs": 200}"#,
+                "(200 ms)",
+            ),
+            (r#"{"restartInitialMs": 40000}"#, "(30000 ms, the default)"),
+        ] {
+            let Err(e) = disco(d) else {
+                panic!("{d} was accepted")
+            };
+            assert_eq!(e.key, "disco.restartInitialMs", "{d}");
+            assert!(e.to_string().contains(says), "{e}");
         }
     }
 

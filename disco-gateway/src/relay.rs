@@ -12,6 +12,9 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use disco_runtime::rmcp;
 use rmcp::model::{
@@ -37,6 +40,40 @@ pub(crate) fn route_progress(
     queue
 }
 
+/// When the upstream last sent anything (an answer, a notification, a request): a server that
+/// is talking is not hung, whether or not it has answered a ping yet.
+#[derive(Debug)]
+pub(crate) struct Heard {
+    epoch: Instant,
+    /// Milliseconds after `epoch`.
+    last: AtomicU64,
+}
+
+impl Heard {
+    pub(crate) fn new() -> Arc<Heard> {
+        Arc::new(Heard {
+            epoch: Instant::now(),
+            last: AtomicU64::new(0),
+        })
+    }
+
+    fn mark(&self) {
+        let now = self.epoch.elapsed().as_millis() as u64;
+        self.last.fetch_max(now, Ordering::Relaxed);
+    }
+
+    /// How long the upstream has said nothing (since `reset` when it has said nothing yet).
+    pub(crate) fn silent_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
+        self.epoch.elapsed().saturating_sub(last)
+    }
+
+    /// A new connection starts as heard now.
+    pub(crate) fn reset(&self) {
+        self.mark();
+    }
+}
+
 struct Route {
     id: RequestId,
     sink: mpsc::UnboundedSender<ProgressNotificationParam>,
@@ -45,6 +82,7 @@ struct Route {
 /// A transport that relays each call's progress into the call's own queue, in wire order.
 pub(crate) struct Relay<T> {
     inner: T,
+    heard: Arc<Heard>,
     /// Calls in flight that asked for progress, by the progress token sent upstream.
     routes: HashMap<ProgressToken, Route>,
     /// The same calls by request id, to end their route with their answer.
@@ -52,9 +90,11 @@ pub(crate) struct Relay<T> {
 }
 
 impl<T> Relay<T> {
-    pub(crate) fn new(inner: T) -> Self {
+    pub(crate) fn new(inner: T, heard: Arc<Heard>) -> Self {
+        heard.reset();
         Relay {
             inner,
+            heard,
             routes: HashMap::new(),
             tokens: HashMap::new(),
         }
@@ -169,6 +209,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Relay<T> {
         loop {
             // Cancel-safe as the inner transport is: nothing is held across this await.
             let message = self.inner.receive().await?;
+            self.heard.mark();
             if let Some(message) = self.incoming(message) {
                 return Some(message);
             }

@@ -31,7 +31,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{DiscoConfig, ServerConfig, Transport};
-use crate::relay::{route_progress, Relay};
+use crate::relay::{route_progress, Heard, Relay};
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
 const STDERR_TAIL_LINES: usize = 20;
@@ -68,6 +68,8 @@ pub struct Upstream {
     /// Calls in flight, by a number of their own: where log messages go.
     calls: Mutex<HashMap<u64, Context>>,
     next_call: AtomicU64,
+    /// When its connection last read anything from it.
+    heard: Arc<Heard>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// The process group of the child being started, so that a shutdown during its start-up
     /// still ends it.
@@ -102,6 +104,7 @@ impl Hub {
                         }),
                         calls: Mutex::new(HashMap::new()),
                         next_call: AtomicU64::new(1),
+                        heard: Heard::new(),
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
                         starting_group: Mutex::new(None),
                     })
@@ -569,7 +572,12 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            match tokio::time::timeout(timeout, client.serve(Relay::new(transport))).await {
+            match tokio::time::timeout(
+                timeout,
+                client.serve(Relay::new(transport, upstream.heard.clone())),
+            )
+            .await
+            {
                 Ok(Ok(running)) => (running, group),
                 Ok(Err(e)) => return Err((format!("initialization failed: {e}"), group)),
                 Err(_) => {
@@ -593,7 +601,12 @@ async fn connect(
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
             let transport = StreamableHttpClientTransport::from_config(config);
-            match tokio::time::timeout(timeout, client.serve(Relay::new(transport))).await {
+            match tokio::time::timeout(
+                timeout,
+                client.serve(Relay::new(transport, upstream.heard.clone())),
+            )
+            .await
+            {
                 Ok(Ok(running)) => (running, None),
                 Ok(Err(e)) => return Err((format!("initialization failed: {e}"), None)),
                 Err(_) => {
@@ -638,10 +651,11 @@ async fn watch(
     tokio::pin!(waiting);
     // A server that is running but no longer answers (deadlocked, stopped, its event loop
     // blocked) never closes its connection: only an unanswered ping tells.
-    let mut pings = hub.disco.ping_interval.map(|every| {
-        let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let mut pings = hub.disco.ping_interval.and_then(|every| {
+        let first = tokio::time::Instant::now().checked_add(every)?;
+        let mut pings = tokio::time::interval_at(first, every);
         pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        pings
+        Some(pings)
     });
     let mut missed = 0u32;
     let mut ping: Option<Ping> = None;
@@ -680,24 +694,26 @@ async fn watch(
             }
             _ = tick, if idle => {
                 let peer = peer.clone();
-                let timeout = hub.disco.ping_timeout;
+                // rmcp's own timeout: it sends `notifications/cancelled` for the ping it
+                // gives up on.
+                let options = PeerRequestOptions::with_timeout(hub.disco.ping_timeout);
                 ping = Some(Box::pin(async move {
                     let ping = ClientRequest::PingRequest(PingRequest::default());
-                    tokio::time::timeout(timeout, peer.send_request(ping)).await
+                    peer.send_request_with_option(ping, options).await?.await_response().await
                 }));
             }
             answer = answer => {
                 ping = None;
                 match answer {
                     // An error answer is an answer: the server is there.
-                    Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_))) => missed = 0,
-                    Ok(Err(e)) => {
-                        tracing::warn!(server = %upstream.config.name, error = %e, "ping failed");
-                        missed += 1;
-                    }
-                    Err(_) => {
-                        tracing::warn!(server = %upstream.config.name, "ping unanswered");
-                        missed += 1;
+                    Ok(_) | Err(ServiceError::McpError(_)) => missed = 0,
+                    Err(e) => {
+                        if excused(hub, upstream) {
+                            tracing::debug!(server = %upstream.config.name, error = %e, "ping unanswered while busy");
+                        } else {
+                            tracing::warn!(server = %upstream.config.name, error = %e, "ping unanswered");
+                            missed += 1;
+                        }
                     }
                 }
                 if missed >= MISSED_PINGS {
@@ -718,14 +734,26 @@ async fn watch(
     }
 }
 
-/// A ping on its way: the server's answer, or the timeout.
-type Ping = std::pin::Pin<
-    Box<
-        dyn std::future::Future<
-                Output = Result<Result<ServerResult, ServiceError>, tokio::time::error::Elapsed>,
-            > + Send,
-    >,
->;
+/// A ping on its way: the server's answer, or why there is none.
+type Ping =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<ServerResult, ServiceError>> + Send>>;
+
+/// Whether an unanswered ping says nothing: the upstream sent something within the ping's
+/// wait (it is talking, only slow to answer), or calls to it are running and it has not been
+/// silent for a whole call timeout (a server that serves one request at a time answers the
+/// ping after the call). A hung server under steady traffic is silent for longer than that.
+fn excused(hub: &Hub, upstream: &Upstream) -> bool {
+    let silent = upstream.heard.silent_for();
+    if silent < hub.disco.ping_timeout {
+        return true;
+    }
+    let calls = upstream
+        .calls
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .len();
+    calls > 0 && silent < hub.disco.call_timeout
+}
 
 /// Ends what is left of a child's process group (rmcp ends and reaps the child itself).
 fn kill_group(group: Group) {

@@ -211,9 +211,12 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
             })
             .collect();
         let script = traffic(&mut rng, &calls);
-        let mut relay = Relay::new(Script {
-            incoming: script.iter().map(|(_, m)| m.clone()).collect(),
-        });
+        let mut relay = Relay::new(
+            Script {
+                incoming: script.iter().map(|(_, m)| m.clone()).collect(),
+            },
+            Heard::new(),
+        );
         for call in calls.iter_mut() {
             let mut message = request(call);
             if call.asked {
@@ -281,9 +284,12 @@ async fn a_cancelled_call_leaves_no_route() {
             )
         })
         .collect();
-    let mut relay = Relay::new(Script {
-        incoming: VecDeque::new(),
-    });
+    let mut relay = Relay::new(
+        Script {
+            incoming: VecDeque::new(),
+        },
+        Heard::new(),
+    );
     for call in calls.iter_mut() {
         let mut message = request(call);
         if let JsonRpcMessage::Request(r) = &mut message {

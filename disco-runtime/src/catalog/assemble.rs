@@ -166,11 +166,11 @@ impl Catalog {
                 );
             }
             if let Some(group) = &t.group {
-                // disco's group first; the groups the tool declared itself (a gateway's
+                // disco's group first; the group names the tool declared itself (a gateway's
                 // upstream, a JSON catalog) follow, as declared, each once.
                 let mut groups = vec![Value::String(group.clone())];
                 if let Some(Value::Array(declared)) = meta.get(super::GROUPS_META_KEY) {
-                    for g in declared {
+                    for g in declared.iter().filter(|g| g.is_string()) {
                         if !groups.contains(g) {
                             groups.push(g.clone());
                         }

@@ -151,12 +151,12 @@ impl Tools {
         capabilities.logging.get_or_insert_with(Default::default);
     }
 
-    /// The `instructions` for the request's caller when the server's author gave none (with
-    /// [`Server::instructions`](super::Server::instructions), they are sent as given): the
-    /// groups of the tools this caller may use, with their counts and a few words each, and
-    /// how to use `tool_search` when search is on; at most 4 KiB (see
-    /// [`View::instructions`](crate::catalog::View::instructions)). `None` when the author gave
-    /// instructions (an empty text, for none at all, included) or the caller may use no tool. Clients that defer tools (Codex from 100
+    /// The `instructions` for the request's caller: the groups of the tools this caller may
+    /// use, with their counts and a few words each, and how to use `tool_search` when search
+    /// is on; at most 4 KiB (see [`View::instructions`](crate::catalog::View::instructions)).
+    /// `None` when the [`Server`](super::Server) was given instructions of its own (an empty
+    /// text, for none at all, included: disco's own handler sends those as given; an
+    /// embedding server answers its own `get_info`'s) or the caller may use no tool. Clients that defer tools (Codex from 100
     /// tools on) show them as the description of the deferred tools. An embedding server
     /// answers them in its own `initialize`.
     pub fn instructions(&self, context: &RequestContext<RoleServer>) -> Option<String> {
