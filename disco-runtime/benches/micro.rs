@@ -374,7 +374,9 @@ fn semantic(c: &mut Criterion, sizes: &[Sized]) {
                     .search(
                         SearchOptions::default()
                             .enabled(true)
-                            .semantic(model.clone()),
+                            .semantic(model.clone())
+                            // Never the user cache directory a server uses by default.
+                            .semantic_cache(disco_runtime::search::VectorCache::Off),
                     )
                     .from_specs([])
                     .expect("a valid synthetic catalog")
@@ -428,7 +430,9 @@ fn transformer(c: &mut Criterion, sizes: &[Sized]) {
         resident_bytes().saturating_sub(before),
         start.elapsed().as_secs_f64() * 1000.0
     );
-    let cache = std::env::temp_dir().join(format!("disco-bench-vectors-{}", std::process::id()));
+    // Under the target directory, never the user cache directory a server uses by default.
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("bench-vectors-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
     let catalog = || {
         let options = SearchOptions::default()

@@ -98,6 +98,9 @@ impl Catalog {
 }
 
 #[cfg(all(test, feature = "semantic"))]
+mod tests_embedding;
+
+#[cfg(all(test, feature = "semantic"))]
 mod semantic_tests {
     use super::*;
     use crate::tool::{Caller, Context};
