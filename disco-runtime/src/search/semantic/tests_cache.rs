@@ -376,28 +376,26 @@ fn writers_at_once_leave_a_whole_file() {
             .iter()
             .map(|bytes| {
                 let file = &file;
-                s.spawn(move || {
-                    for _ in 0..25 {
-                        cache::write(file, bytes).unwrap();
-                    }
-                })
+                s.spawn(move || (0..25).map(|_| cache::write(file, bytes)).collect::<Vec<_>>())
             })
             .collect();
         let reader = s.spawn(|| {
-            let mut seen = 0;
+            let mut partial = 0;
             while !done.load(Ordering::SeqCst) {
                 if let Ok(bytes) = std::fs::read(&file) {
-                    assert!(contents.contains(&bytes), "a reader saw a partial file");
-                    seen += 1;
+                    partial += usize::from(!contents.contains(&bytes));
                 }
             }
-            seen
+            partial
         });
-        for w in writers {
-            w.join().unwrap();
-        }
+        let failed: Vec<String> = writers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .filter_map(|r| r.err().map(|e| e.to_string()))
+            .collect();
         done.store(true, Ordering::SeqCst);
-        reader.join().unwrap();
+        assert_eq!(reader.join().unwrap(), 0, "a reader saw a partial file");
+        assert!(failed.is_empty(), "writes failed: {failed:?}");
     });
     assert!(contents.contains(&std::fs::read(&file).unwrap()));
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
