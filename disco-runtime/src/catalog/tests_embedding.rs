@@ -224,3 +224,48 @@ fn scoped_callers_share_one_embedding() {
         }
     }
 }
+
+/// A catalog says when its vectors are in: not while they are being made in the background,
+/// and from the moment `wait_semantic` returns; never without a model, where waiting returns
+/// at once; and at once when built with its vectors.
+#[test]
+fn a_catalog_says_when_its_vectors_are_in() {
+    let tools = json!([{"name": "get_weather", "description": "Weather",
+                        "inputSchema": {"type": "object"}}]);
+    for background in [true, false] {
+        let gate = Arc::new((Mutex::new(!background), std::sync::Condvar::new()));
+        let model = SemanticModel::from_encoder(
+            Box::new(Counted {
+                texts: Default::default(),
+                gate: gate.clone(),
+            }),
+            "counted",
+        );
+        let catalog = Catalog::builder()
+            .provider(JsonCatalogProvider::from_value(&tools).unwrap())
+            .search(
+                SearchOptions::default()
+                    .enabled(true)
+                    .semantic(Arc::new(model))
+                    .semantic_cache(VectorCache::Off)
+                    .semantic_background(background),
+            )
+            .from_specs([])
+            .unwrap();
+        assert_eq!(catalog.semantic_ready(), !background);
+        {
+            let (open, cv) = &*gate;
+            *open.lock().unwrap() = true;
+            cv.notify_all();
+        }
+        catalog.wait_semantic();
+        assert!(catalog.semantic_ready(), "background {background}");
+    }
+    let keywords = Catalog::builder()
+        .provider(JsonCatalogProvider::from_value(&tools).unwrap())
+        .search(SearchOptions::default().enabled(true))
+        .from_specs([])
+        .unwrap();
+    keywords.wait_semantic();
+    assert!(!keywords.semantic_ready());
+}
