@@ -197,8 +197,7 @@ fn scoped_callers_share_one_embedding() {
                 .from_specs([])
                 .unwrap();
             let ids: Vec<String> = (0..callers).map(|i| "c".repeat(i + 1)).collect();
-            let who: Vec<crate::tool::Caller> =
-                ids.iter().map(|id| crate::tool::Caller::new(id)).collect();
+            let who: Vec<crate::tool::Caller> = ids.iter().map(crate::tool::Caller::new).collect();
             // Each caller's catalog is merged (and its embedding started) now.
             let views: Vec<_> = who.iter().map(|c| catalog.for_caller(c)).collect();
             {

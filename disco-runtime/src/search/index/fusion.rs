@@ -534,7 +534,11 @@ impl SearchIndex {
         cell.get_mut()?.as_mut()?.get_mut(d * dim..(d + 1) * dim)
     }
 
-    /// The keyword ranking (`matched` with `scores`) fused with the semantic model's.
+    /// The keyword ranking (`matched` with `scores`) fused with the semantic model's; the
+    /// query's vector from `embedded` when it was made ahead.
+    // The search's own state, passed on from `search_embedded`; a struct for it would only
+    // be unpacked again here.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn fused(
         &self,
         semantic: &Semantic,

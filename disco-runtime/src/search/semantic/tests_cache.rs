@@ -376,7 +376,11 @@ fn writers_at_once_leave_a_whole_file() {
             .iter()
             .map(|bytes| {
                 let file = &file;
-                s.spawn(move || (0..25).map(|_| cache::write(file, bytes)).collect::<Vec<_>>())
+                s.spawn(move || {
+                    (0..25)
+                        .map(|_| cache::write(file, bytes))
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         let reader = s.spawn(|| {
