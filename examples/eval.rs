@@ -5,7 +5,8 @@
 //! cargo run --release --example eval -- resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]
 //! cargo run --release --example eval -- search --catalog CATALOG --queries QUERIES [--k N]
 //!        [--threshold X] [--category A,B] [--parity even|odd] [--quiet]
-//!        [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]]
+//!        [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]
+//!         [--vector-cache DIR|off]]
 //! cargo run --release --example eval -- args --catalog CATALOG --cases CASES [--quiet]
 //! ```
 //!
@@ -25,6 +26,11 @@
 //! `tool_search`'s `queries` (one query per step, balanced), and `steps_recall@5` is that
 //! search's Recall@5 beside `steps_query_recall@5`, the single query's on the same rows.
 //!
+//! With `--semantic`, the tools' vectors are kept between runs in `disco-vectors/` beside the
+//! `examples/` directory of the binary (under the cargo target directory), not in the user
+//! cache directory a server uses by default; `--vector-cache DIR` keeps them in DIR, `off`
+//! nowhere.
+//!
 //! `args`: CASES is JSON Lines `{"id", "tool", "arguments", "gold"}`: the arguments a model
 //! sent and the call it meant; prints whether repair produced exactly the gold arguments.
 
@@ -38,7 +44,7 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NameRule};
 use serde_json::{json, Value};
 
-const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T] [--vector-cache DIR|off]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -73,6 +79,9 @@ struct Opts {
     semantic: Option<String>,
     semantic_weight: Option<f32>,
     semantic_threshold: Option<f32>,
+    /// Where the tools' vectors are kept (`off`: nowhere); by default under the target
+    /// directory.
+    vector_cache: Option<String>,
 }
 
 impl Opts {
@@ -108,6 +117,7 @@ impl Opts {
                 }
                 "--quiet" => o.quiet = true,
                 "--semantic" => o.semantic = Some(value()?),
+                "--vector-cache" => o.vector_cache = Some(value()?),
                 "--semantic-weight" => {
                     o.semantic_weight = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
                 }
@@ -121,6 +131,21 @@ impl Opts {
             return Err(USAGE.to_string());
         }
         Ok(o)
+    }
+
+    /// `--vector-cache`, or `disco-vectors/` in the directory above the binary's
+    /// (`target/release/` for `target/release/examples/eval`), or nowhere when there is none.
+    #[cfg(feature = "semantic")]
+    fn vector_cache(&self) -> disco_runtime::search::VectorCache {
+        use disco_runtime::search::VectorCache;
+        match self.vector_cache.as_deref() {
+            Some("off") => VectorCache::Off,
+            Some(dir) => VectorCache::Dir(dir.into()),
+            None => std::env::current_exe()
+                .ok()
+                .and_then(|exe| Some(exe.parent()?.parent()?.join("disco-vectors")))
+                .map_or(VectorCache::Off, VectorCache::Dir),
+        }
     }
 
     fn catalog(&self) -> Result<Catalog, String> {
@@ -145,6 +170,7 @@ impl Opts {
                 let model = disco_runtime::search::SemanticModel::load(dir)
                     .map_err(|e| format!("--semantic: {e}"))?;
                 search.semantic = Some(std::sync::Arc::new(model));
+                search.semantic_cache = self.vector_cache();
                 // The figures are of fused search: the catalog is built with its vectors.
                 search.semantic_background = false;
             }

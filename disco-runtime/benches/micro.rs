@@ -374,7 +374,9 @@ fn semantic(c: &mut Criterion, sizes: &[Sized]) {
                     .search(
                         SearchOptions::default()
                             .enabled(true)
-                            .semantic(model.clone()),
+                            .semantic(model.clone())
+                            // Never the user cache directory a server uses by default.
+                            .semantic_cache(disco_runtime::search::VectorCache::Off),
                     )
                     .from_specs([])
                     .expect("a valid synthetic catalog")
@@ -423,12 +425,17 @@ fn transformer(c: &mut Criterion, sizes: &[Sized]) {
     let start = Instant::now();
     let model = Arc::new(SemanticModel::load(dir).expect("the transformer loads"));
     eprintln!(
-        "transformer: {} bytes of weights, {} more resident bytes, loaded in {:.0} ms",
+        "transformer: {} bytes of weights, {} more resident bytes ({} resident in all), \
+         loaded in {:.0} ms, load average {}",
         model.approx_heap_bytes(),
         resident_bytes().saturating_sub(before),
-        start.elapsed().as_secs_f64() * 1000.0
+        resident_bytes(),
+        start.elapsed().as_secs_f64() * 1000.0,
+        load_average()
     );
-    let cache = std::env::temp_dir().join(format!("disco-bench-vectors-{}", std::process::id()));
+    // Under the target directory, never the user cache directory a server uses by default.
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("bench-vectors-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
     let catalog = || {
         let options = SearchOptions::default()
@@ -445,10 +452,14 @@ fn transformer(c: &mut Criterion, sizes: &[Sized]) {
     // The first build embeds every tool and writes the cache.
     let start = Instant::now();
     let built = catalog();
+    let took = start.elapsed().as_secs_f64();
     eprintln!(
-        "transformer: {} tools embedded in {:.1} s (catalog built with its vectors)",
+        "transformer: {} tools embedded in {:.1} s, {:.0} tools/s (catalog built with its \
+         vectors), load average {}",
         built.tools().len(),
-        start.elapsed().as_secs_f64()
+        took,
+        built.tools().len() as f64 / took,
+        load_average()
     );
     let mut g = c.benchmark_group("transformer");
     g.sample_size(20)
@@ -483,7 +494,18 @@ fn transformer(c: &mut Criterion, sizes: &[Sized]) {
         b.iter(|| black_box(catalog().tools().len()))
     });
     g.finish();
+    eprintln!("transformer: load average {} at the end", load_average());
     let _ = std::fs::remove_dir_all(&cache);
+}
+
+/// The machine's load averages over 1, 5 and 15 minutes (Linux; "?" elsewhere): the machine
+/// is shared, and a figure means little without it.
+#[cfg(feature = "semantic")]
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "?".into())
 }
 
 fn main() {

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use crate::catalog::stats::Event;
 use crate::catalog::{CatalogTool, View};
 use crate::resolve::args;
-use crate::search::index::MAX_QUERY_CHARS;
+use crate::search::index::{EmbeddedQueries, MAX_QUERY_CHARS};
 use crate::search::MAX_QUERY_STEPS;
 use crate::tool::built::{MetaKind, ToolHandler};
 use crate::tool::result::error_result;
@@ -34,7 +34,8 @@ pub(super) async fn run_meta(
     match kind {
         MetaKind::Search => {
             catalog.config.stats.count(Event::Search);
-            let result = run_search(view, &prepared.arguments);
+            let embedded = embed_queries(view, &prepared.arguments).await;
+            let result = run_search(view, &prepared.arguments, embedded.as_ref());
             if result
                 .structured_content
                 .as_ref()
@@ -63,8 +64,45 @@ pub(super) async fn run_meta(
     }
 }
 
-/// Runs `tool_search` with validated arguments.
-fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
+/// The vectors of a `tool_search` call's queries, made on tokio's blocking threads: a
+/// transformer takes milliseconds of CPU per query, which would hold up every other task of
+/// a runtime worker. `None` (each search embeds its own query, where it runs) when no model
+/// ranks now, the call loads tools by name, or there is no tokio runtime to hand the work to.
+#[cfg(feature = "semantic")]
+async fn embed_queries(view: &View<'_>, args: &Map<String, Value>) -> Option<EmbeddedQueries> {
+    let model = view.query_model()?;
+    let queries: Vec<String> = match SearchRequest::read(args).ok()? {
+        SearchRequest::Query(q) if q.trim_start().starts_with(SELECT) => return None,
+        SearchRequest::Query(q) => vec![q],
+        SearchRequest::Steps(steps) => steps.into_iter().take(MAX_QUERY_STEPS).collect(),
+    };
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    let texts = queries.clone();
+    match runtime
+        .spawn_blocking(move || EmbeddedQueries::embed(&model, &texts))
+        .await
+    {
+        Ok(embedded) => Some(embedded),
+        Err(e) => {
+            // The encoder panicked: this search ranks by keywords alone.
+            tracing::error!(error = %e, "embedding a query failed; ranked by keywords alone");
+            Some(EmbeddedQueries::none(&queries))
+        }
+    }
+}
+
+/// Without the feature `semantic`, nothing is embedded.
+#[cfg(not(feature = "semantic"))]
+async fn embed_queries(_: &View<'_>, _: &Map<String, Value>) -> Option<EmbeddedQueries> {
+    None
+}
+
+/// Runs `tool_search` with validated arguments (`embedded`: its queries' vectors, if made).
+fn run_search(
+    view: &View<'_>,
+    args: &Map<String, Value>,
+    embedded: Option<&EmbeddedQueries>,
+) -> CallToolResult {
     let options = view.catalog().search_options();
     let k = args
         .get("max_results")
@@ -105,7 +143,7 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
                     .collect()
             }
             None => view
-                .search(query, k)
+                .search_embedded(query, k, embedded)
                 .into_iter()
                 .map(|(t, s)| (t, s, None))
                 .collect(),
@@ -118,7 +156,7 @@ fn run_search(view: &View<'_>, args: &Map<String, Value>) -> CallToolResult {
             } else {
                 k.max(steps.len()).min(options.max_results)
             };
-            let found = view.search_steps(&steps, k);
+            let found = view.search_steps_embedded(&steps, k, embedded);
             if !found.unanswered.is_empty() {
                 structured.insert("unanswered_steps".into(), json!(found.unanswered));
             }

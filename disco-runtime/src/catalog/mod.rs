@@ -92,10 +92,32 @@ impl Catalog {
         self.config.stats.snapshot()
     }
 
+    /// Whether `tool_search` ranks with the semantic model now (feature `semantic`): the
+    /// catalog has a model and its tools' vectors are in. With
+    /// [`SearchOptions::semantic_background`] (the default) they are made after the catalog
+    /// is built, and search ranks by keywords alone until then. A server's catalog is
+    /// `DiscoTools::catalog` (or `McpHandler::catalog`); a scoped caller's own tools are
+    /// embedded when its catalog is first made, after this says true.
+    #[cfg(feature = "semantic")]
+    pub fn semantic_ready(&self) -> bool {
+        self.search.semantic_ready()
+    }
+
+    /// Blocks the calling thread until the tools' semantic vectors are in or embedding failed
+    /// (feature `semantic`); returns at once without a model. From async code, call it in
+    /// `tokio::task::spawn_blocking`.
+    #[cfg(feature = "semantic")]
+    pub fn wait_semantic(&self) {
+        self.search.wait_semantic()
+    }
+
     pub(crate) fn search_options(&self) -> &SearchOptions {
         &self.config.search
     }
 }
+
+#[cfg(all(test, feature = "semantic"))]
+mod tests_embedding;
 
 #[cfg(all(test, feature = "semantic"))]
 mod semantic_tests {

@@ -9,6 +9,7 @@ use rmcp::model::Tool;
 
 use super::{Catalog, CatalogTool, Exposure};
 use crate::resolve::name::{Outcome, Rule};
+use crate::search::index::EmbeddedQueries;
 use crate::tool::built::{MetaKind, ToolHandler};
 use crate::tool::Caller;
 
@@ -138,8 +139,30 @@ impl<'a> View<'a> {
     /// Ranked tools for a query, among those the caller may see (hidden ones included: search
     /// is how they are found).
     pub fn search(&self, query: &str, max_results: usize) -> Vec<(Arc<CatalogTool>, f32)> {
+        self.search_embedded(query, max_results, None)
+    }
+
+    /// [`View::search`] with the query's vector from `embedded` (made off the runtime).
+    pub(crate) fn search_embedded(
+        &self,
+        query: &str,
+        max_results: usize,
+        embedded: Option<&EmbeddedQueries>,
+    ) -> Vec<(Arc<CatalogTool>, f32)> {
         let here = self.catalog();
-        here.ranked(query, max_results, &|i| self.can_see(&here.tools[i]))
+        here.ranked(
+            query,
+            max_results,
+            &|i| self.can_see(&here.tools[i]),
+            embedded,
+        )
+    }
+
+    /// The model a search of this caller's catalog embeds its query with now, if any (see
+    /// [`View::search_embedded`]).
+    #[cfg(feature = "semantic")]
+    pub(crate) fn query_model(&self) -> Option<Arc<crate::search::SemanticModel>> {
+        self.catalog().search.query_model()
     }
 
     /// Ranked tools for a task of several steps (one query each, at most
@@ -147,8 +170,23 @@ impl<'a> View<'a> {
     /// balanced so that every step gets its best tools before any gets its second. See
     /// [`View::search`] and [`StepHits`].
     pub fn search_steps(&self, queries: &[&str], max_results: usize) -> StepHits {
+        self.search_steps_embedded(queries, max_results, None)
+    }
+
+    /// [`View::search_steps`] with the queries' vectors from `embedded`.
+    pub(crate) fn search_steps_embedded(
+        &self,
+        queries: &[&str],
+        max_results: usize,
+        embedded: Option<&EmbeddedQueries>,
+    ) -> StepHits {
         let here = self.catalog();
-        here.ranked_steps(queries, max_results, &|i| self.can_see(&here.tools[i]))
+        here.ranked_steps(
+            queries,
+            max_results,
+            &|i| self.can_see(&here.tools[i]),
+            embedded,
+        )
     }
 
     /// The tools named in `names` that the caller may see (hidden ones included, as search
@@ -342,7 +380,7 @@ impl Catalog {
         max_results: usize,
         filter: &dyn Fn(&CatalogTool) -> bool,
     ) -> Vec<(Arc<CatalogTool>, f32)> {
-        self.ranked(query, max_results, &|i| filter(&self.tools[i]))
+        self.ranked(query, max_results, &|i| filter(&self.tools[i]), None)
     }
 
     /// [`Catalog::search_where`] for a task of several steps (see [`View::search_steps`]).
@@ -352,7 +390,7 @@ impl Catalog {
         max_results: usize,
         filter: &dyn Fn(&CatalogTool) -> bool,
     ) -> StepHits {
-        self.ranked_steps(queries, max_results, &|i| filter(&self.tools[i]))
+        self.ranked_steps(queries, max_results, &|i| filter(&self.tools[i]), None)
     }
 
     /// One ranking per step, balanced (`search::steps::balance`).
@@ -361,11 +399,15 @@ impl Catalog {
         queries: &[&str],
         max_results: usize,
         allowed: &dyn Fn(usize) -> bool,
+        embedded: Option<&EmbeddedQueries>,
     ) -> StepHits {
         let rankings: Vec<_> = queries
             .iter()
             .take(crate::search::MAX_QUERY_STEPS)
-            .map(|q| self.search.search(q, max_results, allowed))
+            .map(|q| {
+                self.search
+                    .search_embedded(q, max_results, allowed, embedded)
+            })
             .collect();
         let unanswered = (0..rankings.len())
             .filter(|&i| rankings[i].is_empty())
@@ -383,9 +425,10 @@ impl Catalog {
         query: &str,
         max_results: usize,
         allowed: &dyn Fn(usize) -> bool,
+        embedded: Option<&EmbeddedQueries>,
     ) -> Vec<(Arc<CatalogTool>, f32)> {
         self.search
-            .search(query, max_results, allowed)
+            .search_embedded(query, max_results, allowed, embedded)
             .into_iter()
             .map(|hit| (self.tools[hit.index].clone(), hit.score))
             .collect()

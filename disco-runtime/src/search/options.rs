@@ -41,8 +41,10 @@ pub struct SearchOptions {
     /// [`super::SemanticModel`]).
     #[cfg(feature = "semantic")]
     pub semantic: Option<Arc<super::SemanticModel>>,
-    /// Where the tools' semantic vectors are kept between runs (feature `semantic`; default:
-    /// the user's cache directory).
+    /// Where the tools' semantic vectors are kept between runs (feature `semantic`). By
+    /// default ([`VectorCache::UserDir`](super::VectorCache::UserDir)) the server writes one
+    /// file per model in `disco/` under the user's cache directory (`~/.cache/disco` on
+    /// Linux); [`VectorCache::Off`](super::VectorCache::Off) keeps nothing on disk.
     #[cfg(feature = "semantic")]
     pub semantic_cache: super::VectorCache,
     /// Make the tools' semantic vectors on a thread of their own (the default): the server

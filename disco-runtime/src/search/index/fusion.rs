@@ -1,11 +1,13 @@
 //! Semantic ranking (feature `semantic`): the tools' vectors in a model's space and their
 //! reuse across indexes, and the fusion of the keyword ranking with the model's.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, Weak};
 
 use super::{Hit, SearchDoc, SearchIndex};
 use crate::search::semantic::cache::{self, text_key, TextKey};
+use crate::search::semantic::store::{Found, Job};
 use crate::search::semantic::SemanticModel;
 
 /// With a semantic model, a tool that only the model finds is listed when its cosine with the
@@ -41,6 +43,40 @@ pub(super) struct KeywordScores {
     pub(super) idf_one: f32,
 }
 
+/// Queries embedded ahead of a search, off the async runtime (`call/meta.rs`): the vector of
+/// each query text as the index cuts it ([`SearchIndex::query_text`]), `None` for a text
+/// without a token. A search whose query is not here embeds it itself.
+#[derive(Debug, Default)]
+pub(crate) struct QueryVectors(HashMap<String, Option<Vec<f32>>>);
+
+impl QueryVectors {
+    fn get(&self, query: &str) -> Option<&Option<Vec<f32>>> {
+        self.0.get(query)
+    }
+
+    /// `queries` embedded by `model`, each once, as the index will look them up.
+    pub(crate) fn embed(model: &SemanticModel, queries: &[String]) -> QueryVectors {
+        let mut out = HashMap::new();
+        for q in queries {
+            let text = SearchIndex::query_text(q);
+            if !text.trim().is_empty() && !out.contains_key(text) {
+                out.insert(text.to_string(), model.embed(text));
+            }
+        }
+        QueryVectors(out)
+    }
+
+    /// Every one of `queries` without a vector: what a search ranks by keywords alone.
+    pub(crate) fn none(queries: &[String]) -> QueryVectors {
+        QueryVectors(
+            queries
+                .iter()
+                .map(|q| (SearchIndex::query_text(q).to_string(), None))
+                .collect(),
+        )
+    }
+}
+
 /// The tools' vectors in a semantic model's space.
 pub(super) struct Semantic {
     pub(super) model: Arc<SemanticModel>,
@@ -60,6 +96,24 @@ pub(crate) struct SemanticBuild {
     pub(crate) cache: Option<PathBuf>,
     /// Embed on a thread of its own and search by keywords until the vectors are ready.
     pub(crate) background: bool,
+}
+
+/// An index's place among those being made with the same model: its job, what the model's
+/// store had for each text still to make (in the order of `Plan::rows`), and their keys.
+struct Started {
+    job: Job,
+    found: Vec<Found>,
+    wanted: Vec<TextKey>,
+}
+
+impl Started {
+    /// Claims the texts of `plan` (at once, before any thread: an index made after this one
+    /// finds its claims).
+    fn of(model: &SemanticModel, plan: &Plan, keys: &[TextKey]) -> Started {
+        let wanted: Vec<TextKey> = plan.rows.iter().map(|&i| keys[i]).collect();
+        let (job, found) = model.store().start(&wanted);
+        Started { job, found, wanted }
+    }
 }
 
 /// The vectors of an index before the missing ones are embedded.
@@ -138,8 +192,10 @@ impl Semantic {
             return semantic;
         }
         let cache = build.cache.clone();
+        let claims = Started::of(&model, &plan, &keys);
         if !build.background {
-            let _ = cell.set(Some(finish(&model, plan, &keys, cache.as_deref(), None)));
+            let vectors = finish(&model, plan, claims, &keys, cache.as_deref(), None);
+            let _ = cell.set(Some(vectors));
             return semantic;
         }
         tracing::info!(
@@ -157,7 +213,14 @@ impl Semantic {
                 let started = std::time::Instant::now();
                 let tools = keys.len();
                 let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    finish(&thread_model, plan, &keys, cache.as_deref(), Some(&weak))
+                    finish(
+                        &thread_model,
+                        plan,
+                        claims,
+                        &keys,
+                        cache.as_deref(),
+                        Some(&weak),
+                    )
                 }));
                 let Some(cell) = weak.upgrade() else {
                     tracing::debug!("semantic vectors no longer needed: the index was replaced");
@@ -201,12 +264,14 @@ impl Semantic {
 /// Texts are embedded in blocks of this many, so that a replaced index's thread stops soon.
 const EMBED_BLOCK: usize = 256;
 
-/// `plan`'s vectors with the missing ones taken from the cache in `cache` or embedded (and
-/// the cache written when anything was embedded). `alive`: the cell of the index they are
-/// for; when it is gone, embedding stops (what was embedded is still cached).
+/// `plan`'s vectors with the missing ones taken from the model's shared store (waiting for
+/// those another index is embedding now), from the cache in `cache`, or embedded (and the
+/// cache written when anything was embedded). `alive`: the cell of the index they are for;
+/// when it is gone, embedding stops (what was embedded is still cached and shared).
 fn finish(
     model: &SemanticModel,
     plan: Plan,
+    started: Started,
     keys: &[TextKey],
     cache: Option<&Path>,
     alive: Option<&Weak<OnceLock<Option<Vec<f32>>>>>,
@@ -217,35 +282,85 @@ fn finish(
         rows,
         texts,
     } = plan;
+    let gone = || alive.is_some_and(|w| w.strong_count() == 0);
+    let Started {
+        mut job,
+        found,
+        wanted,
+    } = started;
+    // Positions in `rows`: the texts this index embeds, and those another one is embedding.
+    let mut mine: Vec<usize> = Vec::new();
+    let mut theirs: Vec<usize> = Vec::new();
+    let mut shared = 0usize;
+    for (n, found) in found.into_iter().enumerate() {
+        match found {
+            Found::Ready(v) => {
+                put_row(&mut vectors, rows[n], dim, &v);
+                shared += 1;
+            }
+            Found::Mine => mine.push(n),
+            Found::Theirs => theirs.push(n),
+        }
+    }
     let file = cache.map(|dir| cache::file_of(dir, model.id()));
-    let stored = file
-        .as_deref()
-        .map(|f| cache::read(f, model.id(), dim))
-        .unwrap_or_default();
+    let stored = match (&file, mine.is_empty()) {
+        (Some(f), false) => cache::read(f, model.id(), dim),
+        _ => HashMap::new(),
+    };
     let mut missing: Vec<usize> = Vec::new();
-    for (n, &i) in rows.iter().enumerate() {
-        match stored.get(&keys[i]) {
-            Some(v) => vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
+    let mut from_cache = 0usize;
+    for &n in &mine {
+        match stored.get(&wanted[n]) {
+            Some(v) => {
+                put_row(&mut vectors, rows[n], dim, v);
+                from_cache += 1;
+            }
             None => missing.push(n),
         }
     }
-    let from_cache = rows.len() - missing.len();
+    job.put(
+        mine.iter()
+            .filter(|&&n| stored.contains_key(&wanted[n]))
+            .map(|&n| (wanted[n], row(&vectors, rows[n], dim))),
+    );
     let mut embedded = 0usize;
     for block in missing.chunks(EMBED_BLOCK) {
-        if alive.is_some_and(|w| w.strong_count() == 0) {
+        if gone() {
             break;
         }
-        let block_texts: Vec<String> = block.iter().map(|&n| texts[n].clone()).collect();
-        for (&n, v) in block.iter().zip(model.embed_all(&block_texts)) {
-            let i = rows[n];
-            // An encoder is a public trait: a vector of another length is no vector.
-            if let Some(v) = v.filter(|v| v.len() == dim) {
-                vectors[i * dim..(i + 1) * dim].copy_from_slice(&v);
+        embedded += embed_rows(model, block, &rows, &texts, &mut vectors);
+        job.put(
+            block
+                .iter()
+                .map(|&n| (wanted[n], row(&vectors, rows[n], dim))),
+        );
+    }
+    // What is still claimed (embedding stopped) is let go before waiting for the others: an
+    // index never waits while holding a claim, so no two wait for each other.
+    job.release();
+    if !theirs.is_empty() {
+        let waited: Vec<TextKey> = theirs.iter().map(|&n| wanted[n]).collect();
+        let mut again: Vec<usize> = Vec::new();
+        for (&n, v) in theirs.iter().zip(job.wait(&waited)) {
+            match v {
+                Some(v) => {
+                    put_row(&mut vectors, rows[n], dim, &v);
+                    shared += 1;
+                }
+                // The index embedding it stopped: embedded here.
+                None => again.push(n),
             }
         }
-        embedded += block.len();
+        if !again.is_empty() && !gone() {
+            embedded += embed_rows(model, &again, &rows, &texts, &mut vectors);
+            job.put(
+                again
+                    .iter()
+                    .map(|&n| (wanted[n], row(&vectors, rows[n], dim))),
+            );
+        }
     }
-    tracing::debug!(from_cache, embedded, "semantic vectors made");
+    tracing::debug!(shared, from_cache, embedded, "semantic vectors made");
     if let (Some(file), true) = (&file, embedded > 0) {
         let rows_of =
             (0..keys.len()).filter(|&i| vectors[i * dim..(i + 1) * dim].iter().any(|&x| x != 0.0));
@@ -260,6 +375,37 @@ fn finish(
         }
     }
     vectors
+}
+
+/// The vector in row `i`.
+fn row(vectors: &[f32], i: usize, dim: usize) -> &[f32] {
+    &vectors[i * dim..(i + 1) * dim]
+}
+
+/// Sets row `i` to `v` when it has the right length (a stored vector always has).
+fn put_row(vectors: &mut [f32], i: usize, dim: usize, v: &[f32]) {
+    if v.len() == dim {
+        vectors[i * dim..(i + 1) * dim].copy_from_slice(v);
+    }
+}
+
+/// Embeds the texts at positions `which` (of `rows` and `texts`) into their rows; how many.
+fn embed_rows(
+    model: &SemanticModel,
+    which: &[usize],
+    rows: &[usize],
+    texts: &[String],
+    vectors: &mut [f32],
+) -> usize {
+    let dim = model.dim();
+    let block_texts: Vec<String> = which.iter().map(|&n| texts[n].clone()).collect();
+    for (&n, v) in which.iter().zip(model.embed_all(&block_texts)) {
+        // An encoder is a public trait: a vector of another length is no vector.
+        if let Some(v) = v {
+            put_row(vectors, rows[n], dim, &v);
+        }
+    }
+    which.len()
 }
 
 impl SearchIndex {
@@ -359,6 +505,13 @@ impl SearchIndex {
         }
     }
 
+    /// The model that a search would embed its query with now: the index's, once its vectors
+    /// are ready (before, search ranks by keywords alone and embeds nothing).
+    pub(crate) fn query_model(&self) -> Option<Arc<SemanticModel>> {
+        let s = self.semantic.as_ref()?;
+        s.ready().map(|_| s.model.clone())
+    }
+
     /// Whether the index ranks with its semantic model now (it has one and its vectors are
     /// ready).
     pub fn semantic_ready(&self) -> bool {
@@ -381,7 +534,11 @@ impl SearchIndex {
         cell.get_mut()?.as_mut()?.get_mut(d * dim..(d + 1) * dim)
     }
 
-    /// The keyword ranking (`matched` with `scores`) fused with the semantic model's.
+    /// The keyword ranking (`matched` with `scores`) fused with the semantic model's; the
+    /// query's vector from `embedded` when it was made ahead.
+    // The search's own state, passed on from `search_embedded`; a struct for it would only
+    // be unpacked again here.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn fused(
         &self,
         semantic: &Semantic,
@@ -390,6 +547,7 @@ impl SearchIndex {
         visible: &[bool],
         keywords: KeywordScores,
         max_results: usize,
+        embedded: Option<&QueryVectors>,
     ) -> Vec<Hit> {
         let KeywordScores {
             matched,
@@ -401,11 +559,11 @@ impl SearchIndex {
         // The tools nearest the query, each with its cosine as its score.
         let mut nearest: Vec<Hit> = Vec::new();
         let dim = semantic.model.dim();
-        if let Some(q) = semantic
-            .model
-            .embed(query)
-            .filter(|q| dim > 0 && q.len() == dim)
-        {
+        let q = match embedded.and_then(|e| e.get(query)) {
+            Some(q) => q.clone(),
+            None => semantic.model.embed(query),
+        };
+        if let Some(q) = q.filter(|q| dim > 0 && q.len() == dim) {
             nearest = vectors
                 .chunks_exact(dim)
                 .enumerate()

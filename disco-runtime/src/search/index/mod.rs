@@ -49,10 +49,16 @@ use std::collections::HashMap;
 
 use rust_stemmers::Stemmer;
 
+/// Queries embedded ahead of a search (feature `semantic`; nothing without it).
+#[cfg(feature = "semantic")]
+pub(crate) use fusion::QueryVectors as EmbeddedQueries;
 #[cfg(feature = "semantic")]
 use fusion::Semantic;
 #[cfg(feature = "semantic")]
 pub(crate) use fusion::SemanticBuild;
+/// Queries embedded ahead of a search: none without the feature `semantic`.
+#[cfg(not(feature = "semantic"))]
+pub(crate) enum EmbeddedQueries {}
 
 /// What the index knows of one tool. The doc's index = its position in the input slice.
 #[derive(Clone, Debug, Default)]

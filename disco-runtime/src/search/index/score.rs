@@ -7,7 +7,7 @@ use super::analyze::truncate_chars;
 #[cfg(feature = "semantic")]
 use super::fusion::KeywordScores;
 use super::ranking::NAME_COVERAGE_MIN;
-use super::{Hit, SearchIndex, F_NAME, MAX_QUERY_CHARS, NF};
+use super::{EmbeddedQueries, Hit, SearchIndex, F_NAME, MAX_QUERY_CHARS, NF};
 
 impl SearchIndex {
     /// Ranked hits, best first, ties broken by name (then position).
@@ -23,11 +23,31 @@ impl SearchIndex {
         max_results: usize,
         allowed: &dyn Fn(usize) -> bool,
     ) -> Vec<Hit> {
+        self.search_embedded(query, max_results, allowed, None)
+    }
+
+    /// The text of `query` that is searched (and embedded): its first
+    /// [`MAX_QUERY_CHARS`] characters.
+    pub(crate) fn query_text(query: &str) -> &str {
+        truncate_chars(query, MAX_QUERY_CHARS)
+    }
+
+    /// [`SearchIndex::search`], with the query's vector taken from `embedded` when it is
+    /// there (feature `semantic`; made off the async runtime).
+    pub(crate) fn search_embedded(
+        &self,
+        query: &str,
+        max_results: usize,
+        allowed: &dyn Fn(usize) -> bool,
+        embedded: Option<&EmbeddedQueries>,
+    ) -> Vec<Hit> {
+        #[cfg(not(feature = "semantic"))]
+        let _ = embedded;
         if max_results == 0 || self.names.is_empty() {
             return Vec::new();
         }
         let visible: Vec<bool> = (0..self.names.len()).map(allowed).collect();
-        let query = truncate_chars(query, MAX_QUERY_CHARS);
+        let query = SearchIndex::query_text(query);
         if query.trim().is_empty() {
             return self
                 .by_name
@@ -166,7 +186,15 @@ impl SearchIndex {
                 abstains,
                 idf_one,
             };
-            return self.fused(semantic, vectors, query, &visible, keywords, max_results);
+            return self.fused(
+                semantic,
+                vectors,
+                query,
+                &visible,
+                keywords,
+                max_results,
+                embedded,
+            );
         }
         if abstains {
             return Vec::new();

@@ -2,6 +2,10 @@
 //! keyed by the text's hash. A transformer takes seconds to minutes for a large catalog; with
 //! the file, a restart or a reload embeds only the texts it has not seen.
 //!
+//! The file is rewritten whole, through a new file renamed over it ([`write`]), whenever a
+//! catalog embedded a text it did not hold: appending would need the checksum at the end
+//! rewritten anyway, and a catalog embeds new texts only at start-up and after a change.
+//!
 //! The file is trusted only whole: it names its model and its dimension, and ends with the
 //! sha256 of everything before it; a file that is short, foreign (another model, another
 //! format), corrupt or holds a non-finite value is ignored and written anew.
@@ -33,7 +37,9 @@ pub(crate) fn text_key(text: &str) -> TextKey {
     k
 }
 
-/// Where the vectors are kept.
+/// Where the tools' semantic vectors are kept between runs: one file per model
+/// (`vectors-<model id>.bin`), rewritten whole through a new file renamed over it whenever a
+/// catalog embedded texts it did not hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum VectorCache {
@@ -210,23 +216,27 @@ pub(crate) fn serialize<'a>(
     out
 }
 
-/// Writes `bytes` to `path` through a file beside it, renamed over it: a reader sees the old
-/// file or the new one, never a part.
+/// Writes `bytes` to `path` through a new file beside it, renamed over it: a reader sees the
+/// old file or the new one, never a part, and of several writers at once (threads, processes,
+/// containers sharing the directory) the last rename wins whole. The temporary file is made
+/// by `tempfile`, under a random name and only if nothing has that name (`O_EXCL`): an
+/// existing file or link is never followed, truncated or reused; it is removed on failure.
 pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let prefix = match path.file_name() {
+        Some(name) => format!(".{}.", name.to_string_lossy()),
+        None => ".vectors.".to_string(),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }

@@ -18,6 +18,7 @@
 mod bert;
 pub(crate) mod cache;
 mod pieces;
+pub(crate) mod store;
 mod tensors;
 #[cfg(test)]
 mod tests;
@@ -78,6 +79,8 @@ pub struct SemanticModel {
     encoder: Box<dyn Encoder>,
     /// A hex digest of the model's kind and bytes.
     id: String,
+    /// The tool vectors this model is making, shared by the indexes being made at once.
+    store: std::sync::Arc<store::Store>,
 }
 
 impl fmt::Debug for SemanticModel {
@@ -114,6 +117,7 @@ impl SemanticModel {
             return Ok(SemanticModel {
                 encoder: Box::new(encoder),
                 id,
+                store: Default::default(),
             });
         }
         let (weights, tokenizer) = StaticModel::files_in(dir)?;
@@ -142,6 +146,7 @@ impl SemanticModel {
         Ok(SemanticModel {
             encoder: Box::new(model),
             id: digest("static", &[weights, tokenizer]),
+            store: Default::default(),
         })
     }
 
@@ -151,6 +156,7 @@ impl SemanticModel {
         SemanticModel {
             encoder,
             id: digest("own", &[id.into().as_bytes()]),
+            store: Default::default(),
         }
     }
 
@@ -182,6 +188,11 @@ impl SemanticModel {
     /// Approximate bytes held (the weights dominate).
     pub fn approx_heap_bytes(&self) -> usize {
         self.encoder.approx_heap_bytes()
+    }
+
+    /// The tool vectors this model is making, shared by the indexes being made at once.
+    pub(crate) fn store(&self) -> &std::sync::Arc<store::Store> {
+        &self.store
     }
 }
 
@@ -443,6 +454,7 @@ pub(crate) fn word_model(words: &[&str], vectors: &[&[f32]]) -> SemanticModel {
     SemanticModel {
         id: digest("static", &[format!("{words:?}{vectors:?}").as_bytes()]),
         encoder: Box::new(m),
+        store: Default::default(),
     }
 }
 

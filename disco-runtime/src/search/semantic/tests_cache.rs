@@ -300,3 +300,108 @@ fn the_user_cache_directory_follows_the_environment() {
         }
     }
 }
+
+/// Whatever already lies in the cache directory (links to another file, stale files under
+/// the names a writer might pick), writing the cache never follows, truncates or removes
+/// it, and leaves a whole file in place.
+#[cfg(unix)]
+#[test]
+fn writing_the_cache_never_follows_or_reuses_an_existing_path() {
+    let dir = scratch("planted");
+    std::fs::create_dir_all(&dir).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, b"not yours").unwrap();
+    let file = cache::file_of(&dir, "model-a");
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    // Names derived from the file's own, and from this process: links to the victim.
+    let pid = std::process::id();
+    let mut planted = Vec::new();
+    for n in 0..2048 {
+        for candidate in [
+            format!("{name}.tmp{n}"),
+            format!(".{name}.{n}.tmp"),
+            format!("vectors-model-a.tmp{pid}-{n}"),
+            format!("{}.tmp{pid}-{n}", name.trim_end_matches(".bin")),
+        ] {
+            let at = dir.join(candidate);
+            if std::os::unix::fs::symlink(&victim, &at).is_ok() {
+                planted.push(at);
+            }
+        }
+    }
+    let keys = [text_key("a")];
+    let vectors = [vec![1.0f32, 0.0, 0.0]];
+    let bytes = cache::serialize(
+        "model-a",
+        3,
+        keys.iter().zip(vectors.iter().map(|v| v.as_slice())),
+        &Default::default(),
+    );
+    for _ in 0..8 {
+        cache::write(&file, &bytes).unwrap();
+    }
+    assert_eq!(std::fs::read(&victim).unwrap(), b"not yours");
+    for at in &planted {
+        assert!(at.symlink_metadata().unwrap().file_type().is_symlink());
+    }
+    let read = std::fs::read(&file).unwrap();
+    assert_eq!(cache::parse(&read, "model-a", 3).unwrap().len(), 1);
+    // Only the file, the victim and the planted links: no temporary file is left behind.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), planted.len() + 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Writers at once on the same cache file (as processes sharing a cache directory are),
+/// each with its own content, while a reader reads it: the reader only ever sees a whole
+/// file of one of them, and one of them is in place at the end, with nothing else left.
+#[test]
+fn writers_at_once_leave_a_whole_file() {
+    let dir = scratch("writers");
+    let file = cache::file_of(&dir, "model-a");
+    let contents: Vec<Vec<u8>> = (0..4)
+        .map(|w| {
+            let keys: Vec<_> = (0..200).map(|i| text_key(&format!("{w}-{i}"))).collect();
+            let vectors: Vec<Vec<f32>> = (0..200).map(|i| vec![w as f32, i as f32, 1.0]).collect();
+            cache::serialize(
+                "model-a",
+                3,
+                keys.iter().zip(vectors.iter().map(|v| v.as_slice())),
+                &Default::default(),
+            )
+        })
+        .collect();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let writers: Vec<_> = contents
+            .iter()
+            .map(|bytes| {
+                let file = &file;
+                s.spawn(move || {
+                    (0..25)
+                        .map(|_| cache::write(file, bytes))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let reader = s.spawn(|| {
+            let mut partial = 0;
+            while !done.load(Ordering::SeqCst) {
+                if let Ok(bytes) = std::fs::read(&file) {
+                    partial += usize::from(!contents.contains(&bytes));
+                }
+            }
+            partial
+        });
+        let failed: Vec<String> = writers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .filter_map(|r| r.err().map(|e| e.to_string()))
+            .collect();
+        done.store(true, Ordering::SeqCst);
+        assert_eq!(reader.join().unwrap(), 0, "a reader saw a partial file");
+        assert!(failed.is_empty(), "writes failed: {failed:?}");
+    });
+    assert!(contents.contains(&std::fs::read(&file).unwrap()));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
