@@ -362,13 +362,20 @@ fn finish(
     }
     tracing::debug!(shared, from_cache, embedded, "semantic vectors made");
     if let (Some(file), true) = (&file, embedded > 0) {
+        // Merged with the file as it is now, not as it was read when this index started:
+        // another index of this process (a scoped caller's, a rebuild) may have written it
+        // since, and an index that embedded none of its own texts at first never read it.
+        // One writer at a time in this process; across processes the last rename wins.
+        static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+        let current = cache::read(file, model.id(), dim);
         let rows_of =
             (0..keys.len()).filter(|&i| vectors[i * dim..(i + 1) * dim].iter().any(|&x| x != 0.0));
         let bytes = cache::serialize(
             model.id(),
             dim,
             rows_of.map(|i| (&keys[i], &vectors[i * dim..(i + 1) * dim])),
-            &stored,
+            &current,
         );
         if let Err(e) = cache::write(file, &bytes) {
             tracing::warn!(file = %file.display(), error = %e, "cannot write the vector cache");
