@@ -12,6 +12,7 @@
 mod config;
 mod provider;
 mod upstream;
+mod wire;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
