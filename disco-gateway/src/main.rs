@@ -13,6 +13,7 @@ mod config;
 mod provider;
 mod relay;
 mod upstream;
+mod wire;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

@@ -8,7 +8,6 @@
 #![allow(deprecated)]
 
 use std::collections::{HashMap, VecDeque};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -23,7 +22,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
@@ -551,9 +550,7 @@ async fn connect(
             #[cfg(unix)]
             cmd.process_group(0);
             cmd.kill_on_drop(true);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(Stdio::piped())
-                .spawn()
+            let (transport, stderr) = crate::wire::ChildStdio::spawn(cmd)
                 .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
             let group = transport.id();
             *upstream

@@ -634,6 +634,9 @@ fn malformed_answer(bytes: &[u8], max_body_bytes: usize) -> Option<Value> {
 /// (rmcp would run that as a request).
 fn well_formed(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if super::call_parse::tools_call(bytes).is_some() {
+        return true;
+    }
     match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(rmcp::model::JsonRpcMessage::Request(request)) => {
             !request.request.method().starts_with("notifications/")

@@ -1,6 +1,7 @@
 //! The MCP server: the official SDK (`rmcp`) speaks the protocol and runs the transports;
 //! disco owns tools/list and tools/call on top of the [`Catalog`].
 
+mod call_parse;
 mod conn;
 mod error;
 mod guard;

@@ -183,7 +183,8 @@ where
         }
     }
 
-    /// The common case, a well-formed message in a running session, in one parse: rmcp's own
+    /// The common case, a well-formed message in a running session, in one parse: a
+    /// `tools/call` straight into its own request type, anything else into rmcp's message
     /// type. Anything unusual (the session not started yet, a cancellation, a reused id, a
     /// notification method sent with an id, anything rmcp's type refuses) returns `None` and
     /// takes the full checks above.
@@ -192,7 +193,10 @@ where
             return None;
         }
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        let message: ClientJsonRpcMessage = serde_json::from_slice(line).ok()?;
+        let message = match super::call_parse::tools_call(line) {
+            Some(message) => message,
+            None => serde_json::from_slice::<ClientJsonRpcMessage>(line).ok()?,
+        };
         match &message {
             JsonRpcMessage::Request(request) => {
                 if request.request.method().starts_with("notifications/") {

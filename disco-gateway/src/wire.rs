@@ -1,0 +1,398 @@
+//! An upstream child's stdio, framed by the gateway: newline-delimited JSON-RPC, as rmcp's
+//! own child-process transport speaks it, with one difference in how an answer is read.
+//!
+//! rmcp parses every line into `ServerJsonRpcMessage`, whose result is an untagged enum: an
+//! answer to `tools/call` is tried against each result type before `CallToolResult`, and each
+//! refusal builds a formatted error that is thrown away, about a quarter of the instructions
+//! of a forwarded call (BENCHMARKS.md, "Where the gateway's instructions go"). This transport
+//! remembers the ids of the `tools/call` requests it sent; an answer to one of them whose
+//! result holds only `CallToolResult`'s keys is read as `CallToolResult` directly, which is
+//! the message rmcp's parse builds for it. Every other line goes to rmcp's parse.
+//!
+//! Written here rather than wrapped around rmcp's `TokioChildProcess`: that type keeps the
+//! child's pipes inside its own line transport, where the parse cannot be changed.
+
+use std::collections::HashSet;
+use std::io;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use disco_runtime::rmcp;
+use rmcp::model::{
+    CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcVersion2_0,
+    RequestId, ServerJsonRpcMessage, ServerResult,
+};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::RoleClient;
+use serde::Deserialize;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::sync::Mutex;
+
+/// The longest line read from an upstream: rmcp's own limit for its line transports.
+const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+
+/// Past this many unanswered calls (an upstream that never answers) the ids are forgotten
+/// rather than kept without bound; their answers then take rmcp's parse.
+const MAX_PENDING_CALLS: usize = 65_536;
+
+/// How long `close` waits for the child to exit after its stdin closes, and again after
+/// SIGTERM, before killing it (the stdio shutdown of the MCP specification, as rmcp does it).
+const EXIT_WAIT: Duration = Duration::from_secs(3);
+
+/// The ids of the `tools/call` requests sent and not answered yet.
+type Pending = Arc<StdMutex<HashSet<RequestId>>>;
+
+/// A child process speaking MCP over its stdin and stdout, as the client's transport.
+pub(crate) struct ChildStdio {
+    child: Option<Child>,
+    read: BufReader<ChildStdout>,
+    line: Vec<u8>,
+    /// Inside a line longer than the limit: dropping bytes up to its newline.
+    discarding: bool,
+    write: Arc<Mutex<Option<ChildStdin>>>,
+    calls: Pending,
+}
+
+impl ChildStdio {
+    /// Spawns `command` with its stdin, stdout and stderr piped; returns the transport and
+    /// the child's stderr.
+    pub(crate) fn spawn(mut command: Command) -> io::Result<(Self, Option<ChildStderr>)> {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(io::Error::other("the child's stdin or stdout is not piped"));
+        };
+        let stderr = child.stderr.take();
+        let transport = ChildStdio {
+            child: Some(child),
+            read: BufReader::new(stdout),
+            line: Vec::new(),
+            discarding: false,
+            write: Arc::new(Mutex::new(Some(stdin))),
+            calls: Arc::default(),
+        };
+        Ok((transport, stderr))
+    }
+
+    /// The child's process id, while it runs.
+    pub(crate) fn id(&self) -> Option<u32> {
+        self.child.as_ref()?.id()
+    }
+
+    /// Reads one line into `self.line`, never holding more than the limit. Cancel-safe: a
+    /// partial line stays in the buffer for the next call. `None` at the end of the stream.
+    async fn read_line(&mut self) -> io::Result<Option<()>> {
+        loop {
+            let (consumed, done) = {
+                let available = self.read.fill_buf().await?;
+                if available.is_empty() {
+                    return Ok(None);
+                }
+                let newline = available.iter().position(|&b| b == b'\n');
+                let take = newline.map_or(available.len(), |i| i + 1);
+                if self.discarding {
+                    if newline.is_some() {
+                        self.discarding = false;
+                    }
+                    (take, false)
+                } else if self.line.len() + take > MAX_LINE_BYTES {
+                    tracing::error!(
+                        max = MAX_LINE_BYTES,
+                        "upstream: a line over the limit, discarded"
+                    );
+                    self.line.clear();
+                    self.discarding = newline.is_none();
+                    (take, false)
+                } else {
+                    self.line.extend_from_slice(&available[..take]);
+                    (take, newline.is_some())
+                }
+            };
+            self.read.consume(consumed);
+            if done {
+                return Ok(Some(()));
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Transport<RoleClient> for ChildStdio {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        track(&self.calls, &item);
+        let bytes = serde_json::to_vec(&item).map(|mut b| {
+            b.push(b'\n');
+            b
+        });
+        let write = self.write.clone();
+        async move {
+            let bytes = bytes?;
+            let mut guard = write.lock().await;
+            let w = guard
+                .as_mut()
+                .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
+            w.write_all(&bytes).await?;
+            w.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            match self.read_line().await {
+                Ok(Some(())) => {}
+                Ok(None) => return None,
+                Err(e) => {
+                    tracing::error!(error = %e, "upstream: reading its stdout failed");
+                    return None;
+                }
+            }
+            let message = {
+                let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line[..]);
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if line.is_empty() {
+                    None
+                } else {
+                    parse(line, &self.calls)
+                }
+            };
+            self.line.clear();
+            if self.line.capacity() > 64 * 1024 {
+                self.line.shrink_to(64 * 1024);
+            }
+            if let Some(message) = message {
+                return Some(message);
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        // Closing stdin asks the server to exit; a server that does not is stopped.
+        drop(self.write.lock().await.take());
+        let Some(child) = self.child.as_mut() else {
+            return Ok(());
+        };
+        if tokio::time::timeout(EXIT_WAIT, child.wait()).await.is_err() {
+            #[cfg(unix)]
+            if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+                // SAFETY: kill(2) with a pid this process spawned and has not reaped yet.
+                unsafe { libc::kill(pid, libc::SIGTERM) };
+            }
+            if tokio::time::timeout(EXIT_WAIT, child.wait()).await.is_err() {
+                child.kill().await?;
+            }
+        }
+        self.child = None;
+        Ok(())
+    }
+}
+
+/// Remembers a `tools/call` sent, and forgets one the client cancels (its answer may never
+/// come).
+fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) {
+    match item {
+        JsonRpcMessage::Request(request) => {
+            if let ClientRequest::CallToolRequest(_) = &request.request {
+                let mut calls = lock(calls);
+                if calls.len() >= MAX_PENDING_CALLS {
+                    calls.clear();
+                }
+                calls.insert(request.id.clone());
+            }
+        }
+        JsonRpcMessage::Notification(notification) => {
+            if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+            {
+                if let Some(id) = &cancelled.params.request_id {
+                    lock(calls).remove(id);
+                }
+            }
+        }
+        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
+    }
+}
+
+/// One line from the upstream (without its newline): the typed read for an answer to a
+/// pending call, rmcp's parse for everything else. `None`: nothing to deliver (a line rmcp's
+/// type refuses, which rmcp's transport also skips).
+fn parse(line: &[u8], calls: &Pending) -> Option<ServerJsonRpcMessage> {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if let Some(message) = call_result(line, calls) {
+        return Some(message);
+    }
+    match serde_json::from_slice::<ServerJsonRpcMessage>(line) {
+        Ok(message) => {
+            let answered = match &message {
+                JsonRpcMessage::Response(response) => Some(&response.id),
+                JsonRpcMessage::Error(error) => error.id.as_ref(),
+                _ => None,
+            };
+            if let Some(id) = answered {
+                lock(calls).remove(id);
+            }
+            Some(message)
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "upstream: a line that is no MCP message, skipped");
+            None
+        }
+    }
+}
+
+/// The answer to a pending `tools/call`, read as `CallToolResult` without trying the result
+/// types before it; `None` when the line is anything else or when the typed read cannot
+/// promise rmcp's message (then rmcp's parse decides).
+///
+/// rmcp's result enum takes the first type that accepts the object. Every type before
+/// `CallToolResult` requires a key `CallToolResult` does not have (`tools`, `messages`,
+/// `contents`, `taskId`, ...), except `SubscriptionsListenResult`, which requires
+/// `resultType` and a `_meta` holding a subscription id. So a result whose keys are all
+/// `CallToolResult`'s and whose `_meta` names no subscription is one that only
+/// `CallToolResult` (or nothing) accepts; anything else is left to rmcp.
+fn call_result(line: &[u8], calls: &Pending) -> Option<ServerJsonRpcMessage> {
+    if lock(calls).is_empty() {
+        return None;
+    }
+    // A first pass reads the id and the shape without building anything.
+    let shape: Shape = serde_json::from_slice(line).ok()?;
+    // rmcp's message is a response only without `method` and `error`.
+    if shape.method.0 || shape.error.0 || !lock(calls).contains(&shape.id) {
+        return None;
+    }
+    let answer: CallAnswer = serde_json::from_slice(line).ok()?;
+    lock(calls).remove(&answer.id);
+    Some(JsonRpcMessage::response(
+        ServerResult::CallToolResult(answer.result),
+        answer.id,
+    ))
+}
+
+#[derive(Deserialize)]
+struct Shape {
+    id: RequestId,
+    #[serde(rename = "result")]
+    _result: CallKeys,
+    #[serde(default)]
+    method: Present,
+    #[serde(default)]
+    error: Present,
+}
+
+#[derive(Deserialize)]
+struct CallAnswer {
+    #[serde(rename = "jsonrpc")]
+    _jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    result: CallToolResult,
+}
+
+/// Whether a key was present, whatever its value (`null` included).
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer)?;
+        Ok(Present(true))
+    }
+}
+
+/// An object whose keys are all `CallToolResult`'s, its `_meta` naming no subscription; an
+/// error for anything else. Values are skipped, not built.
+struct CallKeys;
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum CallKey {
+    ResultType,
+    Content,
+    StructuredContent,
+    IsError,
+    #[serde(rename = "_meta")]
+    Meta,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier)]
+enum MetaKey {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    SubscriptionId,
+    #[serde(other)]
+    Other,
+}
+
+/// A `_meta` object without a subscription id, or `null`.
+struct NoSubscription;
+
+impl<'de> Deserialize<'de> for CallKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = CallKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a CallToolResult object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CallKeys, A::Error> {
+                while let Some(key) = map.next_key::<CallKey>()? {
+                    match key {
+                        CallKey::Meta => {
+                            map.next_value::<NoSubscription>()?;
+                        }
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(CallKeys)
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
+}
+
+impl<'de> Deserialize<'de> for NoSubscription {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = NoSubscription;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a _meta object or null")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<NoSubscription, E> {
+                Ok(NoSubscription)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NoSubscription, A::Error> {
+                while let Some(key) = map.next_key::<MetaKey>()? {
+                    if let MetaKey::SubscriptionId = key {
+                        return Err(serde::de::Error::custom("a subscription's result"));
+                    }
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(NoSubscription)
+            }
+        }
+        deserializer.deserialize_any(Keys)
+    }
+}
+
+#[cfg(test)]
+mod tests;

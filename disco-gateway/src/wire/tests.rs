@@ -1,0 +1,325 @@
+//! The promise: for every line from an upstream, the typed read of an answer to a pending
+//! call either declines or builds exactly the message rmcp's own parse builds, and the
+//! transport's parse as a whole delivers what rmcp's parse delivers.
+
+use super::{call_result, parse, track, Pending};
+use disco_runtime::rmcp;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, NumberOrString, ServerJsonRpcMessage,
+    ServerResult,
+};
+use serde_json::Value;
+
+/// A small deterministic generator (splitmix64): the cases must be the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, options: &[&'a str]) -> &'a str {
+        options[self.below(options.len())]
+    }
+}
+
+/// In a choice list: the key is left out.
+const ABSENT: &str = "\u{0}";
+
+/// The ids the tests send calls with.
+const PENDING: [&str; 2] = ["1", r#""s-1""#];
+
+/// A JSON object from its pairs, in the given or a rotated order.
+fn object(rng: &mut Rng, mut pairs: Vec<(&str, String)>) -> String {
+    pairs.retain(|(_, v)| v != ABSENT);
+    if !pairs.is_empty() && rng.below(3) == 0 {
+        let by = rng.below(pairs.len());
+        pairs.rotate_left(by);
+    }
+    let body: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    format!("{{{}}}", body.join(","))
+}
+
+/// A result object: `CallToolResult`'s keys with good and bad values, sometimes a key of
+/// another result type. Returns it and whether it has a key twice.
+fn result(rng: &mut Rng) -> (String, bool) {
+    let content = rng.pick(&[
+        ABSENT,
+        "[]",
+        r#"[{"type":"text","text":"hi"}]"#,
+        r#"[{"type":"text","text":"a\"\\\n\u00e9\ud83d\ude00","annotations":{"audience":["user"],"priority":0.5}}]"#,
+        r#"[{"type":"image","data":"aGk=","mimeType":"image/png"},{"type":"text","text":"x","_meta":{"k":1}}]"#,
+        r#"[{"type":"resource","resource":{"uri":"file:///x","text":"t"}}]"#,
+        r#"[{"type":"resource_link","uri":"file:///y","name":"y"}]"#,
+        r#"[{"type":"nonesuch"}]"#,
+        r#"[{"type":"text"}]"#,
+        r#""text""#,
+        "null",
+    ]);
+    let structured = rng.pick(&[
+        ABSENT,
+        ABSENT,
+        "null",
+        r#"{"sum":3,"list":[1,2.5,-7,18446744073709551615],"s":"\u0041"}"#,
+        "[1,2]",
+        "5",
+    ]);
+    let is_error = rng.pick(&[ABSENT, ABSENT, "true", "false", "null", r#""yes""#]);
+    let result_type = rng.pick(&[
+        ABSENT,
+        ABSENT,
+        r#""complete""#,
+        r#""task""#,
+        r#""input_required""#,
+        r#""other""#,
+        "5",
+    ]);
+    let meta = rng.pick(&[
+        ABSENT,
+        ABSENT,
+        "{}",
+        r#"{"progressToken":1,"x":{"y":[null]}}"#,
+        r#"{"io.modelcontextprotocol/subscriptionId":3}"#,
+        r#"{"io.modelcontextprotocol/subscriptionId":"sub"}"#,
+        "null",
+        "5",
+    ]);
+    // Keys of the result types before `CallToolResult` in rmcp's enum, and unknown keys.
+    let other = rng.pick(&[
+        ABSENT,
+        ABSENT,
+        ABSENT,
+        ABSENT,
+        r#""tools":[]"#,
+        r#""messages":[]"#,
+        r#""contents":[]"#,
+        r#""prompts":[]"#,
+        r#""action":"accept""#,
+        r#""taskId":"t","status":"working","createdAt":"2025-01-01T00:00:00Z","lastUpdatedAt":"2025-01-01T00:00:00Z""#,
+        r#""completion":{"values":[]}"#,
+        r#""nextCursor":"c""#,
+        r#""unknownKey":{"a":1}"#,
+    ]);
+    let mut pairs = vec![
+        (r#""content""#, content.to_string()),
+        (r#""structuredContent""#, structured.to_string()),
+        (r#""isError""#, is_error.to_string()),
+        (r#""resultType""#, result_type.to_string()),
+        (r#""_meta""#, meta.to_string()),
+    ];
+    let mut twice = false;
+    if rng.below(25) == 0 {
+        pairs.push((r#""isError""#, "true".into()));
+        twice = true;
+    }
+    let mut text = object(rng, pairs);
+    if other != ABSENT {
+        // Spliced in as the first key.
+        text = if text == "{}" {
+            format!("{{{other}}}")
+        } else {
+            format!("{{{other},{}", &text[1..])
+        };
+    }
+    match rng.below(40) {
+        0 => ("null".into(), false),
+        1 => ("[]".into(), false),
+        2 => (r#""done""#.into(), false),
+        _ => (text, twice),
+    }
+}
+
+/// A well-formed answer to a pending call, of the shapes servers send.
+fn plain(rng: &mut Rng) -> String {
+    let id = rng.pick(&PENDING);
+    let content = rng.pick(&[
+        "[]",
+        r#"[{"type":"text","text":"hi"}]"#,
+        r#"[{"type":"text","text":"a\"\\\n\u00e9\ud83d\ude00","annotations":{"audience":["user"],"priority":0.5}}]"#,
+        r#"[{"type":"image","data":"aGk=","mimeType":"image/png"},{"type":"text","text":"x","_meta":{"k":1}}]"#,
+        r#"[{"type":"resource","resource":{"uri":"file:///x","text":"t"}}]"#,
+    ]);
+    let rest = rng.pick(&[
+        "",
+        r#","isError":false"#,
+        r#","isError":true"#,
+        r#","structuredContent":{"sum":3,"list":[1,2.5,-7]}"#,
+        r#","structuredContent":null,"resultType":"complete""#,
+        r#","_meta":{"progressToken":1}"#,
+        r#","resultType":"complete","_meta":{}"#,
+    ]);
+    let result = format!(r#"{{"content":{content}{rest}}}"#);
+    object(
+        rng,
+        vec![
+            (r#""jsonrpc""#, r#""2.0""#.to_string()),
+            (r#""id""#, id.to_string()),
+            (r#""result""#, result),
+        ],
+    )
+}
+
+/// A line an upstream might send; whether it has a key twice.
+fn line(rng: &mut Rng) -> (String, bool) {
+    if rng.below(2) == 0 {
+        return (plain(rng), false);
+    }
+    let jsonrpc = rng.pick(&[r#""2.0""#, r#""2.0""#, r#""2.0""#, r#""1.0""#, ABSENT]);
+    let id = rng.pick(&[
+        PENDING[0], PENDING[0], PENDING[1], PENDING[1], "2", r#""s-2""#, "1.0", "null", ABSENT,
+    ]);
+    let (result, twice) = result(rng);
+    let mut pairs = vec![
+        (r#""jsonrpc""#, jsonrpc.to_string()),
+        (r#""id""#, id.to_string()),
+        (r#""result""#, result),
+    ];
+    let mut twice = twice;
+    match rng.below(14) {
+        0 => pairs.push((r#""method""#, r#""tools/call""#.into())),
+        1 => pairs.push((r#""error""#, r#"{"code":-1,"message":"x"}"#.into())),
+        2 => pairs.push((r#""extra""#, "[1]".into())),
+        3 => {
+            pairs.push((r#""id""#, "1".into()));
+            twice = true;
+        }
+        4 => {
+            pairs.push((r#""result""#, r#"{"content":[]}"#.into()));
+            twice = true;
+        }
+        _ => {}
+    }
+    (object(rng, pairs), twice)
+}
+
+/// The calls the tests have in flight, as the transport records them when it sends.
+fn pending() -> Pending {
+    let calls = Pending::default();
+    for id in PENDING {
+        let id: NumberOrString = serde_json::from_str(id).unwrap_or(NumberOrString::Number(0));
+        let request = CallToolRequest::new(CallToolRequestParams::new("echo"));
+        let message: ClientJsonRpcMessage =
+            JsonRpcMessage::request(ClientRequest::CallToolRequest(request), id);
+        track(&calls, &message);
+    }
+    calls
+}
+
+fn same(a: &ServerJsonRpcMessage, b: &ServerJsonRpcMessage, line: &str) {
+    assert_eq!(
+        serde_json::to_value(a).ok(),
+        serde_json::to_value(b).ok(),
+        "{line}"
+    );
+    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{line}");
+}
+
+/// Whether the typed read must take this line: rmcp reads a `CallToolResult` for a pending
+/// id, no key is there twice, and the result has only `CallToolResult`'s keys, its `_meta`
+/// (if an object) naming no subscription.
+fn must_take(line: &str, twice: bool, full: &Option<ServerJsonRpcMessage>) -> bool {
+    let Some(JsonRpcMessage::Response(response)) = full else {
+        return false;
+    };
+    if twice || !matches!(response.result, ServerResult::CallToolResult(_)) {
+        return false;
+    }
+    let Ok(value) = serde_json::from_str::<Value>(line) else {
+        return false;
+    };
+    let pending_id = PENDING
+        .iter()
+        .any(|id| serde_json::from_str::<Value>(id).ok().as_ref() == value.get("id"));
+    let Some(result) = value.get("result").and_then(Value::as_object) else {
+        return false;
+    };
+    let keys_ok = result.keys().all(|k| {
+        [
+            "content",
+            "structuredContent",
+            "isError",
+            "resultType",
+            "_meta",
+        ]
+        .contains(&k.as_str())
+    });
+    let meta_ok = result
+        .get("_meta")
+        .is_none_or(|m| m.get("io.modelcontextprotocol/subscriptionId").is_none());
+    pending_id && keys_ok && meta_ok
+}
+
+#[test]
+fn the_typed_read_builds_what_rmcp_builds_or_declines() {
+    let mut rng = Rng(0xA11_5EED);
+    let (mut taken, mut declined) = (0, 0);
+    for _ in 0..30_000 {
+        let (line, twice) = line(&mut rng);
+        let full = serde_json::from_slice::<ServerJsonRpcMessage>(line.as_bytes()).ok();
+        match call_result(line.as_bytes(), &pending()) {
+            Some(typed) => {
+                let Some(full) = &full else {
+                    panic!("the typed read accepted what rmcp refuses: {line}");
+                };
+                same(&typed, full, &line);
+                taken += 1;
+            }
+            None => {
+                assert!(
+                    !must_take(&line, twice, &full),
+                    "the typed read declined a plain call result: {line}"
+                );
+                declined += 1;
+            }
+        }
+        // The transport's parse as a whole delivers rmcp's message, or skips the line.
+        let delivered = parse(line.as_bytes(), &pending());
+        match (&delivered, &full) {
+            (Some(d), Some(f)) => same(d, f, &line),
+            (None, None) => {}
+            _ => panic!("the transport and rmcp disagree on {line}"),
+        }
+    }
+    assert!(
+        taken > 1_000 && declined > 1_000,
+        "{taken} taken, {declined} declined"
+    );
+}
+
+#[test]
+fn only_pending_calls_take_the_typed_read_and_each_once() {
+    let answer = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"3"}]}}"#;
+    let calls = pending();
+    assert!(call_result(answer, &calls).is_some());
+    // Answered: a second answer with that id is rmcp's to parse.
+    assert!(call_result(answer, &calls).is_none());
+    assert!(parse(answer, &calls).is_some());
+    // A cancelled call is forgotten.
+    let calls = pending();
+    let param: CancelledNotificationParam =
+        serde_json::from_str(r#"{"requestId":1}"#).expect("a cancellation's params");
+    let cancel: ClientJsonRpcMessage =
+        JsonRpcMessage::notification(CancelledNotification::new(param).into());
+    track(&calls, &cancel);
+    assert!(call_result(answer, &calls).is_none());
+    // An error answer ends the call too.
+    let calls = pending();
+    let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#;
+    assert!(matches!(
+        parse(error, &calls),
+        Some(JsonRpcMessage::Error(_))
+    ));
+    assert!(call_result(answer, &calls).is_none());
+    // A result of another request type, with the same keys as an empty call result, is not
+    // read as a call result when its id is not a call's.
+    let calls = pending();
+    let ping = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#;
+    assert!(call_result(ping, &calls).is_none());
+}
