@@ -58,12 +58,13 @@ pub(crate) struct ChildStdio {
 
 impl ChildStdio {
     /// Spawns `command` with its stdin, stdout and stderr piped; returns the transport and
-    /// the child's stderr.
+    /// the child's stderr. The child is killed when the transport is dropped (tokio reaps it).
     pub(crate) fn spawn(mut command: Command) -> io::Result<(Self, Option<ChildStderr>)> {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
         let mut child = command.spawn()?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(io::Error::other("the child's stdin or stdout is not piped"));

@@ -26,9 +26,14 @@ pub(crate) fn tools_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
     NEEDLE
         .get_or_init(|| memchr::memmem::Finder::new(b"\"tools/call\""))
         .find(line)?;
+    // serde reads a derived struct from an array too, by position; rmcp's message is an object
+    // only (a batch or a positional line is refused there).
+    if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
     let CallLine {
         id,
-        mut params,
+        params: ObjectOnly(mut params),
         result,
         error,
         ..
@@ -59,11 +64,33 @@ struct CallLine {
     id: RequestId,
     #[serde(rename = "method")]
     _method: CallToolRequestMethod,
-    params: CallToolRequestParams,
+    params: ObjectOnly<CallToolRequestParams>,
     #[serde(default)]
     result: Present,
     #[serde(default)]
     error: Present,
+}
+
+/// A value read only from a JSON object: serde's derived structs also take an array, by
+/// position, where rmcp's params (read through its flattened types) take objects only.
+struct ObjectOnly<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Object<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Object<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer
+            .deserialize_map(Object(std::marker::PhantomData))
+            .map(ObjectOnly)
+    }
 }
 
 /// Whether a key was present, whatever its value (`null` included).

@@ -251,6 +251,11 @@ fn found_cases() {
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
         r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}]"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}"#,
+        // Positional forms, which serde's derived structs would read and rmcp refuses.
+        r#"["2.0",1,"tools/call",{"name":"echo"}]"#,
+        r#"  ["2.0",1,"tools/call",["echo",{"text":"hi"}]]"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[null,"echo",{"text":"hi"}]}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["echo"]}"#,
     ];
     for line in declined {
         assert!(!agree(line), "taken: {line}");
