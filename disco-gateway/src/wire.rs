@@ -228,7 +228,9 @@ fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) {
 
 /// One line from the upstream (without its newline): the typed read for an answer to a
 /// pending call, rmcp's parse for everything else. `None`: nothing to deliver (a line rmcp's
-/// type refuses, which rmcp's transport also skips).
+/// type refuses). rmcp's own transport answers valid JSON of the wrong shape with an id-less
+/// -32600 to the upstream; the gateway only logs it, on purpose: an upstream that writes
+/// noise to stdout would get an error back for every line, and could answer those in turn.
 fn parse(line: &[u8], calls: &Pending) -> Option<ServerJsonRpcMessage> {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if let Some(message) = call_result(line, calls) {
