@@ -795,7 +795,7 @@ mod tests {
         let ms = Duration::from_millis;
         let initials = [ms(1), ms(200), ms(500), ms(1000), ms(u64::MAX)];
         let maxes = [ms(1), ms(1000), ms(30_000), ms(u64::MAX)];
-        let mut seed = 0x2545_F491_u64;
+        let mut rng = fastrand::Rng::with_seed(0x2545_F491);
         for initial in initials {
             for max in maxes {
                 // Lives from all failures (the cap reached) to mostly healthy runs.
@@ -803,10 +803,7 @@ mod tests {
                     let mut backoff = Backoff::new(initial, max);
                     let mut k = 0u32;
                     for _ in 0..80 {
-                        seed = seed
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                        let roll = seed >> 33;
+                        let roll = rng.u64(..);
                         let wait = if healthy_in > 0 && roll.is_multiple_of(healthy_in) {
                             k = 0;
                             backoff.after_run(HEALTHY_RUN)

@@ -11,19 +11,12 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-/// A small deterministic generator (splitmix64): the cases must be the same on every run.
-struct Rng(u64);
+/// fastrand, seeded: the cases must be the same on every run.
+struct Rng(fastrand::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.usize(..n)
     }
     fn pick<'a>(&mut self, options: &[&'a str]) -> &'a str {
         options[self.below(options.len())]
@@ -258,7 +251,7 @@ fn must_take(line: &str, twice: bool, full: &Option<ServerJsonRpcMessage>) -> bo
 
 #[test]
 fn the_typed_read_builds_what_rmcp_builds_or_declines() {
-    let mut rng = Rng(0xA11_5EED);
+    let mut rng = Rng(fastrand::Rng::with_seed(0xA11_5EED));
     let (mut taken, mut declined) = (0, 0);
     for _ in 0..30_000 {
         let (line, twice) = line(&mut rng);

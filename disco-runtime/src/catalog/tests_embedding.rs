@@ -10,6 +10,15 @@ use serde_json::{json, Value};
 use super::{Catalog, JsonCatalogProvider, SearchOptions};
 use crate::search::{Encoder, SemanticModel, VectorCache};
 
+/// Search with `model` and no vector cache, its vectors made in the background or not.
+fn with_model(model: SemanticModel, background: bool) -> SearchOptions {
+    SearchOptions::default()
+        .enabled(true)
+        .semantic(Arc::new(model))
+        .semantic_cache(VectorCache::Off)
+        .semantic_background(background)
+}
+
 /// The query that [`Gate`] holds up.
 const HELD: &str = "held query";
 
@@ -70,13 +79,7 @@ fn a_query_is_embedded_off_the_runtime() {
                             "inputSchema": {"type": "object"}}]);
         let catalog = Catalog::builder()
             .provider(JsonCatalogProvider::from_value(&tools).unwrap())
-            .search(
-                SearchOptions::default()
-                    .enabled(true)
-                    .semantic(Arc::new(model))
-                    .semantic_cache(VectorCache::Off)
-                    .semantic_background(false),
-            )
+            .search(with_model(model, false))
             .from_specs([])
             .unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -187,13 +190,7 @@ fn scoped_callers_share_one_embedding() {
             let catalog = Catalog::builder()
                 .provider(JsonCatalogProvider::from_value(&Value::Array(shared)).unwrap())
                 .scoped_provider(PerCaller)
-                .search(
-                    SearchOptions::default()
-                        .enabled(true)
-                        .semantic(Arc::new(model))
-                        .semantic_cache(VectorCache::Off)
-                        .semantic_background(background),
-                )
+                .search(with_model(model, background))
                 .from_specs([])
                 .unwrap();
             let ids: Vec<String> = (0..callers).map(|i| "c".repeat(i + 1)).collect();
@@ -242,13 +239,7 @@ fn a_catalog_says_when_its_vectors_are_in() {
         );
         let catalog = Catalog::builder()
             .provider(JsonCatalogProvider::from_value(&tools).unwrap())
-            .search(
-                SearchOptions::default()
-                    .enabled(true)
-                    .semantic(Arc::new(model))
-                    .semantic_cache(VectorCache::Off)
-                    .semantic_background(background),
-            )
+            .search(with_model(model, background))
             .from_specs([])
             .unwrap();
         assert_eq!(catalog.semantic_ready(), !background);
