@@ -664,7 +664,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 /// What a tool is in a semantic model's space: its name's words, its title and its description
 /// ("searchPapers" -> "search Papers").
-fn semantic_text(doc: &SearchDoc) -> String {
+pub(crate) fn semantic_text(doc: &SearchDoc) -> String {
     let mut name = String::with_capacity(doc.name.len() + 4);
     let mut prev: Option<char> = None;
     for c in doc.name.chars() {

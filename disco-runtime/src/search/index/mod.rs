@@ -49,6 +49,9 @@ use std::collections::HashMap;
 
 use rust_stemmers::Stemmer;
 
+/// What a tool is in the model's space (tests).
+#[cfg(all(test, feature = "semantic"))]
+pub(crate) use fusion::semantic_text;
 /// Queries embedded ahead of a search (feature `semantic`; nothing without it).
 #[cfg(feature = "semantic")]
 pub(crate) use fusion::QueryVectors as EmbeddedQueries;

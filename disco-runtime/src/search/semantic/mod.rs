@@ -26,6 +26,10 @@ mod tests;
 mod tests_bert;
 #[cfg(test)]
 mod tests_cache;
+#[cfg(test)]
+mod tests_store;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -74,6 +74,12 @@ impl Store {
         (job, found)
     }
 
+    /// How many indexes are being made now (tests).
+    #[cfg(test)]
+    pub(crate) fn jobs(&self) -> usize {
+        self.lock().jobs
+    }
+
     /// Stores vectors, and lets the claims of their texts go.
     fn put<'a>(&self, made: impl IntoIterator<Item = (TextKey, &'a [f32])>) {
         let mut inner = self.lock();

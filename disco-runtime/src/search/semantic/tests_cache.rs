@@ -23,18 +23,7 @@ impl Encoder for Counting {
         3
     }
     fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        let t = text.to_lowercase();
-        let mut v = [0f32; 3];
-        for (i, words) in [
-            &["horoscope", "astrology", "zodiac"][..],
-            &["money", "currency"][..],
-            &["weather", "rain"][..],
-        ]
-        .iter()
-        .enumerate()
-        {
-            v[i] = words.iter().filter(|w| t.contains(*w)).count() as f32;
-        }
+        let v = super::testing::directions(text);
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         (n > 0.0).then(|| v.iter().map(|x| x / n).collect())
     }
