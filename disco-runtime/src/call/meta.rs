@@ -66,30 +66,42 @@ pub(super) async fn run_meta(
 
 /// The vectors of a `tool_search` call's queries, made on tokio's blocking threads: a
 /// transformer takes milliseconds of CPU per query, which would hold up every other task of
-/// a runtime worker. `None` (each search embeds its own query, where it runs) when no model
-/// ranks now, the call loads tools by name, or there is no tokio runtime to hand the work to.
+/// a runtime worker. At most [`queries_at_once`](crate::search::semantic::queries_at_once)
+/// embeddings of a model run at once; a call beyond them waits for its turn as a task, not
+/// on a thread. When no model ranks now, none: the search ranks by keywords alone even if
+/// the vectors become ready before it runs (it would embed on this worker otherwise).
+/// `None` (each search embeds its own query, where it runs) when the call loads tools by
+/// name or there is no tokio runtime to hand the work to.
 #[cfg(feature = "semantic")]
 async fn embed_queries(view: &View<'_>, args: &Map<String, Value>) -> Option<EmbeddedQueries> {
-    let model = view.query_model()?;
     let queries: Vec<String> = match SearchRequest::read(args).ok()? {
         SearchRequest::Query(q) if q.trim_start().starts_with(SELECT) => return None,
         SearchRequest::Query(q) => vec![q],
         SearchRequest::Steps(steps) => steps.into_iter().take(MAX_QUERY_STEPS).collect(),
     };
     let runtime = tokio::runtime::Handle::try_current().ok()?;
-    let texts = queries.clone();
+    let Some(model) = view.query_model() else {
+        return Some(EmbeddedQueries::default());
+    };
+    let turn = model.query_turn().await;
     match runtime
-        .spawn_blocking(move || EmbeddedQueries::embed(&model, &texts))
+        .spawn_blocking(move || {
+            let _turn = turn;
+            EmbeddedQueries::embed(&model, &queries)
+        })
         .await
     {
         Ok(embedded) => Some(embedded),
         Err(e) => {
             // The encoder panicked: this search ranks by keywords alone.
             tracing::error!(error = %e, "embedding a query failed; ranked by keywords alone");
-            Some(EmbeddedQueries::none(&queries))
+            Some(EmbeddedQueries::default())
         }
     }
 }
+
+#[cfg(all(test, feature = "semantic"))]
+mod tests_race;
 
 /// Without the feature `semantic`, nothing is embedded.
 #[cfg(not(feature = "semantic"))]

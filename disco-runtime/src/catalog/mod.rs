@@ -118,6 +118,8 @@ impl Catalog {
 
 #[cfg(all(test, feature = "semantic"))]
 mod tests_embedding;
+#[cfg(all(test, feature = "semantic"))]
+mod tests_queries;
 
 #[cfg(all(test, feature = "semantic"))]
 mod semantic_tests {

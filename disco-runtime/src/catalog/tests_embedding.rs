@@ -11,7 +11,7 @@ use super::{Catalog, JsonCatalogProvider, SearchOptions};
 use crate::search::{Encoder, SemanticModel, VectorCache};
 
 /// Search with `model` and no vector cache, its vectors made in the background or not.
-fn with_model(model: SemanticModel, background: bool) -> SearchOptions {
+pub(super) fn with_model(model: SemanticModel, background: bool) -> SearchOptions {
     SearchOptions::default()
         .enabled(true)
         .semantic(Arc::new(model))

@@ -138,6 +138,11 @@ impl<'a> View<'a> {
 
     /// Ranked tools for a query, among those the caller may see (hidden ones included: search
     /// is how they are found).
+    ///
+    /// With a semantic model whose vectors are ready, the query is embedded here, on the
+    /// calling thread: a transformer's forward pass takes milliseconds of CPU. From async
+    /// code, call it in `tokio::task::spawn_blocking` (`tool_search` embeds its queries on
+    /// tokio's blocking threads itself).
     pub fn search(&self, query: &str, max_results: usize) -> Vec<(Arc<CatalogTool>, f32)> {
         self.search_embedded(query, max_results, None)
     }
@@ -169,6 +174,8 @@ impl<'a> View<'a> {
     /// [`MAX_QUERY_STEPS`](crate::search::MAX_QUERY_STEPS) of them; more are ignored),
     /// balanced so that every step gets its best tools before any gets its second. See
     /// [`View::search`] and [`StepHits`].
+    ///
+    /// Each step's query is embedded on the calling thread, as [`View::search`] says.
     pub fn search_steps(&self, queries: &[&str], max_results: usize) -> StepHits {
         self.search_steps_embedded(queries, max_results, None)
     }
@@ -342,7 +349,7 @@ impl Catalog {
         self.for_caller(caller).list_page(offset, limit)
     }
 
-    /// [`View::search`] for `caller`.
+    /// [`View::search`] for `caller`; the query is embedded on the calling thread, as there.
     pub fn search(
         &self,
         query: &str,
@@ -374,6 +381,7 @@ impl Catalog {
 
     /// Ranked tools for a query among those `filter` accepts (and ignoring visibility): for
     /// evaluation and tooling.
+    /// The query is embedded on the calling thread, as [`View::search`] says.
     pub fn search_where(
         &self,
         query: &str,

@@ -45,7 +45,9 @@ pub(super) struct KeywordScores {
 
 /// Queries embedded ahead of a search, off the async runtime (`call/meta.rs`): the vector of
 /// each query text as the index cuts it ([`SearchIndex::query_text`]), `None` for a text
-/// without a token. A search whose query is not here embeds it itself.
+/// without a token. A search handed these never embeds: a query that is not here is ranked
+/// by keywords alone (its vectors were not ready when the call began, or embedding it
+/// failed), so that no forward pass runs where the search runs.
 #[derive(Debug, Default)]
 pub(crate) struct QueryVectors(HashMap<String, Option<Vec<f32>>>);
 
@@ -54,26 +56,34 @@ impl QueryVectors {
         self.0.get(query)
     }
 
-    /// `queries` embedded by `model`, each once, as the index will look them up.
+    /// `queries` embedded by `model` in one batch, each distinct text once, as the index will
+    /// look them up.
     pub(crate) fn embed(model: &SemanticModel, queries: &[String]) -> QueryVectors {
-        let mut out = HashMap::new();
+        let mut texts: Vec<String> = Vec::with_capacity(queries.len());
         for q in queries {
             let text = SearchIndex::query_text(q);
-            if !text.trim().is_empty() && !out.contains_key(text) {
-                out.insert(text.to_string(), model.embed(text));
+            if !text.trim().is_empty() && !texts.iter().any(|t| t == text) {
+                texts.push(text.to_string());
             }
         }
-        QueryVectors(out)
-    }
-
-    /// Every one of `queries` without a vector: what a search ranks by keywords alone.
-    pub(crate) fn none(queries: &[String]) -> QueryVectors {
+        if texts.is_empty() {
+            return QueryVectors::default();
+        }
+        let vectors = model.embed_all(&texts);
+        // An encoder is a public trait: a text it gave no answer for has no vector.
+        let mut vectors = vectors.into_iter();
         QueryVectors(
-            queries
-                .iter()
-                .map(|q| (SearchIndex::query_text(q).to_string(), None))
+            texts
+                .into_iter()
+                .map(|t| (t, vectors.next().flatten()))
                 .collect(),
         )
+    }
+
+    /// Whether a search of `query` is to rank by meaning: its vector (or its lack of a
+    /// token) is here.
+    pub(super) fn has(&self, query: &str) -> bool {
+        self.0.contains_key(query)
     }
 }
 
@@ -566,6 +576,8 @@ impl SearchIndex {
         // The tools nearest the query, each with its cosine as its score.
         let mut nearest: Vec<Hit> = Vec::new();
         let dim = semantic.model.dim();
+        // Without `embedded`, the query is embedded here, on the caller's thread (the
+        // public search methods say so); with it, only a query it holds gets here.
         let q = match embedded.and_then(|e| e.get(query)) {
             Some(q) => q.clone(),
             None => semantic.model.embed(query),

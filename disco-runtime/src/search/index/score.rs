@@ -17,6 +17,9 @@ impl SearchIndex {
     /// lists the allowed tools in name order with score 0. A query whose best match scores
     /// below the threshold returns nothing (abstains): the caller should answer with a hint.
     /// Otherwise every matching tool may be returned, up to `max_results`.
+    ///
+    /// With a semantic model whose vectors are ready, the query is embedded here, on the
+    /// calling thread (a transformer's forward pass takes milliseconds of CPU).
     pub fn search(
         &self,
         query: &str,
@@ -32,8 +35,9 @@ impl SearchIndex {
         truncate_chars(query, MAX_QUERY_CHARS)
     }
 
-    /// [`SearchIndex::search`], with the query's vector taken from `embedded` when it is
-    /// there (feature `semantic`; made off the async runtime).
+    /// [`SearchIndex::search`], with the query's vector taken from `embedded` (feature
+    /// `semantic`; made off the async runtime): given `embedded`, nothing is embedded here,
+    /// and a query it does not hold is ranked by keywords alone.
     pub(crate) fn search_embedded(
         &self,
         query: &str,
@@ -177,8 +181,11 @@ impl SearchIndex {
             .fold(0f32, f32::max);
         let abstains = best <= 0.0 || best < r.threshold * idf_one;
         #[cfg(feature = "semantic")]
-        if let Some((semantic, vectors)) =
-            self.semantic.as_ref().and_then(|s| Some((s, s.ready()?)))
+        if let Some((semantic, vectors)) = self
+            .semantic
+            .as_ref()
+            .and_then(|s| Some((s, s.ready()?)))
+            .filter(|_| embedded.is_none_or(|e| e.has(query)))
         {
             let keywords = KeywordScores {
                 matched,

@@ -21,6 +21,8 @@ mod pieces;
 pub(crate) mod store;
 mod tensors;
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_bert;
@@ -28,8 +30,6 @@ mod tests_bert;
 mod tests_cache;
 #[cfg(test)]
 mod tests_store;
-#[cfg(test)]
-pub(crate) mod testing;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -85,6 +85,16 @@ pub struct SemanticModel {
     id: String,
     /// The tool vectors this model is making, shared by the indexes being made at once.
     store: std::sync::Arc<store::Store>,
+    /// Query embeddings running now: one permit each, [`queries_at_once`] in all, so that a
+    /// burst of searches queues for the cores instead of running a forward pass per
+    /// blocking thread at once.
+    queries: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+/// How many query embeddings of one model run at once: one per core, as more would only
+/// share the cores and make each search wait longer.
+pub(crate) fn queries_at_once() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl fmt::Debug for SemanticModel {
@@ -118,11 +128,7 @@ impl SemanticModel {
             let encoder = bert::BertEncoder::from_files(&files)
                 .map_err(|e| fail(format!("{}: {e}", dir.display())))?;
             let id = digest("bert", &files.parts());
-            return Ok(SemanticModel {
-                encoder: Box::new(encoder),
-                id,
-                store: Default::default(),
-            });
+            return Ok(SemanticModel::made(Box::new(encoder), id));
         }
         let (weights, tokenizer) = StaticModel::files_in(dir)?;
         SemanticModel::from_files(&weights, &tokenizer)
@@ -147,20 +153,25 @@ impl SemanticModel {
     /// (Hugging Face JSON).
     pub fn from_bytes(weights: &[u8], tokenizer: &[u8]) -> Result<SemanticModel, SemanticError> {
         let model = StaticModel::from_bytes(weights, tokenizer)?;
-        Ok(SemanticModel {
-            encoder: Box::new(model),
-            id: digest("static", &[weights, tokenizer]),
-            store: Default::default(),
-        })
+        Ok(SemanticModel::made(
+            Box::new(model),
+            digest("static", &[weights, tokenizer]),
+        ))
     }
 
     /// A caller's own encoder; `id` must change whenever its vectors would (it keys the
     /// vectors cached on disk).
     pub fn from_encoder(encoder: Box<dyn Encoder>, id: impl Into<String>) -> SemanticModel {
+        SemanticModel::made(encoder, digest("own", &[id.into().as_bytes()]))
+    }
+
+    /// A model of `encoder` under `id`, with nothing shared or running yet.
+    fn made(encoder: Box<dyn Encoder>, id: String) -> SemanticModel {
         SemanticModel {
             encoder,
-            id: digest("own", &[id.into().as_bytes()]),
+            id,
             store: Default::default(),
+            queries: std::sync::Arc::new(tokio::sync::Semaphore::new(queries_at_once())),
         }
     }
 
@@ -197,6 +208,13 @@ impl SemanticModel {
     /// The tool vectors this model is making, shared by the indexes being made at once.
     pub(crate) fn store(&self) -> &std::sync::Arc<store::Store> {
         &self.store
+    }
+
+    /// Waits (without holding a thread) for a turn to embed queries: the permit is the turn,
+    /// held until the embedding ends. `None` never happens while the model lives (the
+    /// semaphore is never closed); the caller then embeds without a turn.
+    pub(crate) async fn query_turn(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.queries.clone().acquire_owned().await.ok()
     }
 }
 
@@ -455,11 +473,10 @@ impl Encoder for StaticModel {
 #[cfg(test)]
 pub(crate) fn word_model(words: &[&str], vectors: &[&[f32]]) -> SemanticModel {
     let m = static_word_model(words, vectors);
-    SemanticModel {
-        id: digest("static", &[format!("{words:?}{vectors:?}").as_bytes()]),
-        encoder: Box::new(m),
-        store: Default::default(),
-    }
+    SemanticModel::made(
+        Box::new(m),
+        digest("static", &[format!("{words:?}{vectors:?}").as_bytes()]),
+    )
 }
 
 /// [`word_model`] as the static model itself (tests).
