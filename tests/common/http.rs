@@ -1,6 +1,5 @@
 //! A minimal HTTP/1.1 client for the MCP endpoint, over raw TCP so that tests can send bytes
 //! no real client would (invalid UTF-8, wrong headers) and need no client dependency.
-#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -1,9 +1,10 @@
 pub mod http;
 pub mod named;
 
+use disco_runtime::{Catalog, Server};
+
 /// The `#[mcp_tool]`s declared in `module` (a `module_path!()`) and in the modules inside it:
 /// a test's own tools, whatever else its binary's inventory holds.
-#[allow(dead_code)] // Binaries that start a `Server` serve their whole inventory instead.
 pub fn tools_in(module: &str) -> impl Iterator<Item = &'static disco_runtime::ToolSpec> + '_ {
     disco_runtime::tool::registered().filter(move |s| {
         s.origin
@@ -11,4 +12,21 @@ pub fn tools_in(module: &str) -> impl Iterator<Item = &'static disco_runtime::To
             .strip_prefix(module)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
     })
+}
+
+/// A server over the `#[mcp_tool]`s of `module` (a `module_path!()`) alone, with the
+/// defaults of `Server::from_inventory()`: what that served when the module was a binary of
+/// its own. The binary's inventory also holds tools a server refuses on purpose.
+pub fn server_in(module: &str) -> Server {
+    Server::new(Catalog::builder().specs(tools_in(module)))
+}
+
+/// The name the test harness gives the test `name` of `module` (a `module_path!()`): the path
+/// without the crate's name, which is what `--exact` matches when a test runs this binary
+/// again as a child process.
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, inner)) => format!("{inner}::{name}"),
+        None => name.to_string(),
+    }
 }

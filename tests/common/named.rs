@@ -1,8 +1,5 @@
 //! A provider whose tools are a list of names that a test changes while the server runs.
 
-// Each test binary compiles `common`; those that change no tools use none of this.
-#![allow(dead_code)]
-
 use std::sync::{Arc, Mutex};
 
 use disco_runtime::catalog::DynamicTool;

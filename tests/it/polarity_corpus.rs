@@ -10,7 +10,7 @@
 //! - a property: random names from the datasets' words, each polarity operation applied in a
 //!   random spelling, never resolve to the name they negate.
 //!
-//! `cargo test --test polarity_corpus -- --nocapture` prints the counts per category.
+//! `cargo test --test it polarity_corpus -- --nocapture` prints the counts per category.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,15 +4,12 @@
 //! resident memory before and after are printed.
 //!
 //! `DISCO_LOAD_SECS` (default 3) and `DISCO_LOAD_CONNS` (default 32) set the run; the figures
-//! in SECURITY.md come from `cargo test --release --test load -- --nocapture` with 10 s.
-//! The server processes are this test binary started again in child mode.
+//! in SECURITY.md come from `cargo test --release --test it load::two_stateless --
+//! --nocapture` with 10 s. The server processes are this test binary started again in child
+//! mode, running this module's child test alone.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers); and the tools/list it checks
-//! holds this file's tools alone. Its child processes run this binary again.
-
-mod common;
+//! Its servers serve this module's tools alone (`common::server_in`): the tools/list it checks
+//! holds these.
 
 use std::io::{BufRead, BufReader as StdBufReader};
 use std::net::SocketAddr;
@@ -21,9 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::http::Conn;
+use crate::common::http::Conn;
+use crate::common::{server_in, test_name};
 use disco_runtime::catalog::SearchOptions;
-use disco_runtime::{mcp_tool, HttpOptions, Server};
+use disco_runtime::{mcp_tool, HttpOptions};
 use serde_json::{json, Value};
 
 const CHILD_ENV: &str = "DISCO_LOAD_CHILD";
@@ -68,7 +66,7 @@ fn load_server_child() {
             })
             .await;
         };
-        Server::from_inventory()
+        server_in(module_path!())
             .search(SearchOptions::default().enabled(true))
             .http_options(HttpOptions::default().stateless(true))
             .serve_http_on(listener, shutdown)
@@ -87,7 +85,7 @@ impl ServerProcess {
         let mut child = Command::new(std::env::current_exe().expect("test binary"))
             .args([
                 "--exact",
-                "load_server_child",
+                test_name(module_path!(), "load_server_child").as_str(),
                 "--nocapture",
                 "--test-threads",
                 "1",
@@ -102,7 +100,7 @@ impl ServerProcess {
         let stdout = child.stdout.take().expect("stdout");
         let mut port = None;
         for line in StdBufReader::new(stdout).lines().map_while(Result::ok) {
-            // The harness prints `test load_server_child ... ` on the same line.
+            // The harness prints `test load::load_server_child ... ` on the same line.
             if let Some(p) = line.split("PORT ").nth(1) {
                 port = p.trim().parse::<u16>().ok();
                 break;
@@ -193,7 +191,7 @@ async fn one(conn: &mut Conn, id: i64, kind: u64) -> Result<(), String> {
         .request(
             "POST",
             "/mcp",
-            &[common::http::ACCEPT, common::http::JSON],
+            &[crate::common::http::ACCEPT, crate::common::http::JSON],
             body.to_string().as_bytes(),
         )
         .await

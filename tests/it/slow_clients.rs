@@ -5,21 +5,16 @@
 //! on a new connection must still be answered. Bounded: 301 loopback connections, one
 //! request, 30 s at most.
 //!
-//! The server process is this test binary started again in child mode.
-//!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers). Its child process runs
-//! this binary again, under an open-file limit.
-
-mod common;
+//! The server process is this test binary started again in child mode, running this module's
+//! child test alone; it serves this module's tool alone (`common::server_in`).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::http::Conn;
-use disco_runtime::{mcp_tool, BearerTokens, Caller, HttpOptions, Server};
+use crate::common::http::Conn;
+use crate::common::{server_in, test_name};
+use disco_runtime::{mcp_tool, BearerTokens, Caller, HttpOptions};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
@@ -61,7 +56,7 @@ fn slow_clients_server_child() {
             .await;
         };
         let tokens = BearerTokens::new().token("tok-legit", Caller::new("legit"));
-        Server::from_inventory()
+        server_in(module_path!())
             .http_options(HttpOptions::default().bearer_auth(tokens).stateless(true))
             .serve_http_on(listener, shutdown)
             .await
@@ -78,7 +73,7 @@ async fn half_open_connections_without_a_token_do_not_lock_out_a_legitimate_requ
         .arg(exe)
         .args([
             "--exact",
-            "slow_clients_server_child",
+            test_name(module_path!(), "slow_clients_server_child").as_str(),
             "--nocapture",
             "--test-threads",
             "1",

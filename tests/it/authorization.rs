@@ -4,16 +4,14 @@
 //! same resolution, suggestions, errors and their `data`, search results and scores, list
 //! pages, execute_tool results and counters. Then the same over HTTP with bearer tokens.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers); and the HTTP half compares
-//! the server's answers with catalogs of exactly this file's tools.
-
-mod common;
+//! Its catalogs and servers hold this module's tools alone (`common::tools_in`,
+//! `common::server_in`; the binary's inventory holds every module's): the HTTP half compares the
+//! server's answers with catalogs of exactly these tools.
 
 use std::sync::Arc;
 
-use common::http::*;
+use crate::common::http::*;
+use crate::common::{server_in, tools_in};
 use disco_runtime::catalog::provider::{DynamicTool, JsonCatalogProvider, ScopedProvider};
 use disco_runtime::catalog::{Exposure, SearchOptions};
 use disco_runtime::{
@@ -187,13 +185,13 @@ fn full(policy: Policy, exposure: Exposure) -> Catalog {
         .scoped_provider(Acme)
         .visibility(visibility(policy))
         .search(search(exposure))
-        .from_inventory()
+        .from_specs(tools_in(module_path!()))
         .expect("catalog builds")
 }
 
 /// The catalog `caller` would see if the tools it may not see had never existed.
 fn reference(policy: Policy, caller: &Caller, exposure: Exposure) -> Catalog {
-    let specs = disco_runtime::tool::registered()
+    let specs = tools_in(module_path!())
         .filter(|s| !hidden(policy, caller, s.name))
         .filter(|s| !s.name.starts_with("__"));
     let vault = JsonCatalogProvider::from_value(&vault_json())
@@ -641,7 +639,7 @@ fn http_server(stateless: bool) -> Server {
 }
 
 fn http_server_with(policy: Policy, stateless: bool) -> Server {
-    Server::from_inventory()
+    server_in(module_path!())
         .name("disco")
         .provider(JsonCatalogProvider::from_value(&vault_json()).expect("valid"))
         .scoped_provider(Acme)

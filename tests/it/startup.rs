@@ -3,14 +3,14 @@
 //! the tool, where it is declared and the type; the error those return converts with `?`; and
 //! a stdio server whose stdin closes before any client spoke stops cleanly.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers); and the start-up checks
-//! tested here report every tool of the inventory that lacks its state.
+//! Its servers serve this module's tools alone (`common::server_in`): the start-up checks tested
+//! here report every tool of the server that lacks its state. The stdio server is this test
+//! binary started again, running this module's child test alone.
 
 use std::process::{Command, Stdio};
 
-use disco_runtime::{mcp_tool, server, Server, State};
+use crate::common::{server_in, test_name, tools_in};
+use disco_runtime::{mcp_tool, server, Catalog, Server, State};
 
 struct Db;
 struct Cache;
@@ -58,7 +58,7 @@ fn every_missing_state_is_named_with_its_tool_and_where_it_is_declared() {
     // Every subset of the two state types: each tool that takes a type left out is reported
     // once for it, and nothing else is.
     for (db, cache) in [(false, false), (true, false), (false, true), (true, true)] {
-        let mut server = Server::from_inventory();
+        let mut server = server_in(module_path!());
         if db {
             server = server.with_state(Db);
         }
@@ -82,8 +82,8 @@ fn every_missing_state_is_named_with_its_tool_and_where_it_is_declared() {
         for (tool, ty, line) in expected {
             let hit = found.iter().find(|p| {
                 p.contains(&format!("tool `{tool}` at "))
-                    && p.contains(&format!("tests/startup.rs:{line}"))
-                    && p.contains(&format!("State<startup::{ty}>"))
+                    && p.contains(&format!("tests/it/startup.rs:{line}"))
+                    && p.contains(&format!("State<{}::{ty}>", module_path!()))
                     && p.contains(".with_state(")
             });
             assert!(hit.is_some(), "{tool} {ty}: {found:#?}");
@@ -93,7 +93,7 @@ fn every_missing_state_is_named_with_its_tool_and_where_it_is_declared() {
 
 #[test]
 fn the_handler_and_every_transport_refuse_to_start_without_the_state() {
-    let Err(err) = Server::from_inventory().with_state(Db).into_handler() else {
+    let Err(err) = server_in(module_path!()).with_state(Db).into_handler() else {
         panic!("a handler without `Cache` was built");
     };
     assert_eq!(err.problems.len(), 1, "{err}");
@@ -106,7 +106,7 @@ fn the_handler_and_every_transport_refuse_to_start_without_the_state() {
     let err = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         // Refused before it serves: the shutdown future is never needed.
-        Server::from_inventory()
+        server_in(module_path!())
             .serve_http_on(listener, std::future::pending())
             .await
             .unwrap_err()
@@ -114,27 +114,30 @@ fn the_handler_and_every_transport_refuse_to_start_without_the_state() {
     let catalog = err.catalog().expect("a catalog error");
     assert_eq!(catalog.problems.len(), 3, "{catalog}");
     // Display and Debug both read as the list of problems.
-    assert!(err.to_string().contains("State<startup::Cache>"), "{err}");
-    assert!(
-        format!("{err:?}").contains("State<startup::Cache>"),
-        "{err:?}"
-    );
+    let cache = format!("State<{}::Cache>", module_path!());
+    assert!(err.to_string().contains(&cache), "{err}");
+    assert!(format!("{err:?}").contains(&cache), "{err:?}");
 }
 
 #[test]
 fn registered_state_starts_and_the_name_checks_need_none() {
     assert_eq!(
-        problems(Server::from_inventory().with_state(Db).with_state(Cache)),
+        problems(server_in(module_path!()).with_state(Db).with_state(Cache)),
         Vec::<String>::new()
     );
-    // `check()` judges names, aliases and defaults, which need no state.
-    disco_runtime::check().unwrap();
+    // `check()` judges names, aliases and defaults, which need no state: what it does over the
+    // whole inventory, over this module's tools (the binary's inventory also holds tools that
+    // must fail it).
+    Catalog::builder()
+        .from_specs(tools_in(module_path!()))
+        .map(|_| ())
+        .unwrap();
 }
 
 #[test]
 fn the_server_error_converts_with_question_mark() {
     fn start() -> Result<(), server::Error> {
-        Server::from_inventory().into_handler()?;
+        server_in(module_path!()).into_handler()?;
         Ok(())
     }
     fn boxed() -> Result<(), Box<dyn std::error::Error>> {
@@ -174,7 +177,7 @@ fn stdio_child() {
     }
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(
-        Server::from_inventory()
+        server_in(module_path!())
             .with_state(Db)
             .with_state(Cache)
             .serve_stdio(),
@@ -187,7 +190,7 @@ fn a_stdio_server_says_it_waits_and_stops_cleanly_when_stdin_closes_first() {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "stdio_child",
+            test_name(module_path!(), "stdio_child").as_str(),
             "--nocapture",
             "--test-threads",
             "1",

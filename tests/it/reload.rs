@@ -2,19 +2,15 @@
 //! client receives `notifications/tools/list_changed`, and its next tools/list shows the change.
 //! Driven in-process by rmcp's own client over an in-memory duplex pipe.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers), although this file declares
-//! none.
-
-mod common;
+//! Its server serves this module's tools (`common::server_in`), of which there are none: the
+//! provider's tools alone.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::named::NamedTools;
+use crate::common::named::NamedTools;
+use crate::common::server_in;
 use disco_runtime::rmcp::model::Tool;
-use disco_runtime::Server;
 use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::Notify;
@@ -34,7 +30,7 @@ impl ClientHandler for Listener {
 async fn reload_tells_connected_clients_and_lists_the_new_tools() {
     let plugins = NamedTools::default();
     plugins.add("plugin_alpha");
-    let server = Server::from_inventory().provider(plugins.clone());
+    let server = server_in(module_path!()).provider(plugins.clone());
     let handle = server.handle();
     let handler = server.into_handler().unwrap();
 

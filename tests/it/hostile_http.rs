@@ -2,17 +2,14 @@
 //! JSON-RPC error it should (with its id whenever one can be read), and the server answers
 //! the next request normally. Servers run in-process on 127.0.0.1:0.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers); and the sizes of the
-//! error answers (suggestions included) are bounded for this file's tools.
-
-mod common;
+//! Its servers serve this module's tools alone (`common::server_in`): the sizes of the error
+//! answers (suggestions included) are bounded for these tools.
 
 use std::time::{Duration, Instant};
 
-use common::http::*;
-use disco_runtime::{mcp_tool, HttpOptions, Server};
+use crate::common::http::*;
+use crate::common::server_in;
+use disco_runtime::{mcp_tool, HttpOptions};
 use serde_json::{json, Value};
 
 /// Repeat a text back: the request that shows the server still serves.
@@ -32,7 +29,7 @@ const LIMIT: usize = 64 * 1024;
 
 async fn stateless() -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
     start(
-        Server::from_inventory()
+        server_in(module_path!())
             .http_options(HttpOptions::default().stateless(true).max_body_bytes(LIMIT)),
     )
     .await
@@ -174,7 +171,7 @@ async fn bodies_over_the_limit_are_refused_with_413() {
 #[tokio::test]
 async fn huge_names_and_many_keys_are_answered_quickly_and_briefly() {
     let (addr, _stop) =
-        start(Server::from_inventory().http_options(HttpOptions::default().stateless(true))).await;
+        start(server_in(module_path!()).http_options(HttpOptions::default().stateless(true))).await;
     let started = Instant::now();
     let long = "n".repeat(100_000);
     let r = post(addr, &[], &call(1, &long, json!({}))).await;
@@ -248,7 +245,7 @@ async fn duplicate_ids_on_concurrent_posts_each_get_their_answer() {
 
 #[tokio::test]
 async fn sessions_refuse_requests_before_initialize_and_unknown_sessions() {
-    let (addr, _stop) = start(Server::from_inventory()).await;
+    let (addr, _stop) = start(server_in(module_path!())).await;
     // No session yet: 400.
     let r = post(addr, &[], &call(1, "echo", json!({"text": "x"}))).await;
     assert_eq!(r.status, 400, "{}", r.text());
@@ -317,7 +314,7 @@ async fn wrong_headers_are_refused() {
 async fn dns_rebinding_host_and_origin_are_refused() {
     for stateless in [false, true] {
         let (addr, _stop) = start(
-            Server::from_inventory().http_options(HttpOptions::default().stateless(stateless)),
+            server_in(module_path!()).http_options(HttpOptions::default().stateless(stateless)),
         )
         .await;
         let body = call(1, "echo", json!({"text": "x"}));
@@ -405,7 +402,7 @@ fn tokens() -> disco_runtime::BearerTokens {
 
 #[tokio::test]
 async fn logging_set_level_with_an_unknown_level_is_invalid_params() {
-    let (addr, _stop) = start(Server::from_inventory()).await;
+    let (addr, _stop) = start(server_in(module_path!())).await;
     let session = open_session(addr, &[]).await;
     let s = [
         ("Mcp-Session-Id", session.as_str()),
@@ -438,7 +435,7 @@ async fn logging_set_level_with_an_unknown_level_is_invalid_params() {
 #[tokio::test]
 async fn sessions_answer_only_to_the_caller_that_created_them() {
     let (addr, _stop) =
-        start(Server::from_inventory().http_options(HttpOptions::default().bearer_auth(tokens())))
+        start(server_in(module_path!()).http_options(HttpOptions::default().bearer_auth(tokens())))
             .await;
     let callers = ["tok-alice", "tok-bob", "tok-admin"];
     let auth: Vec<String> = callers.iter().map(|t| format!("Bearer {t}")).collect();
@@ -502,7 +499,7 @@ async fn sessions_answer_only_to_the_caller_that_created_them() {
 #[tokio::test]
 async fn sessions_beyond_the_cap_are_refused_with_503() {
     let (addr, _stop) =
-        start(Server::from_inventory().http_options(HttpOptions::default().max_sessions(3))).await;
+        start(server_in(module_path!()).http_options(HttpOptions::default().max_sessions(3))).await;
     let mut sessions = Vec::new();
     for _ in 0..3 {
         sessions.push(open_session(addr, &[]).await);
@@ -547,7 +544,7 @@ async fn sessions_beyond_the_cap_are_refused_with_503() {
 async fn ambiguous_or_malformed_authority_headers_are_refused() {
     for stateless in [false, true] {
         let (addr, _stop) = start(
-            Server::from_inventory().http_options(HttpOptions::default().stateless(stateless)),
+            server_in(module_path!()).http_options(HttpOptions::default().stateless(stateless)),
         )
         .await;
         let port = addr.port().to_string();
@@ -644,7 +641,7 @@ async fn slow_heads_and_slow_bodies_are_cut_off() {
         .stateless(true)
         .header_read_timeout(Duration::from_secs(1))
         .body_read_timeout(Duration::from_secs(1));
-    let (addr, _stop) = start(Server::from_inventory().http_options(options)).await;
+    let (addr, _stop) = start(server_in(module_path!()).http_options(options)).await;
     let started = Instant::now();
     let mut tasks = Vec::new();
     for i in 0..40 {
@@ -703,7 +700,7 @@ async fn arguments_over_the_value_budget_get_a_tool_error_on_every_path() {
     let options = HttpOptions::default().stateless(true);
     let search = disco_runtime::SearchOptions::default().enabled(true);
     let (addr, _stop) = start(
-        Server::from_inventory()
+        server_in(module_path!())
             .search(search)
             .max_argument_values(50)
             .http_options(options),
@@ -753,7 +750,7 @@ async fn arguments_over_the_value_budget_get_a_tool_error_on_every_path() {
 #[tokio::test]
 async fn a_million_wrong_values_are_refused_before_they_are_parsed() {
     let (addr, _stop) =
-        start(Server::from_inventory().http_options(HttpOptions::default().stateless(true))).await;
+        start(server_in(module_path!()).http_options(HttpOptions::default().stateless(true))).await;
     for values in [vec![json!("1"); 1_000_000], vec![json!(1); 200_000]] {
         let body = call(1, "count_limits", json!({ "limits": values }));
         assert!(body.len() < 4 * 1024 * 1024);
@@ -803,7 +800,7 @@ async fn the_endpoint_path_is_served_as_written() {
     ];
     for (path, served) in cases {
         let (addr, _stop) = start(
-            Server::from_inventory()
+            server_in(module_path!())
                 .http_options(HttpOptions::default().stateless(true).path(path)),
         )
         .await;

@@ -3,16 +3,15 @@
 //! serving the next request. The server runs in-process on the same transport as
 //! `Server::serve_stdio` (`GuardedStdio`), over an in-memory pipe.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers); and the sizes of the
-//! error answers (suggestions included) are bounded for this file's tools.
+//! Its server serves this module's tools alone (`common::server_in`): the sizes of the error
+//! answers (suggestions included) are bounded for these tools.
 
 use std::time::{Duration, Instant};
 
+use crate::common::server_in;
+use disco_runtime::mcp_tool;
 use disco_runtime::rmcp::ServiceExt;
 use disco_runtime::server::{GuardedStdio, MAX_LINE_BYTES};
-use disco_runtime::{mcp_tool, Server};
 use serde_json::{json, Value};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
@@ -42,7 +41,7 @@ struct Wire {
 impl Wire {
     fn start() -> Wire {
         let (client, server) = tokio::io::duplex(1 << 20);
-        let handler = Server::from_inventory()
+        let handler = server_in(module_path!())
             .name("hostile")
             .into_handler()
             .expect("catalog builds");

@@ -2,15 +2,14 @@
 //! `queries` (one per step of a task, balanced so that every step gets its best tools first)
 //! and `select:` (tools loaded by name), and the input it refuses.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and the tests below generate their cases from exactly this file's tools.
+//! Its server serves this module's tools alone (`common::server_in`): the tests below generate
+//! their cases from exactly these tools.
 
-mod common;
-
-use common::http::*;
+use crate::common::http::*;
+use crate::common::server_in;
 use disco_runtime::catalog::SearchOptions;
 use disco_runtime::search::MAX_QUERY_STEPS;
-use disco_runtime::{mcp_tool, HttpOptions, Server};
+use disco_runtime::{mcp_tool, HttpOptions};
 use serde_json::{json, Value};
 
 /// Search academic papers by topic and return their titles and abstracts.
@@ -65,7 +64,7 @@ const TASKS: &[(&str, &str)] = &[
 
 async fn server() -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
     start(
-        Server::from_inventory()
+        server_in(module_path!())
             .search(SearchOptions::default().enabled(true))
             .http_options(HttpOptions::default().stateless(true)),
     )

@@ -3,18 +3,15 @@
 //! change of the tool list, but only to a caller whose own list changed; and a server shutting
 //! down ends open streams instead of waiting for them.
 //!
-//! A test binary of its own, not a module of `tests/it`: a `Server` serves every `#[mcp_tool]`
-//! in its binary, and `tests/it` holds tools a server refuses on purpose (clashing names,
-//! defaults that do not fit, `State<T>`s no server here registers), although this file declares
-//! none.
-
-mod common;
+//! Its servers serve this module's tools (`common::server_in`), of which there are none: the
+//! provider's tools alone.
 
 use std::time::Duration;
 
-use common::http::*;
-use common::named::NamedTools;
-use disco_runtime::{BearerTokens, Caller, CatalogTool, HttpOptions, Server, ServerHandle};
+use crate::common::http::*;
+use crate::common::named::NamedTools;
+use crate::common::server_in;
+use disco_runtime::{BearerTokens, Caller, CatalogTool, HttpOptions, ServerHandle};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -46,7 +43,7 @@ async fn serve_with(
 ) {
     let changing = NamedTools::default();
     changing.add("plain_one");
-    let server = Server::from_inventory()
+    let server = server_in(module_path!())
         .provider(changing.clone())
         .visibility(admin_only)
         .http_options(
