@@ -40,7 +40,7 @@ fn catalog_json() -> Value {
 }
 
 fn admin_only(caller: &Caller, tool: &CatalogTool) -> bool {
-    tool.name != "reset_admin_password" || caller.id() == Some("admin")
+    tool.name() != "reset_admin_password" || caller.id() == Some("admin")
 }
 
 fn catalog(exposure: Exposure) -> Catalog {
@@ -95,7 +95,11 @@ fn keywords_become_search_hints() {
     let c = catalog(Exposure::All);
     let tool = c.get("celsius_to_fahrenheit").unwrap();
     assert_eq!(
-        tool.tool.meta.as_ref().unwrap().get("anthropic/searchHint"),
+        tool.tool()
+            .meta
+            .as_ref()
+            .unwrap()
+            .get("anthropic/searchHint"),
         Some(&json!("temperature, weather"))
     );
 }
@@ -135,7 +139,7 @@ async fn tool_search_scores_read_as_three_decimals() {
     let queries: Vec<String> = c
         .tools()
         .iter()
-        .map(|t| format!("{} {}", t.name.replace('_', " "), t.description))
+        .map(|t| format!("{} {}", t.name().replace('_', " "), t.description()))
         .collect();
     let mut seen = 0;
     for query in &queries {
@@ -310,7 +314,7 @@ async fn scoped_tools_exist_only_for_their_caller() {
         .await
         .is_err());
     let hits = c.search("invoice report", 5, other.caller());
-    assert!(hits.iter().all(|(t, _)| t.name != "acme_invoice_report"));
+    assert!(hits.iter().all(|(t, _)| t.name() != "acme_invoice_report"));
 }
 
 #[test]
