@@ -124,9 +124,9 @@ pub(crate) mod util;
 
 pub use call::CallError;
 pub use catalog::{
-    Catalog, CatalogBuilder, CatalogError, CatalogTool, DynamicTool, Exposure, JsonCatalogProvider,
-    NamePolicy, NameResolution, NameRule, ParamInfo, ScopedProvider, SearchOptions, StatsSnapshot,
-    StepHits, ToolProvider, View, Visibility,
+    Catalog, CatalogBuilder, CatalogError, CatalogProblem, CatalogTool, DynamicTool, Exposure,
+    JsonCatalogProvider, NameClaim, NamePolicy, NameResolution, NameRule, ParamInfo,
+    ScopedProvider, SearchOptions, StatsSnapshot, StepHits, ToolProvider, View, Visibility,
 };
 pub use disco_macros::mcp_tool;
 /// How far argument repair goes ([`CatalogBuilder::arg_repair`], [`Server::arg_repair`]): the

@@ -605,9 +605,12 @@ fn flattened_fields_that_collide_stop_the_catalog() {
         let err = Catalog::builder()
             .from_specs(specs(&[tool, "find_issues"]))
             .unwrap_err();
-        assert_eq!(err.problems.len(), 1, "{err}");
+        assert_eq!(err.problems().len(), 1, "{err}");
         for word in words {
-            assert!(err.problems[0].contains(word), "{word}: {err}");
+            assert!(
+                err.problems()[0].to_string().contains(word),
+                "{word}: {err}"
+            );
         }
     }
 }
