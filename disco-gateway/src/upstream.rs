@@ -251,7 +251,7 @@ impl Upstream {
         let response = loop {
             let next = async {
                 match progress.as_mut() {
-                    Some(queue) => queue.recv().await,
+                    Some(queue) => Some(queue.recv().await),
                     None => std::future::pending().await,
                 }
             };
@@ -264,7 +264,7 @@ impl Upstream {
         // The transport queued every notification read before the answer: the caller gets
         // them all, and before the answer.
         if let Some(queue) = progress.as_mut() {
-            while let Ok(update) = queue.try_recv() {
+            while let Some(update) = queue.try_recv() {
                 relay_progress(&ctx, update).await;
             }
         }
