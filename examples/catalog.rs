@@ -134,7 +134,7 @@ fn main() -> ExitCode {
         let knows = |c: &Catalog, r: &ExampleRequest| {
             c.tools()
                 .iter()
-                .any(|t| t.name == r.expected || t.aliases.contains(&r.expected))
+                .any(|t| t.name() == r.expected || t.aliases().contains(&r.expected))
         };
         for r in &requests {
             if !catalogs.iter().any(|(_, c)| knows(c, r)) {

@@ -187,8 +187,8 @@ impl Opts {
         // A tool whose schema cannot be compiled is kept (the catalog's rule for schemas found
         // in the wild); its arguments go unchecked, which the figures should not hide.
         for tool in catalog.tools() {
-            for problem in &tool.schema_problems {
-                eprintln!("eval: `{}` kept unchecked: {problem}", tool.name);
+            for problem in tool.schema_problems() {
+                eprintln!("eval: `{}` kept unchecked: {problem}", tool.name());
             }
         }
         Ok(catalog)
@@ -273,7 +273,7 @@ fn resolve(o: &Opts) -> Result<(), String> {
             (None, _) => "unknown",
         };
         *outcomes.entry(outcome).or_default() += 1;
-        let tool = r.tool.as_ref().map(|t| t.name.clone());
+        let tool = r.tool.as_ref().map(|t| t.name());
         let line = json!({
             "id": row.get("id").cloned().unwrap_or(Value::Null),
             "outcome": outcome,
@@ -289,7 +289,7 @@ fn resolve(o: &Opts) -> Result<(), String> {
             let expected_tool = row.get("expected_tool").and_then(Value::as_str);
             let tally = by_category.entry(category).or_default();
             tally.cases += 1;
-            let resolved_to = tool.as_deref();
+            let resolved_to = tool;
             let wrong_tool = resolved_to.is_some() && resolved_to != expected_tool;
             if wrong_tool {
                 tally.wrong_corrections += 1;
@@ -349,10 +349,10 @@ fn search(o: &Opts) -> Result<(), String> {
         let candidates: Option<HashSet<String>> =
             names(row.get("candidates")).map(|c| c.into_iter().collect());
         let allowed = |t: &disco_runtime::CatalogTool| {
-            candidates.as_ref().is_none_or(|set| set.contains(&t.name))
+            candidates.as_ref().is_none_or(|set| set.contains(t.name()))
         };
         let hits = catalog.search_where(query, k, &allowed);
-        let results: Vec<&str> = hits.iter().map(|(t, _)| t.name.as_str()).collect();
+        let results: Vec<&str> = hits.iter().map(|(t, _)| t.name()).collect();
         if !o.quiet {
             let shown = &results[..results.len().min(o.k)];
             let scores: Vec<f32> = hits.iter().take(shown.len()).map(|(_, s)| *s).collect();
@@ -394,7 +394,7 @@ fn search(o: &Opts) -> Result<(), String> {
             let by_step = catalog.search_steps_where(&steps, 5, &allowed);
             let found = gold
                 .iter()
-                .filter(|g| by_step.tools.iter().any(|(t, _, _)| &t.name == *g))
+                .filter(|g| by_step.tools.iter().any(|(t, _, _)| t.name() == *g))
                 .count();
             stepped += 1;
             steps_recall5 += found as f64 / gold.len() as f64;

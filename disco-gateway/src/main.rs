@@ -226,13 +226,13 @@ fn visibility(
         let Some(t) = tokens.iter().find(|t| t.caller == id) else {
             return true;
         };
-        if t.tools.contains(&tool.name) {
+        if t.tools.iter().any(|n| n == tool.name()) {
             return true;
         }
         match &t.servers {
             None => true,
             Some(servers) => provider
-                .server_of(&tool.name)
+                .server_of(tool.name())
                 .is_some_and(|s| servers.contains(&s)),
         }
     }

@@ -10,10 +10,10 @@
 //! every notification the upstream sent before the answer.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use disco_runtime::rmcp;
@@ -24,20 +24,105 @@ use rmcp::model::{
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
+
+/// The most progress notifications one call's queue holds. A caller that reads more slowly
+/// than its upstream writes (a slow client, a chatty server) would otherwise grow the queue
+/// without bound; past this many, the newest queued notification is replaced by each one read
+/// (see [`ProgressQueue`]).
+pub(crate) const MAX_QUEUED_PROGRESS: usize = 256;
+
+/// One call's progress, in the order the upstream sent it, bounded.
+///
+/// Full, it keeps the notifications it holds and replaces its newest with the one read: the
+/// caller still gets progress in the order it was sent, the first ones as they were and the
+/// latest one the upstream sent, and never more than [`MAX_QUEUED_PROGRESS`] at once. Progress
+/// only grows (the specification requires it), so what is replaced is a step the caller had
+/// not seen and that a later one supersedes.
+///
+/// Written here rather than taken from tokio: its bounded channel can refuse or wait when
+/// full, but not replace what it holds, and the transport must never wait on a caller.
+pub(crate) struct ProgressQueue {
+    shared: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    queued: StdMutex<VecDeque<ProgressNotificationParam>>,
+    /// Told when a notification is queued.
+    ready: Notify,
+    /// The call stopped reading (it has its answer, or it was dropped).
+    closed: AtomicBool,
+}
+
+impl Shared {
+    fn queued(&self) -> std::sync::MutexGuard<'_, VecDeque<ProgressNotificationParam>> {
+        self.queued.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl ProgressQueue {
+    /// The next notification, waiting for one.
+    pub(crate) async fn recv(&mut self) -> ProgressNotificationParam {
+        loop {
+            if let Some(update) = self.try_recv() {
+                return update;
+            }
+            // A notification queued between `try_recv` and here leaves a permit: not missed.
+            self.shared.ready.notified().await;
+        }
+    }
+
+    /// The next notification queued, if there is one.
+    pub(crate) fn try_recv(&mut self) -> Option<ProgressNotificationParam> {
+        self.shared.queued().pop_front()
+    }
+}
+
+impl Drop for ProgressQueue {
+    fn drop(&mut self) {
+        self.shared.closed.store(true, Ordering::Release);
+        self.shared.queued().clear();
+    }
+}
 
 /// Where one call's progress goes: put in the request's extensions by the call, taken out by
 /// [`Relay::send`] as the request leaves (extensions are never serialised).
 #[derive(Clone)]
-pub(crate) struct ProgressSink(pub(crate) mpsc::UnboundedSender<ProgressNotificationParam>);
+pub(crate) struct ProgressSink(Arc<Shared>);
+
+impl ProgressSink {
+    /// Queues `update`; `false` when the call no longer reads its queue.
+    fn send(&self, update: ProgressNotificationParam) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        {
+            let mut queued = self.0.queued();
+            if queued.len() >= MAX_QUEUED_PROGRESS {
+                if let Some(newest) = queued.back_mut() {
+                    *newest = update;
+                }
+            } else {
+                queued.push_back(update);
+            }
+        }
+        self.0.ready.notify_one();
+        true
+    }
+
+    fn is_closed(&self) -> bool {
+        self.0.closed.load(Ordering::Acquire)
+    }
+}
 
 /// Asks for `request`'s progress to be relayed in order into the returned queue.
-pub(crate) fn route_progress(
-    request: &mut ClientRequest,
-) -> mpsc::UnboundedReceiver<ProgressNotificationParam> {
-    let (sink, queue) = mpsc::unbounded_channel();
-    request.extensions_mut().insert(ProgressSink(sink));
-    queue
+pub(crate) fn route_progress(request: &mut ClientRequest) -> ProgressQueue {
+    let shared = Arc::new(Shared::default());
+    request
+        .extensions_mut()
+        .insert(ProgressSink(shared.clone()));
+    ProgressQueue { shared }
 }
 
 /// When the upstream last sent anything (an answer, a notification, a request): a server that
@@ -76,7 +161,7 @@ impl Heard {
 
 struct Route {
     id: RequestId,
-    sink: mpsc::UnboundedSender<ProgressNotificationParam>,
+    sink: ProgressSink,
 }
 
 /// A transport that relays each call's progress into the call's own queue, in wire order.
@@ -110,9 +195,7 @@ impl<T> Relay<T> {
     fn outgoing(&mut self, message: &mut TxJsonRpcMessage<RoleClient>) {
         match message {
             JsonRpcMessage::Request(request) => {
-                let Some(ProgressSink(sink)) =
-                    request.request.extensions_mut().remove::<ProgressSink>()
-                else {
+                let Some(sink) = request.request.extensions_mut().remove::<ProgressSink>() else {
                     return;
                 };
                 let Some(token) = request.request.get_meta().get_progress_token() else {
@@ -161,7 +244,7 @@ impl<T> Relay<T> {
                     // Not a call of ours that asked: rmcp's own handling (which ignores it).
                     return Some(message);
                 };
-                if route.sink.send(progress.params.clone()).is_err() {
+                if !route.sink.send(progress.params.clone()) {
                     // The call is gone; so is its route.
                     let id = route.id.clone();
                     self.end(&id);

@@ -251,7 +251,7 @@ impl Upstream {
         let response = loop {
             let next = async {
                 match progress.as_mut() {
-                    Some(queue) => queue.recv().await,
+                    Some(queue) => Some(queue.recv().await),
                     None => std::future::pending().await,
                 }
             };
@@ -264,7 +264,7 @@ impl Upstream {
         // The transport queued every notification read before the answer: the caller gets
         // them all, and before the answer.
         if let Some(queue) = progress.as_mut() {
-            while let Ok(update) = queue.try_recv() {
+            while let Some(update) = queue.try_recv() {
                 relay_progress(&ctx, update).await;
             }
         }
@@ -411,7 +411,6 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
         if hub.shutdown.is_cancelled() {
             break;
         }
-        let started = Instant::now();
         let outcome = tokio::select! {
             r = connect(&hub, &upstream) => Some(r),
             _ = hub.shutdown.cancelled() => None,
@@ -431,6 +430,8 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                     hub.settle_one();
                     first = false;
                 }
+                // A run counts from when the upstream is up: a slow start-up is not a run.
+                let up = Instant::now();
                 let end = watch(&hub, &upstream, running, relist).await;
                 upstream.set_down(match &end {
                     End::Shutdown => "shut down".into(),
@@ -441,7 +442,7 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                 match end {
                     End::Shutdown => break,
                     End::Closed(why) => {
-                        let wait = backoff.after_run(started.elapsed());
+                        let wait = backoff.after_run(up.elapsed());
                         tracing::error!(
                             server = %name,
                             reason = %why,

@@ -134,20 +134,22 @@ impl Transport<RoleClient> for ChildStdio {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        track(&self.calls, &item);
+        let tracked = track(&self.calls, &item);
         let bytes = serde_json::to_vec(&item).map(|mut b| {
             b.push(b'\n');
             b
         });
         let write = self.write.clone();
+        let calls = self.calls.clone();
         async move {
-            let bytes = bytes?;
-            let mut guard = write.lock().await;
-            let w = guard
-                .as_mut()
-                .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
-            w.write_all(&bytes).await?;
-            w.flush().await
+            let sent = write_line(&write, bytes).await;
+            if sent.is_err() {
+                // A call that never left gets no answer: its id is not kept waiting for one.
+                if let Some(id) = tracked {
+                    lock(&calls).remove(&id);
+                }
+            }
+            sent
         }
     }
 
@@ -201,9 +203,23 @@ impl Transport<RoleClient> for ChildStdio {
     }
 }
 
-/// Remembers a `tools/call` sent, and forgets one the client cancels (its answer may never
-/// come).
-fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) {
+/// Writes one message's line, flushed.
+async fn write_line(
+    write: &Mutex<Option<ChildStdin>>,
+    bytes: serde_json::Result<Vec<u8>>,
+) -> io::Result<()> {
+    let bytes = bytes?;
+    let mut guard = write.lock().await;
+    let w = guard
+        .as_mut()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
+    w.write_all(&bytes).await?;
+    w.flush().await
+}
+
+/// Remembers a `tools/call` sent (its id, returned), and forgets one the client cancels (its
+/// answer may never come).
+fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) -> Option<RequestId> {
     match item {
         JsonRpcMessage::Request(request) => {
             if let ClientRequest::CallToolRequest(_) = &request.request {
@@ -212,6 +228,7 @@ fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) {
                     calls.clear();
                 }
                 calls.insert(request.id.clone());
+                return Some(request.id.clone());
             }
         }
         JsonRpcMessage::Notification(notification) => {
@@ -224,6 +241,7 @@ fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) {
         }
         JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
     }
+    None
 }
 
 /// One line from the upstream (without its newline): the typed read for an answer to a

@@ -1,6 +1,6 @@
 //! The only file that quotes tokens. Generated code reaches the runtime through absolute paths
-//! into `::disco_runtime::__private`, so it compiles in any crate that depends on
-//! `disco-runtime` alone, whatever that crate imports.
+//! into `::disco_runtime::__private_v<version>` ([`runtime`]), so it compiles in any crate that
+//! depends on `disco-runtime` alone, whatever that crate imports.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -10,8 +10,20 @@ use crate::ast::{Param, ParamKind, ToolFn};
 use crate::attr::{DefaultValue, Flag};
 use crate::check::tool_name;
 
+/// The runtime's private module for this version of the macros: `__private_v0_1_0` for 0.1.0.
+/// The module is named after the version because the code generated here and the items it
+/// names change together: a crate that ends up with macros and a runtime of two versions (a
+/// direct dependency on `disco-macros` beside `disco-runtime`'s exact one) fails to compile
+/// at the first tool, naming the missing module, instead of compiling against items that
+/// changed meaning.
+fn runtime() -> TokenStream {
+    let version = env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_");
+    let module = format_ident!("__private_v{}", version);
+    quote!(::disco_runtime::#module)
+}
+
 pub fn expand(tool: &ToolFn) -> TokenStream {
-    let rt = quote!(::disco_runtime::__private);
+    let rt = runtime();
     let item = &tool.item;
     let fn_ident = &item.sig.ident;
     let name = tool_name(tool).value;
@@ -276,7 +288,7 @@ fn json_payload(ty: &syn::Type) -> Option<(TokenStream, TokenStream)> {
         }
         ty
     }
-    let rt = quote!(::disco_runtime::__private);
+    let rt = runtime();
     let assert_payload = |t: &syn::Type| {
         quote_spanned! {t.span()=> #rt::assert_json_output::<#t>(); }
     };
@@ -334,7 +346,7 @@ fn opt_flag(flag: Option<Flag>) -> TokenStream {
 
 /// The static description of one JSON parameter.
 fn param_spec(tool: &ToolFn, p: &Param) -> TokenStream {
-    let rt = quote!(::disco_runtime::__private);
+    let rt = runtime();
     let name = p.name();
     let aliases: Vec<&str> = p.attr.aliases.iter().map(|a| a.value.as_str()).collect();
     let description = p

@@ -153,7 +153,7 @@ fn resolution(c: &mut Criterion, sizes: &[Sized]) {
 /// booleans as strings (what a model often sends).
 fn arguments(tool: &disco_runtime::CatalogTool, camel: bool, coerce: bool) -> Map<String, Value> {
     let mut m = Map::new();
-    for p in &tool.params {
+    for p in tool.params() {
         let ty = p.schema["type"].as_str().unwrap_or("string");
         let value = match (ty, coerce) {
             ("integer", false) => json!(5),
@@ -195,8 +195,8 @@ fn argument_repair(c: &mut Criterion, sizes: &[Sized]) {
     };
     // A tool with several parameters, at least one of them numeric or boolean.
     let Some(tool) = s.catalog.tools().iter().find(|t| {
-        t.params.len() >= 3
-            && t.params.iter().any(|p| {
+        t.params().len() >= 3
+            && t.params().iter().any(|p| {
                 matches!(
                     p.schema["type"].as_str(),
                     Some("integer" | "number" | "boolean")
@@ -216,7 +216,10 @@ fn argument_repair(c: &mut Criterion, sizes: &[Sized]) {
     ] {
         let args = arguments(tool, camel, coerce);
         if prepare(tool, args.clone(), Repair::Safe).is_err() {
-            eprintln!("note: args/{kind} on `{}` does not repair fully", tool.name);
+            eprintln!(
+                "note: args/{kind} on `{}` does not repair fully",
+                tool.name()
+            );
         }
         g.bench_function(kind, |b| {
             b.iter_batched(

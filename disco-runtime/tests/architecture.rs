@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 /// The layer of each top-level module; a module may name modules of a lower layer. The crate
-/// root (`lib.rs`: the re-exports and `__private`) is the top.
+/// root (`lib.rs`: the re-exports and `__private_v<version>`) is the top.
 const LAYERS: &[(&str, u32)] = &[
     ("text", 0),
     ("util", 0),

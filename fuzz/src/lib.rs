@@ -18,7 +18,7 @@ mod docs;
 const ADMIN_ONLY: &[&str] = &["unlock_door", "drop_database", "export_payroll"];
 
 fn visible(caller: &Caller, tool: &CatalogTool) -> bool {
-    !ADMIN_ONLY.contains(&tool.name.as_str()) || caller.id() == Some("admin")
+    !ADMIN_ONLY.contains(&tool.name()) || caller.id() == Some("admin")
 }
 
 /// A catalog with the shapes that matter: destructive and read-only tools with close names,
@@ -141,31 +141,31 @@ pub fn name_resolution(data: &[u8]) {
             assert!(
                 !(rule.is_fuzzy() && tool.is_destructive()),
                 "{name:?} reached destructive {} by {}",
-                tool.name,
+                tool.name(),
                 rule.as_str()
             );
             assert!(
                 visible(&caller, tool),
                 "{name:?} resolved to invisible {}",
-                tool.name
+                tool.name()
             );
             assert!(r.suggestions.is_empty());
             if name.len() <= disco_runtime::resolve::name::MAX_NAME_LEN {
-                for opposite in opposite_forms(&name, &tool.name, data) {
+                for opposite in opposite_forms(&name, tool.name(), data) {
                     let o = c.resolve(&opposite, &caller);
                     if let (Some(t), Some(rule)) = (&o.tool, o.rule) {
                         assert!(
-                            t.name != tool.name
+                            t.name() != tool.name()
                                 || matches!(rule, NameRule::Exact | NameRule::Alias),
                             "{name:?} reaches {} and so does its opposite {opposite:?} ({})",
-                            tool.name,
+                            tool.name(),
                             rule.as_str()
                         );
                     }
                     assert!(
-                        !o.suggestions.contains(&tool.name),
+                        !o.suggestions.iter().any(|s| s == tool.name()),
                         "{name:?} reaches {} and its opposite {opposite:?} suggests it",
-                        tool.name
+                        tool.name()
                     );
                 }
             }
@@ -195,7 +195,10 @@ pub fn arg_repair(data: &[u8]) {
         Ok(other) => {
             // Put the value under each parameter's name in turn.
             let mut map = Map::new();
-            if let Some(p) = tool.params.get(pick as usize % tool.params.len().max(1)) {
+            if let Some(p) = tool
+                .params()
+                .get(pick as usize % tool.params().len().max(1))
+            {
                 map.insert(p.name.clone(), other);
             }
             map
@@ -216,7 +219,7 @@ pub fn arg_repair(data: &[u8]) {
                         assert!(
                             !negates(from, to),
                             "{}: the negated key {from:?} was renamed to {to:?} ({rule})",
-                            tool.name
+                            tool.name()
                         );
                     }
                 }
@@ -224,7 +227,7 @@ pub fn arg_repair(data: &[u8]) {
                 assert!(
                     problems.is_empty(),
                     "{}: accepted {:?} as {:?} but the schema says {problems:?}",
-                    tool.name,
+                    tool.name(),
                     args,
                     prepared.arguments
                 );
@@ -270,7 +273,7 @@ pub fn search_query(data: &[u8]) {
             assert!(
                 visible(&caller, tool),
                 "{query:?} found invisible {}",
-                tool.name
+                tool.name()
             );
         }
     }

@@ -126,7 +126,7 @@ fn hidden(policy: Policy, caller: &Caller, tool: &str) -> bool {
 }
 
 fn visibility(policy: Policy) -> impl Fn(&Caller, &CatalogTool) -> bool + Send + Sync + 'static {
-    move |caller, tool| !hidden(policy, caller, &tool.name)
+    move |caller, tool| !hidden(policy, caller, tool.name())
 }
 
 fn vault_json() -> Value {
@@ -306,7 +306,7 @@ async fn observe(c: &Catalog, caller: &Caller, probe: &str, query: Option<&str>)
     let ctx = Context::builder().caller(caller.clone()).build();
     let resolution = c.resolve(probe, caller);
     let resolved = json!({
-        "tool": resolution.tool.as_ref().map(|t| t.name.clone()),
+        "tool": resolution.tool.as_ref().map(|t| t.name().to_string()),
         "rule": resolution.rule.map(|r| r.as_str()),
         "fuzzy": resolution.rule.map(|r| r.is_fuzzy()),
         "destructive": resolution.tool.as_ref().map(|t| t.is_destructive()),
@@ -347,7 +347,7 @@ async fn observe(c: &Catalog, caller: &Caller, probe: &str, query: Option<&str>)
         let direct: Vec<(String, f32)> = c
             .search(q, 20, caller)
             .into_iter()
-            .map(|(t, s)| (t.name.clone(), s))
+            .map(|(t, s)| (t.name().to_string(), s))
             .collect();
         out["search_direct"] = json!(direct);
         // Loading by name and searching by steps: the probe alone, beside a tool everyone
@@ -371,13 +371,13 @@ async fn observe(c: &Catalog, caller: &Caller, probe: &str, query: Option<&str>)
         let selected: Vec<String> = c
             .select(&[probe, q], 20, caller)
             .into_iter()
-            .map(|t| t.name.clone())
+            .map(|t| t.name().to_string())
             .collect();
         let stepped = c.search_steps(&[q, probe], 20, caller);
         let tools: Vec<(String, f32, usize)> = stepped
             .tools
             .into_iter()
-            .map(|(t, s, step)| (t.name.clone(), s, step))
+            .map(|(t, s, step)| (t.name().to_string(), s, step))
             .collect();
         out["select_and_steps_direct"] =
             json!({"select": selected, "steps": tools, "unanswered": stepped.unanswered});
@@ -601,7 +601,7 @@ async fn guessed_exact_names_are_refused_for_those_who_may_not_see_them() {
     assert!(c.resolve("unlock_door", &user).tool.is_none());
     let admin = Caller::new("admin");
     assert_eq!(
-        c.resolve("unlock_door", &admin).tool.unwrap().name,
+        c.resolve("unlock_door", &admin).tool.unwrap().name(),
         "unlock_door"
     );
     assert!(c.resolve("unlok_door", &admin).tool.is_none());

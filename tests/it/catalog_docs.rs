@@ -35,7 +35,7 @@ fn the_examples_have_no_lint_errors_or_warnings() {
         let options = LintOptions {
             requests: requests
                 .iter()
-                .filter(|r| catalog.tools().iter().any(|t| t.name == r.expected))
+                .filter(|r| catalog.tools().iter().any(|t| t.name() == r.expected))
                 .cloned()
                 .collect(),
             ..LintOptions::default()
@@ -121,7 +121,7 @@ fn markdown_has_a_section_per_tool_with_everything_a_model_sees() {
     let schema: Value = serde_json::from_str(&md[start..end]).unwrap();
     assert_eq!(
         schema,
-        Value::Object((*fixture().get("define").unwrap().input_schema).clone())
+        Value::Object((*fixture().get("define").unwrap().input_schema()).clone())
     );
 }
 

@@ -45,8 +45,8 @@ fn a_literal_default_that_does_not_fit_the_type_stops_the_catalog() {
     let err = Catalog::builder()
         .from_specs([spec("count_to"), spec("repeat")])
         .unwrap_err();
-    assert_eq!(err.problems.len(), 1, "{err}");
-    let problem = &err.problems[0];
+    assert_eq!(err.problems().len(), 1, "{err}");
+    let problem = err.problems()[0].to_string();
     // Names the tool, where it is declared, the parameter, the value and the type.
     assert!(problem.contains("count_to"), "{problem}");
     assert!(problem.contains("catalog_errors.rs"), "{problem}");

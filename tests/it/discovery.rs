@@ -6,7 +6,9 @@ use std::sync::Arc;
 use disco_runtime::catalog::provider::{DynamicTool, JsonCatalogProvider, ScopedProvider};
 use disco_runtime::catalog::{Exposure, SearchOptions};
 use disco_runtime::tool::BoxFuture;
-use disco_runtime::{mcp_tool, Caller, Catalog, CatalogTool, Context, ToolProvider};
+use disco_runtime::{
+    mcp_tool, Caller, Catalog, CatalogProblem, CatalogTool, Context, NameClaim, ToolProvider,
+};
 use serde_json::{json, Map, Value};
 
 use crate::common::tools_in;
@@ -40,7 +42,7 @@ fn catalog_json() -> Value {
 }
 
 fn admin_only(caller: &Caller, tool: &CatalogTool) -> bool {
-    tool.name != "reset_admin_password" || caller.id() == Some("admin")
+    tool.name() != "reset_admin_password" || caller.id() == Some("admin")
 }
 
 fn catalog(exposure: Exposure) -> Catalog {
@@ -95,7 +97,11 @@ fn keywords_become_search_hints() {
     let c = catalog(Exposure::All);
     let tool = c.get("celsius_to_fahrenheit").unwrap();
     assert_eq!(
-        tool.tool.meta.as_ref().unwrap().get("anthropic/searchHint"),
+        tool.tool()
+            .meta
+            .as_ref()
+            .unwrap()
+            .get("anthropic/searchHint"),
         Some(&json!("temperature, weather"))
     );
 }
@@ -135,7 +141,7 @@ async fn tool_search_scores_read_as_three_decimals() {
     let queries: Vec<String> = c
         .tools()
         .iter()
-        .map(|t| format!("{} {}", t.name.replace('_', " "), t.description))
+        .map(|t| format!("{} {}", t.name().replace('_', " "), t.description()))
         .collect();
     let mut seen = 0;
     for query in &queries {
@@ -310,7 +316,7 @@ async fn scoped_tools_exist_only_for_their_caller() {
         .await
         .is_err());
     let hits = c.search("invoice report", 5, other.caller());
-    assert!(hits.iter().all(|(t, _)| t.name != "acme_invoice_report"));
+    assert!(hits.iter().all(|(t, _)| t.name() != "acme_invoice_report"));
 }
 
 #[test]
@@ -346,13 +352,59 @@ fn a_name_clashing_with_an_alias_names_both_sides_in_plain_words() {
     );
     // `{:?}` (what `unwrap()` and a returned error print) reads the same as `{}`.
     assert_eq!(format!("{err:?}"), text);
+    // The same problem, as a value a test can match.
+    match err.problems() {
+        [CatalogProblem::DuplicateName {
+            name,
+            first: NameClaim::Alias { tool: first, .. },
+            second: NameClaim::Name { tool: second, .. },
+        }] => assert_eq!(
+            (&name[..], &first[..], &second[..]),
+            ("stash_mail", "archive_mail", "stash_mail")
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_tool_named_as_a_meta_tool_and_a_missing_pin_are_problems_of_their_kind() {
+    let clash =
+        json!([{"name": "tool_search", "description": "x", "inputSchema": {"type": "object"}}]);
+    let err = Catalog::builder()
+        .provider(JsonCatalogProvider::from_value(&clash).unwrap())
+        .search(
+            SearchOptions::default()
+                .enabled(true)
+                .exposure(Exposure::SearchFirst {
+                    pinned: vec!["nowhere".to_string()],
+                }),
+        )
+        .from_specs([])
+        .unwrap_err();
+    let problems = err.problems();
+    assert!(
+        problems.iter().any(|p| matches!(p,
+            CatalogProblem::DuplicateName { name, first: NameClaim::MetaTool, second: NameClaim::Name { tool, .. } }
+                if name == "tool_search" && tool == "tool_search")),
+        "{err}"
+    );
+    assert!(
+        problems.contains(&CatalogProblem::PinnedMissing {
+            name: "nowhere".to_string()
+        }),
+        "{err}"
+    );
+    // Each reads as its line of the error.
+    for p in problems {
+        assert!(err.to_string().contains(&format!("- {p}\n")), "{p}");
+    }
 }
 
 #[tokio::test]
 async fn json_catalog_aliases_resolve_as_declared() {
     let c = catalog(Exposure::All);
     let r = c.resolve("mail", &Caller::anonymous());
-    assert_eq!(r.tool.unwrap().name, "send_email");
+    assert_eq!(r.tool.unwrap().name(), "send_email");
     assert_eq!(r.rule, Some(disco_runtime::NameRule::Alias));
     let r = c
         .call("email_send", json!({"to": "a@b.c", "body": "hi"}))

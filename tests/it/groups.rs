@@ -135,7 +135,7 @@ fn a_tools_group_is_its_own_its_modules_or_its_providers() {
         ("export_ledger", "accounting"),
     ] {
         assert_eq!(group_of(&listed, tool), json!([group]), "{tool}");
-        assert_eq!(c.get(tool).unwrap().group.as_deref(), Some(group));
+        assert_eq!(c.get(tool).unwrap().group(), Some(group));
     }
     // The meta-tools are in no group.
     assert_eq!(group_of(&listed, "tool_search"), Value::Null);

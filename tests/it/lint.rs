@@ -504,11 +504,11 @@ fn a_tool_that_states_no_annotations_is_told_it_loses_name_correction() {
         .unwrap();
     let findings = lint::lint(&catalog, &LintOptions::default());
     for tool in catalog.tools() {
-        let expected = tool.is_destructive() && tool.annotations.destructive != Some(true);
-        let found = has(&findings, "annotations-missing", Some(&tool.name));
-        assert_eq!(found, expected, "{} {:?}", tool.name, tool.annotations);
+        let expected = tool.is_destructive() && tool.annotations().destructive != Some(true);
+        let found = has(&findings, "annotations-missing", Some(tool.name()));
+        assert_eq!(found, expected, "{} {:?}", tool.name(), tool.annotations());
         if found {
-            let f = find(&findings, "annotations-missing", Some(&tool.name));
+            let f = find(&findings, "annotations-missing", Some(tool.name()));
             assert_eq!(f.severity, Severity::Info);
             assert!(
                 f.problem.contains("name correction will not guess it"),

@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 
 /// Tools named `secret_*` only the admin may see.
 fn admin_only(caller: &Caller, tool: &CatalogTool) -> bool {
-    !tool.name.starts_with("secret_") || caller.id() == Some("admin")
+    !tool.name().starts_with("secret_") || caller.id() == Some("admin")
 }
 
 /// A stateless server with the changing tools, bearer tokens `admin-token` and `user-token`.

@@ -62,7 +62,7 @@ fn crossing(
     opposed: bool,
 ) -> Option<String> {
     let r = c.resolve(name, &Caller::anonymous());
-    if r.tool.as_ref().is_some_and(|t| t.name == tool) {
+    if r.tool.as_ref().is_some_and(|t| t.name() == tool) {
         let rule = r.rule.map_or("?", |r| r.as_str());
         return Some(format!("{name} -> {tool} ({policy:?}, {rule})"));
     }
@@ -101,7 +101,7 @@ fn opposite_names_are_never_corrected_nor_suggested() {
                 controls += 1;
                 let safe = &catalogs[2].1;
                 let r = safe.resolve(name, &caller);
-                recovered += usize::from(r.tool.as_ref().is_some_and(|t| t.name == tool));
+                recovered += usize::from(r.tool.as_ref().is_some_and(|t| t.name() == tool));
                 continue;
             }
             assert!(matches!(expect, "opposed" | "changed"), "{expect}");
@@ -197,7 +197,7 @@ fn negated_boolean_keys_are_refused() {
                         tally.1 += 1;
                         let line = format!(
                             "{}: {{{key:?}: {value}}} ({repair:?}) -> {}",
-                            tool.name,
+                            tool.name(),
                             Value::Object(p.arguments.clone())
                         );
                         if p.arguments.get(param) == Some(&value) {

@@ -1,13 +1,13 @@
-//! The README's Quickstart is `examples/quickstart.rs`, word for word, so it is the code that
-//! clippy (`-D warnings`) builds; and its tools are what the lint and `Server::check` accept:
-//! no warning, no redundant alias, every write saying whether it can destroy data, its state
-//! registered.
+//! The README's Quickstart is `disco-runtime/examples/quickstart.rs` word for word, so it is
+//! the code that clippy (`-D warnings`) builds and the crate docs include; and its tools are
+//! what the lint and `Server::check` accept: no warning, no redundant alias, every write saying
+//! whether it can destroy data, its state registered.
 
 use disco_runtime::catalog::lint::{self, LintOptions, Severity};
 use disco_runtime::Catalog;
 
 #[allow(dead_code)]
-#[path = "../../examples/quickstart.rs"]
+#[path = "../../disco-runtime/examples/quickstart.rs"]
 mod quickstart;
 
 #[test]
@@ -16,7 +16,7 @@ fn the_quickstart_in_the_readme_is_the_example() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let example = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/examples/quickstart.rs"
+        "/disco-runtime/examples/quickstart.rs"
     ))
     .unwrap();
     let section = &readme[readme.find("## Quickstart").expect("a Quickstart section")..];

@@ -58,7 +58,7 @@ fn run(catalog: &Catalog, cases: &str) -> BTreeMap<String, Tally> {
         let expected = case["expected"].as_str().unwrap();
         let expected_tool = case["expected_tool"].as_str();
         let r = catalog.resolve(name, &caller);
-        let resolved = r.tool.as_ref().map(|t| t.name.as_str());
+        let resolved = r.tool.as_ref().map(|t| t.name());
         if resolved.is_some() && resolved != expected_tool {
             wrong.push(format!(
                 "{name} -> {resolved:?} (expected {expected_tool:?})"
@@ -231,7 +231,7 @@ fn user_labels_behind_mcp() {
                 for variant in spellings(&words) {
                     // A spelling that is another tool's, or shared, is not this tool's.
                     let bare = c.resolve(&variant, &caller);
-                    if bare.tool.as_ref().map(|t| &t.name) != Some(tool)
+                    if bare.tool.as_ref().map(|t| t.name()) != Some(tool.as_str())
                         || bare.rule.is_none_or(|r| r.is_fuzzy())
                     {
                         continue;
@@ -239,7 +239,7 @@ fn user_labels_behind_mcp() {
                     let name = format!("mcp__{}__{variant}", next_label());
                     let r = c.resolve(&name, &caller);
                     assert_eq!(
-                        (r.tool.as_ref().map(|t| t.name.as_str()), r.rule),
+                        (r.tool.as_ref().map(|t| t.name()), r.rule),
                         (Some(tool.as_str()), Some(NameRule::NamespacePrefix)),
                         "{file} ({server:?}): {name}"
                     );
@@ -256,17 +256,17 @@ fn user_labels_behind_mcp() {
                     assert!(
                         r.tool.is_none(),
                         "{file} ({server:?}): {name} -> {:?} by {:?}",
-                        r.tool.map(|t| t.name.clone()),
+                        r.tool.map(|t| t.name().to_string()),
                         r.rule
                     );
                     typos += 1;
-                    if bare.tool.as_ref().map(|t| &t.name) == Some(tool) {
+                    if bare.tool.as_ref().map(|t| t.name()) == Some(tool.as_str()) {
                         typos_fuzzy_bare += 1;
                         // Behind the server's own name the same typo is corrected.
                         if let Some(own) = server {
                             let r = c.resolve(&format!("mcp__{own}__{typo}"), &caller);
                             assert_eq!(
-                                r.tool.map(|t| t.name.clone()).as_ref(),
+                                r.tool.map(|t| t.name().to_string()).as_ref(),
                                 Some(tool),
                                 "{file}: mcp__{own}__{typo}"
                             );

@@ -212,7 +212,7 @@ async fn non_object_output_is_wrapped() {
     let c = catalog();
     let r = c.call("numbers", json!({"count": 3})).await.unwrap();
     assert_eq!(r.structured_content, Some(json!({"result": [0, 1, 2]})));
-    let schema = c.get("numbers").unwrap().output_schema.clone().unwrap();
+    let schema = c.get("numbers").unwrap().output_schema().cloned().unwrap();
     assert_eq!(schema["required"], json!(["result"]));
 }
 
@@ -254,7 +254,7 @@ async fn state_and_context_extractors() {
     let r = c.call("count", json!({})).await.unwrap();
     assert_eq!(text(&r), "2 by anonymous");
     // Extractors are not part of the schema.
-    let schema = &c.get("count").unwrap().input_schema;
+    let schema = &c.get("count").unwrap().input_schema();
     assert_eq!(schema["properties"], json!({}));
 }
 

@@ -49,7 +49,7 @@ fn line_of(name: &str) -> u32 {
 fn problems(server: Server) -> Vec<String> {
     match server.check() {
         Ok(()) => Vec::new(),
-        Err(e) => e.problems,
+        Err(e) => e.problems().iter().map(ToString::to_string).collect(),
     }
 }
 
@@ -96,8 +96,11 @@ fn the_handler_and_every_transport_refuse_to_start_without_the_state() {
     let Err(err) = server_in(module_path!()).with_state(Db).into_handler() else {
         panic!("a handler without `Cache` was built");
     };
-    assert_eq!(err.problems.len(), 1, "{err}");
-    assert!(err.problems[0].contains("cached_lookup"), "{err}");
+    assert_eq!(err.problems().len(), 1, "{err}");
+    assert!(
+        err.problems()[0].to_string().contains("cached_lookup"),
+        "{err}"
+    );
 
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -112,7 +115,7 @@ fn the_handler_and_every_transport_refuse_to_start_without_the_state() {
             .unwrap_err()
     });
     let catalog = err.catalog().expect("a catalog error");
-    assert_eq!(catalog.problems.len(), 3, "{catalog}");
+    assert_eq!(catalog.problems().len(), 3, "{catalog}");
     // Display and Debug both read as the list of problems.
     let cache = format!("State<{}::Cache>", module_path!());
     assert!(err.to_string().contains(&cache), "{err}");

@@ -194,7 +194,7 @@ fn issue_catalogs(repair: Repair) -> Vec<(Catalog, &'static str)> {
             .expect("catalog builds")
     };
     let portable = catalog();
-    let schema = (*portable.get("file_issue").unwrap().input_schema).clone();
+    let schema = (*portable.get("file_issue").unwrap().input_schema()).clone();
     let unchecked = Catalog::builder()
         .arg_repair(repair)
         .provider(Uncompiled(schema))
@@ -204,7 +204,7 @@ fn issue_catalogs(repair: Repair) -> Vec<(Catalog, &'static str)> {
         !unchecked
             .get("file_issue_unchecked")
             .unwrap()
-            .schema_problems
+            .schema_problems()
             .is_empty(),
         "the provider's schema must not compile"
     );
@@ -524,7 +524,7 @@ async fn a_flattened_struct_s_fields_are_the_tool_s_parameters() {
             .from_specs(specs(&["find_issues"]))
             .expect("catalog builds");
         let tool = catalog.get("find_issues").unwrap();
-        let schema = &tool.input_schema;
+        let schema = &tool.input_schema();
         let props = schema["properties"].as_object().unwrap();
         let mut names: Vec<&str> = props.keys().map(String::as_str).collect();
         names.sort();
@@ -550,7 +550,7 @@ async fn a_flattened_struct_s_fields_are_the_tool_s_parameters() {
             "{mode:?}: {defs:?}"
         );
         let params: Vec<(&str, bool)> = tool
-            .params
+            .params()
             .iter()
             .map(|p| (p.name.as_str(), p.required))
             .collect();
@@ -605,9 +605,12 @@ fn flattened_fields_that_collide_stop_the_catalog() {
         let err = Catalog::builder()
             .from_specs(specs(&[tool, "find_issues"]))
             .unwrap_err();
-        assert_eq!(err.problems.len(), 1, "{err}");
+        assert_eq!(err.problems().len(), 1, "{err}");
         for word in words {
-            assert!(err.problems[0].contains(word), "{word}: {err}");
+            assert!(
+                err.problems()[0].to_string().contains(word),
+                "{word}: {err}"
+            );
         }
     }
 }

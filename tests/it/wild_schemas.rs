@@ -100,10 +100,10 @@ async fn a_schema_that_cannot_be_compiled_leaves_the_checks_to_the_tool() {
     for (tool, arguments) in calls {
         let entry = catalog.get(tool).unwrap();
         assert_eq!(
-            entry.schema_problems.len(),
+            entry.schema_problems().len(),
             1,
             "{tool}: {:?}",
-            entry.schema_problems
+            entry.schema_problems()
         );
         assert!(
             findings.iter().any(|f| f.code == "schema-uncompiled"
@@ -113,7 +113,7 @@ async fn a_schema_that_cannot_be_compiled_leaves_the_checks_to_the_tool() {
         );
         assert!(accepted(&catalog, tool, arguments).await, "{tool} refused");
     }
-    assert!(catalog.get("find_files").unwrap().annotations.read_only == Some(true));
+    assert!(catalog.get("find_files").unwrap().annotations().read_only == Some(true));
     // The tools that compile have no such finding.
     for tool in [
         "set_volume",
@@ -159,6 +159,11 @@ async fn a_declared_draft_is_never_second_guessed() {
         .from_specs([])
         .unwrap();
     let tool = catalog.get("declared_2020").unwrap();
-    assert_eq!(tool.schema_problems.len(), 1, "{:?}", tool.schema_problems);
+    assert_eq!(
+        tool.schema_problems().len(),
+        1,
+        "{:?}",
+        tool.schema_problems()
+    );
     assert!(accepted(&catalog, "declared_2020", json!({"n": 0})).await);
 }

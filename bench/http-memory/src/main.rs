@@ -10,14 +10,74 @@
 //!
 //! The server is this binary started again (`http-memory serve`), on 127.0.0.1:0, so its
 //! memory is its own; it stops when its stdin closes. Every request goes over loopback.
+//!
+//! A last table is measured in this process, not in a server: the heap that parsing each body
+//! takes at its peak, into a `serde_json::Value` and into rmcp's `ClientJsonRpcMessage` (what
+//! rmcp's Streamable HTTP service does with every body before any handler runs), counted by
+//! this binary's allocator. It is the floor under the server's figure for that body.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use disco_runtime::rmcp::model::ClientJsonRpcMessage;
 use disco_runtime::{mcp_tool, HttpOptions, Server};
 use serde_json::{json, Value};
+
+/// The system allocator, counting the bytes allocated now and the most at once since the last
+/// [`peak_since`]. Two relaxed atomic operations per allocation; the server's resident figures
+/// do not depend on them.
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let now = NOW.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed to `System` unchanged; only the counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        System.dealloc(p, layout);
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let q = System.realloc(p, layout, new_size);
+        if !q.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                NOW.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The most bytes `work` had allocated at once above what was allocated before it.
+fn peak_since<T>(work: impl FnOnce() -> T) -> usize {
+    let base = NOW.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let kept = work();
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    drop(kept);
+    peak
+}
 
 /// Return how many limits were given.
 #[mcp_tool(read_only)]
@@ -40,8 +100,28 @@ fn main() {
     };
     let rounds = flag("--rounds", 3);
     let sessions = flag("--sessions", 2000);
-    requests(rounds);
+    let cases = requests(rounds);
     per_session(sessions);
+    parse_floor(&cases);
+}
+
+/// The heap each body's parse takes at its peak, as a multiple of the body.
+fn parse_floor(cases: &[(&str, Vec<u8>)]) {
+    println!();
+    println!("| request | body | parse into `Value`: peak heap | multiple | into rmcp's `ClientJsonRpcMessage` | multiple |");
+    println!("|---|---|---|---|---|---|");
+    for (name, body) in cases {
+        let value = peak_since(|| serde_json::from_slice::<Value>(body).ok());
+        let rmcp = peak_since(|| serde_json::from_slice::<ClientJsonRpcMessage>(body).ok());
+        println!(
+            "| {name} | {:.2} MB | {:.1} MB | {:.1}x | {:.1} MB | {:.1}x |",
+            body.len() as f64 / 1e6,
+            value as f64 / 1e6,
+            value as f64 / body.len() as f64,
+            rmcp as f64 / 1e6,
+            rmcp as f64 / body.len() as f64,
+        );
+    }
 }
 
 fn serve(stateless: bool) {
@@ -161,8 +241,8 @@ fn call(arguments: Value) -> Vec<u8> {
     .into_bytes()
 }
 
-fn requests(rounds: usize) {
-    let cases: Vec<(&str, Vec<u8>)> = vec![
+fn requests(rounds: usize) -> Vec<(&'static str, Vec<u8>)> {
+    let cases: Vec<(&'static str, Vec<u8>)> = vec![
         (
             "1,000,000 strings for Vec<u32> (over the budget)",
             call(json!({"limits": vec!["1"; 1_000_000]})),
@@ -242,6 +322,7 @@ fn requests(rounds: usize) {
         peak as f64 / 1024.0,
         (peak * 1024) as f64 / body.len() as f64,
     );
+    cases
 }
 
 fn per_session(count: usize) {

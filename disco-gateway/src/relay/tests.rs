@@ -83,7 +83,7 @@ struct Call {
     token: NumberOrString,
     steps: u32,
     /// The caller asked for progress: its queue (`None` once the caller is gone).
-    queue: Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
+    queue: Option<ProgressQueue>,
     asked: bool,
     /// The caller goes away before the upstream says anything (a cancelled call).
     leaves: bool,
@@ -113,9 +113,9 @@ fn request(call: &mut Call) -> TxJsonRpcMessage<RoleClient> {
     JsonRpcMessage::request(request, call.id.clone())
 }
 
-fn steps_in(queue: &mut mpsc::UnboundedReceiver<ProgressNotificationParam>) -> Vec<f64> {
+fn steps_in(queue: &mut ProgressQueue) -> Vec<f64> {
     let mut seen = Vec::new();
-    while let Ok(update) = queue.try_recv() {
+    while let Some(update) = queue.try_recv() {
         seen.push(update.progress);
     }
     seen
@@ -311,4 +311,87 @@ async fn a_cancelled_call_leaves_no_route() {
     }
     relay.send(message).await.unwrap();
     assert_eq!(relay.routed(), 2, "calls 3 and 9 are left");
+}
+
+/// A call's queue and the sink the transport takes from its request.
+fn routed() -> (ProgressQueue, ProgressSink) {
+    let mut request =
+        ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("t")));
+    let queue = route_progress(&mut request);
+    let sink = request.extensions().get::<ProgressSink>().cloned();
+    (queue, sink.expect("the call's sink"))
+}
+
+fn update(step: usize) -> ProgressNotificationParam {
+    ProgressNotificationParam::new(ProgressToken(NumberOrString::Number(1)), step as f64)
+}
+
+/// The bound, on generated runs of a caller that drains its queue at random moments (or never)
+/// while the upstream sends steps 1..=n: the queue never holds more than the bound; the caller
+/// gets steps in the order sent and always the last one sent; and a caller that keeps up (the
+/// queue never full) gets every step.
+#[test]
+fn a_slow_caller_gets_the_latest_progress_in_order_from_a_bounded_queue() {
+    for seed in 0..300u64 {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let (mut queue, sink) = routed();
+        let n = rng.usize(0..=3 * MAX_QUEUED_PROGRESS);
+        // How often the caller reads: never, rarely, or about as often as the upstream writes.
+        let drain_one_in = [0, 400, 100, 2][rng.usize(0..4)];
+        let mut got = Vec::new();
+        let mut overflowed = false;
+        for step in 1..=n {
+            overflowed |= sink.0.queued().len() >= MAX_QUEUED_PROGRESS;
+            assert!(
+                sink.send(update(step)),
+                "seed {seed}: the caller still reads"
+            );
+            assert!(sink.0.queued().len() <= MAX_QUEUED_PROGRESS, "seed {seed}");
+            if drain_one_in > 0 && rng.usize(0..drain_one_in) == 0 {
+                while let Some(u) = queue.try_recv() {
+                    got.push(u.progress as usize);
+                }
+            }
+        }
+        while let Some(u) = queue.try_recv() {
+            got.push(u.progress as usize);
+        }
+        assert!(got.windows(2).all(|w| w[0] < w[1]), "seed {seed}: {got:?}");
+        assert_eq!(got.last().copied(), (n > 0).then_some(n), "seed {seed}");
+        if !overflowed {
+            assert_eq!(got, (1..=n).collect::<Vec<_>>(), "seed {seed}");
+        } else {
+            assert!(got.len() < n, "seed {seed}");
+        }
+        if drain_one_in == 0 {
+            // Never read until the end: the first steps as sent, then the latest.
+            let kept = n.min(MAX_QUEUED_PROGRESS);
+            let mut want: Vec<usize> = (1..kept).collect();
+            want.push(n);
+            assert_eq!(got, want, "seed {seed}");
+        }
+        drop(queue);
+        assert!(!sink.send(update(n + 1)), "seed {seed}: the caller is gone");
+    }
+}
+
+#[tokio::test]
+async fn a_waiting_caller_is_woken_by_the_progress_it_waits_for() {
+    let (mut queue, sink) = routed();
+    let waiter = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            seen.push(queue.recv().await.progress);
+        }
+        seen
+    });
+    for step in 1..=3 {
+        tokio::task::yield_now().await;
+        assert!(sink.send(update(step)));
+    }
+    let seen = tokio::time::timeout(std::time::Duration::from_secs(10), waiter)
+        .await
+        .expect("woken")
+        .expect("no panic");
+    assert_eq!(seen, vec![1.0, 2.0, 3.0]);
 }

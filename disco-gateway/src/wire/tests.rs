@@ -316,3 +316,32 @@ fn only_pending_calls_take_the_typed_read_and_each_once() {
     let ping = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#;
     assert!(call_result(ping, &calls).is_none());
 }
+
+#[tokio::test]
+async fn a_call_that_could_not_be_sent_is_not_kept_pending() {
+    use super::{lock, ChildStdio};
+    use rmcp::transport::Transport;
+
+    let call = |id| -> ClientJsonRpcMessage {
+        let request = CallToolRequest::new(CallToolRequestParams::new("echo"));
+        JsonRpcMessage::request(
+            ClientRequest::CallToolRequest(request),
+            NumberOrString::Number(id),
+        )
+    };
+    let (mut transport, _stderr) =
+        ChildStdio::spawn(tokio::process::Command::new("cat")).expect("cat starts");
+    transport
+        .send(call(1))
+        .await
+        .expect("the first call is written");
+    transport
+        .close()
+        .await
+        .expect("cat exits when its stdin closes");
+    assert!(transport.send(call(2)).await.is_err());
+    let calls = lock(&transport.calls);
+    // The call that was written still waits for its answer; the one that was not is gone.
+    assert!(calls.contains(&NumberOrString::Number(1)));
+    assert!(!calls.contains(&NumberOrString::Number(2)));
+}

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::builder::Config;
 use super::conflicts;
-use super::{Catalog, CatalogError, CatalogTool, Exposure, ToolProvider};
+use super::{Catalog, CatalogError, CatalogProblem, CatalogTool, Exposure, ToolProvider};
 use crate::resolve::name::{NameEntry, NameIndex};
 use crate::search::{meta, SearchIndex};
 use crate::tool::built::ToolHandler;
@@ -36,11 +36,11 @@ impl Catalog {
         for spec in specs {
             if config.require_state {
                 for ty in (spec.missing_state)(&config.state) {
-                    problems.push(format!(
-                        "tool `{}` at {} takes `State<{ty}>`, but the server has no state of \
-                         type `{ty}`: register it with `.with_state(...)`",
-                        spec.name, spec.origin
-                    ));
+                    problems.push(CatalogProblem::MissingState {
+                        tool: spec.name.to_string(),
+                        origin: spec.origin.to_string(),
+                        state: ty.to_string(),
+                    });
                 }
             }
             match CatalogTool::from_spec(spec, config.schema_mode) {
@@ -50,9 +50,11 @@ impl Catalog {
                     }
                     tools.push(Arc::new(tool));
                 }
-                Err(err) => {
-                    problems.push(format!("tool `{}` at {}: {err}", spec.name, spec.origin))
-                }
+                Err(error) => problems.push(CatalogProblem::InvalidTool {
+                    tool: spec.name.to_string(),
+                    origin: spec.origin.to_string(),
+                    error,
+                }),
             }
         }
         for provider in &config.providers {
@@ -69,7 +71,7 @@ impl Catalog {
     pub(super) fn index(
         config: Arc<Config>,
         mut tools: Vec<Arc<CatalogTool>>,
-        mut problems: Vec<String>,
+        mut problems: Vec<CatalogProblem>,
         base: Option<&SearchIndex>,
     ) -> Result<Catalog, CatalogError> {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
@@ -81,16 +83,14 @@ impl Catalog {
                     CatalogTool::from_dynamic(def, ToolHandler::Meta(kind)).map(Arc::new)
                 })
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| CatalogError {
-                    problems: vec![format!("a search meta-tool: {e}")],
-                })?
+                .map_err(|error| CatalogError::new(vec![CatalogProblem::MetaTool { error }]))?
         } else {
             Vec::new()
         };
 
         problems.extend(conflicts::problems(&tools, &meta, &config.search.exposure));
         if !problems.is_empty() {
-            return Err(CatalogError { problems });
+            return Err(CatalogError::new(problems));
         }
 
         let lookup = tools
@@ -209,7 +209,7 @@ pub(super) fn add_provider_tools(
     provider: &Arc<dyn ToolProvider>,
     config: &Config,
     tools: &mut Vec<Arc<CatalogTool>>,
-    problems: &mut Vec<String>,
+    problems: &mut Vec<CatalogProblem>,
 ) {
     let provider_name = provider.name();
     for mut def in provider.tools() {
@@ -218,7 +218,10 @@ pub(super) fn add_provider_tools(
             def.group = provider_name.clone();
         }
         if let Some(problem) = def.group.as_deref().and_then(super::group_problem) {
-            problems.push(format!("provider tool `{}`: {problem}", clip(&name, 128)));
+            problems.push(CatalogProblem::InvalidProviderTool {
+                tool: clip(&name, 128),
+                error: problem,
+            });
             continue;
         }
         match CatalogTool::from_dynamic(def, ToolHandler::Provider(provider.clone())) {
@@ -229,7 +232,7 @@ pub(super) fn add_provider_tools(
                 }
                 tools.push(Arc::new(tool));
             }
-            Err(err) => problems.push(format!("provider tool `{name}`: {err}")),
+            Err(error) => problems.push(CatalogProblem::InvalidProviderTool { tool: name, error }),
         }
     }
 }

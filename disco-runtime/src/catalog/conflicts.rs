@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{CatalogTool, Exposure};
+use super::{CatalogProblem, CatalogTool, Exposure, NameClaim};
 
 /// What breaks those rules, one line each, naming both sides of a conflict and where each was
 /// declared.
@@ -12,7 +12,7 @@ pub(super) fn problems(
     tools: &[Arc<CatalogTool>],
     meta: &[Arc<CatalogTool>],
     exposure: &Exposure,
-) -> Vec<String> {
+) -> Vec<CatalogProblem> {
     let mut problems = Vec::new();
     // Every name and alias must lead to exactly one tool, across all crates and providers.
     let mut seen: HashMap<&str, (usize, bool)> = HashMap::new();
@@ -24,25 +24,15 @@ pub(super) fn problems(
             .chain(tool.aliases.iter().map(|a| (a.as_str(), false)));
         for (form, is_name) in forms {
             if let Some(&(j, other_is_name)) = seen.get(form) {
-                let other = match tools.get(j) {
-                    Some(t) => format!(
-                        "{} of tool `{}` at {}",
-                        if other_is_name {
-                            "the name"
-                        } else {
-                            "an alias"
-                        },
-                        t.name,
-                        t.origin
-                    ),
-                    None => "the name of a search meta-tool".to_string(),
+                let first = match tools.get(j) {
+                    Some(t) => claim(t, other_is_name),
+                    None => NameClaim::MetaTool,
                 };
-                problems.push(format!(
-                    "`{form}` is {other} and {} of tool `{}` at {}",
-                    if is_name { "the name" } else { "an alias" },
-                    tool.name,
-                    tool.origin
-                ));
+                problems.push(CatalogProblem::DuplicateName {
+                    name: form.to_string(),
+                    first,
+                    second: claim(tool, is_name),
+                });
             } else {
                 seen.insert(form, (i, is_name));
             }
@@ -51,9 +41,19 @@ pub(super) fn problems(
     if let Exposure::SearchFirst { pinned } = exposure {
         for p in pinned {
             if !tools.iter().any(|t| &t.name == p) {
-                problems.push(format!("pinned tool `{p}` is not in the catalog"));
+                problems.push(CatalogProblem::PinnedMissing { name: p.clone() });
             }
         }
     }
     problems
+}
+
+/// `tool`'s claim on one of its forms: its name, or an alias.
+fn claim(tool: &CatalogTool, is_name: bool) -> NameClaim {
+    let (tool, origin) = (tool.name.clone(), tool.origin.clone());
+    if is_name {
+        NameClaim::Name { tool, origin }
+    } else {
+        NameClaim::Alias { tool, origin }
+    }
 }

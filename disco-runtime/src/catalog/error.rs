@@ -6,8 +6,142 @@ use std::fmt;
 /// a `main` that returns the error print the problems as they read.
 #[derive(Clone, PartialEq)]
 pub struct CatalogError {
-    /// One sentence per problem, naming the tools and where they are defined.
-    pub problems: Vec<String>,
+    problems: Vec<CatalogProblem>,
+}
+
+impl CatalogError {
+    pub(crate) fn new(problems: Vec<CatalogProblem>) -> Self {
+        CatalogError { problems }
+    }
+
+    /// Every problem, in the order found: each tool's own first, in name order, then the
+    /// conflicts across tools.
+    pub fn problems(&self) -> &[CatalogProblem] {
+        &self.problems
+    }
+
+    /// The problems, owned.
+    pub fn into_problems(self) -> Vec<CatalogProblem> {
+        self.problems
+    }
+}
+
+/// One problem that stops a catalog from being built. Its `Display` form is one sentence
+/// naming the tools and where they are defined.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CatalogProblem {
+    /// A tool takes a `State<T>` the server did not register.
+    MissingState {
+        /// The tool's name.
+        tool: String,
+        /// Where it is declared (`module::function (file:line)`).
+        origin: String,
+        /// The state's type, as written.
+        state: String,
+    },
+    /// A `#[mcp_tool]` function could not be made a tool (a default that does not fit its
+    /// parameter's type, a schema that does not compile).
+    InvalidTool {
+        /// The tool's name.
+        tool: String,
+        /// Where it is declared.
+        origin: String,
+        /// Why.
+        error: String,
+    },
+    /// A provider's tool could not be made a tool (an invalid group, a schema that is not a
+    /// JSON object).
+    InvalidProviderTool {
+        /// The tool's name as the provider gave it (clipped when it is long).
+        tool: String,
+        /// Why.
+        error: String,
+    },
+    /// One name or alias claimed twice.
+    DuplicateName {
+        /// The name or alias both claim.
+        name: String,
+        /// The claim seen first.
+        first: NameClaim,
+        /// The claim that conflicts with it.
+        second: NameClaim,
+    },
+    /// A tool pinned to tools/list (`Exposure::SearchFirst`) that no tool is.
+    PinnedMissing {
+        /// The pinned name.
+        name: String,
+    },
+    /// A search meta-tool could not be made from the search options.
+    MetaTool {
+        /// Why.
+        error: String,
+    },
+}
+
+/// Which definition claims a name, in a [`CatalogProblem::DuplicateName`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NameClaim {
+    /// The tool's own name.
+    Name {
+        /// The tool's name.
+        tool: String,
+        /// Where it is declared.
+        origin: String,
+    },
+    /// One of the tool's aliases.
+    Alias {
+        /// The tool's name.
+        tool: String,
+        /// Where it is declared.
+        origin: String,
+    },
+    /// The name of a search meta-tool (`tool_search`, `execute_tool`).
+    MetaTool,
+}
+
+impl fmt::Display for NameClaim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NameClaim::Name { tool, origin } => write!(f, "the name of tool `{tool}` at {origin}"),
+            NameClaim::Alias { tool, origin } => write!(f, "an alias of tool `{tool}` at {origin}"),
+            NameClaim::MetaTool => f.write_str("the name of a search meta-tool"),
+        }
+    }
+}
+
+impl fmt::Display for CatalogProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogProblem::MissingState {
+                tool,
+                origin,
+                state,
+            } => write!(
+                f,
+                "tool `{tool}` at {origin} takes `State<{state}>`, but the server has no state \
+                 of type `{state}`: register it with `.with_state(...)`"
+            ),
+            CatalogProblem::InvalidTool {
+                tool,
+                origin,
+                error,
+            } => write!(f, "tool `{tool}` at {origin}: {error}"),
+            CatalogProblem::InvalidProviderTool { tool, error } => {
+                write!(f, "provider tool `{tool}`: {error}")
+            }
+            CatalogProblem::DuplicateName {
+                name,
+                first,
+                second,
+            } => write!(f, "`{name}` is {first} and {second}"),
+            CatalogProblem::PinnedMissing { name } => {
+                write!(f, "pinned tool `{name}` is not in the catalog")
+            }
+            CatalogProblem::MetaTool { error } => write!(f, "a search meta-tool: {error}"),
+        }
+    }
 }
 
 impl fmt::Debug for CatalogError {

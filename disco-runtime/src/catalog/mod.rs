@@ -26,7 +26,7 @@ pub use crate::search::{Exposure, SearchOptions};
 pub use crate::tool::built::{CatalogTool, ParamInfo};
 pub use builder::CatalogBuilder;
 pub(crate) use builder::Config;
-pub use error::CatalogError;
+pub use error::{CatalogError, CatalogProblem, NameClaim};
 pub use groups::{group_problem, GroupSummary, GROUPS_META_KEY};
 pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};
 pub use stats::{Stats, StatsSnapshot};

@@ -316,7 +316,7 @@ impl Catalog {
             match Catalog::index(self.config.clone(), tools, Vec::new(), Some(&self.search)) {
                 Ok(c) => Some(Arc::new(c)),
                 Err(e) => {
-                    problems.extend(e.problems);
+                    problems.extend(e.into_problems());
                     None
                 }
             }

@@ -46,54 +46,53 @@ pub struct ParamInfo {
 }
 
 /// One tool of the catalog, with everything computed once at build time. Made by the
-/// catalog only; more fields may come.
-#[non_exhaustive]
+/// catalog only, and read through its methods, so that how it is kept can change.
 pub struct CatalogTool {
     /// The published name, which calls resolve to.
-    pub name: String,
+    pub(crate) name: String,
     /// A human-readable title for clients' UIs.
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// What a model chooses the tool by.
-    pub description: String,
+    pub(crate) description: String,
     /// Other names the tool answers to.
-    pub aliases: Vec<String>,
+    pub(crate) aliases: Vec<String>,
     /// Words search finds the tool by, besides its name and description.
-    pub keywords: Vec<String>,
+    pub(crate) keywords: Vec<String>,
     /// The group the tool is listed under in the server's instructions, in `tool_search`'s
     /// description and in tools/list's `_meta` (`io.modelcontextprotocol/groups`): a
     /// `#[mcp_tool]`'s `group = "..."`, else the last segment of its module path; a provider's
     /// [`DynamicTool::group`], else the provider's [`ToolProvider::name`]. `None` for a
     /// provider's tool with neither, and for the meta-tools.
-    pub group: Option<String>,
+    pub(crate) group: Option<String>,
     /// The MCP hints, as declared (`None` fields: not said).
-    pub annotations: Annotations,
+    pub(crate) annotations: Annotations,
     /// Kept out of tools/list; found and called through search.
-    pub hidden: bool,
+    pub(crate) hidden: bool,
     /// How long a call may run before it is stopped: the tool's own `timeout_ms`, else the
     /// catalog's default timeout; `None`: no limit.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// The JSON parameters: in declaration order for a `#[mcp_tool]` function, as the input
     /// schema lists them for a provider's tool.
-    pub params: Vec<ParamInfo>,
+    pub(crate) params: Vec<ParamInfo>,
     /// The input schema as served in tools/list.
-    pub input_schema: Arc<JsonObject>,
+    pub(crate) input_schema: Arc<JsonObject>,
     /// The output schema as served, for a tool with structured output.
-    pub output_schema: Option<Arc<JsonObject>>,
+    pub(crate) output_schema: Option<Arc<JsonObject>>,
     /// A recursive parameter or output type kept `$defs` in a portable schema.
-    pub recursive_schema: bool,
+    pub(crate) recursive_schema: bool,
     /// What could not be done with the tool's schemas as received (a schema that does not
     /// compile: its arguments then reach the tool unchecked, and the tool itself decides).
     /// Reported by the log and by `lint`; empty for `#[mcp_tool]` functions.
-    pub schema_problems: Vec<String>,
+    pub(crate) schema_problems: Vec<String>,
     /// How older schema forms were read (the draft used when a schema declares none but is
     /// written in an older one). Reported by `lint` as information.
-    pub schema_notes: Vec<String>,
+    pub(crate) schema_notes: Vec<String>,
     /// Where the tool was declared (`module::function (file:line)`).
-    pub origin: String,
+    pub(crate) origin: String,
     /// The Cargo package that declares the tool; empty strings for a provider's tool.
-    pub package: Package,
+    pub(crate) package: Package,
     /// The tools/list entry.
-    pub tool: Tool,
+    pub(crate) tool: Tool,
     pub(crate) wrap_output: bool,
     /// Compiled from the full-form input schema: the exact contract of the parameter types
     /// (portable schemas drop `null` from nested optional fields, which serde accepts).
@@ -157,6 +156,105 @@ fn error_line(e: &jsonschema::ValidationError<'_>) -> String {
 }
 
 impl CatalogTool {
+    /// The published name, which calls resolve to.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A human-readable title for clients' UIs.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// What a model chooses the tool by.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Other names the tool answers to.
+    pub fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+
+    /// Words search finds the tool by, besides its name and description.
+    pub fn keywords(&self) -> &[String] {
+        &self.keywords
+    }
+
+    /// The group the tool is listed under in the server's instructions, in `tool_search`'s
+    /// description and in tools/list's `_meta` (`io.modelcontextprotocol/groups`): a
+    /// `#[mcp_tool]`'s `group = "..."`, else the last segment of its module path; a provider's
+    /// [`DynamicTool::group`], else the provider's [`ToolProvider::name`]. `None` for a
+    /// provider's tool with neither, and for the meta-tools.
+    pub fn group(&self) -> Option<&str> {
+        self.group.as_deref()
+    }
+
+    /// The MCP hints, as declared (`None` fields: not said).
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
+    }
+
+    /// Kept out of tools/list; found and called through search.
+    pub fn hidden(&self) -> bool {
+        self.hidden
+    }
+
+    /// How long a call may run before it is stopped: the tool's own `timeout_ms`, else the
+    /// catalog's default timeout; `None`: no limit.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The JSON parameters: in declaration order for a `#[mcp_tool]` function, as the input
+    /// schema lists them for a provider's tool.
+    pub fn params(&self) -> &[ParamInfo] {
+        &self.params
+    }
+
+    /// The input schema as served in tools/list.
+    pub fn input_schema(&self) -> &JsonObject {
+        &self.input_schema
+    }
+
+    /// The output schema as served, for a tool with structured output.
+    pub fn output_schema(&self) -> Option<&JsonObject> {
+        self.output_schema.as_deref()
+    }
+
+    /// A recursive parameter or output type kept `$defs` in a portable schema.
+    pub fn recursive_schema(&self) -> bool {
+        self.recursive_schema
+    }
+
+    /// What could not be done with the tool's schemas as received (a schema that does not
+    /// compile: its arguments then reach the tool unchecked, and the tool itself decides).
+    /// Reported by the log and by `lint`; empty for `#[mcp_tool]` functions.
+    pub fn schema_problems(&self) -> &[String] {
+        &self.schema_problems
+    }
+
+    /// How older schema forms were read (the draft used when a schema declares none but is
+    /// written in an older one). Reported by `lint` as information.
+    pub fn schema_notes(&self) -> &[String] {
+        &self.schema_notes
+    }
+
+    /// Where the tool was declared (`module::function (file:line)`).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The Cargo package that declares the tool; empty strings for a provider's tool.
+    pub fn package(&self) -> &Package {
+        &self.package
+    }
+
+    /// The tools/list entry.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
     /// The parameter with this exact key (aliases are not looked at).
     pub fn param(&self, name: &str) -> Option<&ParamInfo> {
         self.params.iter().find(|p| p.name == name)

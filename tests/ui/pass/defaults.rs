@@ -45,5 +45,5 @@ fn main() {
     assert_eq!(default("seconds"), Some(json!(120)));
     assert_eq!(default("level"), Some(json!(255)));
     assert_eq!(default("ratio"), Some(json!(2.0)));
-    assert!(tool.params.iter().all(|p| !p.required));
+    assert!(tool.params().iter().all(|p| !p.required));
 }

@@ -29,9 +29,9 @@ fn main() {
     let catalog = disco_runtime::Catalog::from_inventory().unwrap();
     let tool = catalog.get("count_notes").unwrap();
     // Extractors are not part of the input schema.
-    let names: Vec<&str> = tool.params.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = tool.params().iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["text", "limit"]);
     assert!(tool.param("text").unwrap().required);
     assert!(!tool.param("limit").unwrap().required);
-    assert!(catalog.get("whoami").unwrap().params.is_empty());
+    assert!(catalog.get("whoami").unwrap().params().is_empty());
 }

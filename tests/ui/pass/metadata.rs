@@ -32,16 +32,16 @@ fn delete_note(id: u32) -> String {
 fn main() {
     let catalog = disco_runtime::Catalog::from_inventory().unwrap();
     let tool = catalog.get("search_notes").unwrap();
-    assert_eq!(tool.aliases, ["find_notes", "notes.find"]);
-    assert_eq!(tool.keywords, ["notes", "knowledge base"]);
-    assert_eq!(tool.annotations.read_only, Some(true));
-    assert_eq!(tool.annotations.idempotent, Some(true));
-    assert_eq!(tool.annotations.open_world, Some(false));
-    assert_eq!(tool.annotations.destructive, None);
-    assert!(tool.hidden);
-    assert_eq!(tool.timeout, Some(std::time::Duration::from_millis(5000)));
-    assert!(tool.input_schema.contains_key("$schema"));
+    assert_eq!(tool.aliases(), ["find_notes", "notes.find"]);
+    assert_eq!(tool.keywords(), ["notes", "knowledge base"]);
+    assert_eq!(tool.annotations().read_only, Some(true));
+    assert_eq!(tool.annotations().idempotent, Some(true));
+    assert_eq!(tool.annotations().open_world, Some(false));
+    assert_eq!(tool.annotations().destructive, None);
+    assert!(tool.hidden());
+    assert_eq!(tool.timeout(), Some(std::time::Duration::from_millis(5000)));
+    assert!(tool.input_schema().contains_key("$schema"));
     let delete = catalog.get("delete_note").unwrap();
     assert!(delete.is_destructive());
-    assert!(!delete.hidden);
+    assert!(!delete.hidden());
 }

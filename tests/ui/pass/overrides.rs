@@ -20,9 +20,9 @@ fn r#match(text: String) -> String {
 fn main() {
     let catalog = disco_runtime::Catalog::from_inventory().unwrap();
     let tool = catalog.get("notes.search-v2").unwrap();
-    assert_eq!(tool.title.as_deref(), Some("Search notes"));
+    assert_eq!(tool.title(), Some("Search notes"));
     assert_eq!(
-        tool.description,
+        tool.description(),
         "Search the notes by meaning and return the best matches."
     );
     assert!(catalog.get("search_notes").is_none());

@@ -78,11 +78,11 @@ fn main() {
     ] {
         assert!(catalog.get(name).is_some(), "{name}");
     }
-    assert!(catalog.get("r_json").unwrap().output_schema.is_some());
+    assert!(catalog.get("r_json").unwrap().output_schema().is_some());
     assert!(catalog
         .get("r_result_tool_error")
         .unwrap()
-        .output_schema
+        .output_schema()
         .is_some());
-    assert!(catalog.get("r_string").unwrap().output_schema.is_none());
+    assert!(catalog.get("r_string").unwrap().output_schema().is_none());
 }
