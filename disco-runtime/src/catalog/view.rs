@@ -359,7 +359,7 @@ impl Catalog {
         self.for_caller(caller).search(query, max_results)
     }
 
-    /// [`View::search_steps`] for `caller`.
+    /// [`View::search_steps`] for `caller`; the queries are embedded on the calling thread.
     pub fn search_steps(&self, queries: &[&str], max_results: usize, caller: &Caller) -> StepHits {
         self.for_caller(caller).search_steps(queries, max_results)
     }
@@ -391,7 +391,8 @@ impl Catalog {
         self.ranked(query, max_results, &|i| filter(&self.tools[i]), None)
     }
 
-    /// [`Catalog::search_where`] for a task of several steps (see [`View::search_steps`]).
+    /// [`Catalog::search_where`] for a task of several steps (see [`View::search_steps`]); the
+    /// queries are embedded on the calling thread.
     pub fn search_steps_where(
         &self,
         queries: &[&str],

@@ -272,7 +272,7 @@ impl Semantic {
 }
 
 /// Texts are embedded in blocks of this many, so that a replaced index's thread stops soon.
-const EMBED_BLOCK: usize = 256;
+pub(crate) const EMBED_BLOCK: usize = 256;
 
 /// `plan`'s vectors with the missing ones taken from the model's shared store (waiting for
 /// those another index is embedding now), from the cache in `cache`, or embedded (and the

@@ -59,6 +59,8 @@ pub(crate) use fusion::QueryVectors as EmbeddedQueries;
 use fusion::Semantic;
 #[cfg(feature = "semantic")]
 pub(crate) use fusion::SemanticBuild;
+#[cfg(all(test, feature = "semantic"))]
+pub(crate) use fusion::EMBED_BLOCK;
 /// Queries embedded ahead of a search: none without the feature `semantic`.
 #[cfg(not(feature = "semantic"))]
 pub(crate) enum EmbeddedQueries {}

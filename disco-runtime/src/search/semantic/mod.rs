@@ -91,8 +91,10 @@ pub struct SemanticModel {
     queries: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
-/// How many query embeddings of one model run at once: one per core, as more would only
-/// share the cores and make each search wait longer.
+/// How many query embeddings of one model run at once: as many as the machine has cores.
+/// What it bounds is the blocking threads inside a forward pass (and the activations each
+/// holds), not the cores in use: candle's matrix products already spread over its own thread
+/// pool. One per core is a bound, not a measured optimum.
 pub(crate) fn queries_at_once() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

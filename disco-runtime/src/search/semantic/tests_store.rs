@@ -13,9 +13,8 @@ use super::store::{Found, Store};
 use super::testing::{until, within, Latch, Probe};
 use crate::search::index::{semantic_text, SearchDoc, SearchIndex, SemanticBuild};
 
-/// The texts an index embeds in one batch (`fusion::EMBED_BLOCK`): an index that stops
-/// stops between batches.
-const BATCH: usize = 256;
+/// The texts an index embeds in one batch: an index that stops stops between batches.
+const BATCH: usize = crate::search::index::EMBED_BLOCK;
 
 /// The vector a test puts for `key`.
 fn vector_of(key: &TextKey) -> Vec<f32> {
