@@ -49,6 +49,15 @@ unsafe impl GlobalAlloc for Counting {
         }
         p
     }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // Forwarded, not left to the default (alloc, then write zeros): calloc's fresh pages
+        // stay untouched, as they would in the server without this allocator.
+        let p = System.alloc_zeroed(layout);
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         System.dealloc(p, layout);
         NOW.fetch_sub(layout.size(), Ordering::Relaxed);
