@@ -95,7 +95,7 @@ pub fn expand(tool: &ToolFn) -> TokenStream {
             #rt::assert_output::<#output_ty>();
         },
     };
-    // Past the assertions above, every trait is reached through a probe (see `__private`), so
+    // Past the assertions above, every trait is reached through a probe (see `__private_v<version>` in disco-runtime), so
     // a type that lacks one is reported once, where the assertion points.
     let output_probe = quote!((&&#rt::Probe::<#output_ty>::new()));
     let defaults: Vec<TokenStream> = tool

@@ -415,7 +415,7 @@ mod tests {
     #[test]
     fn private_module_is_named_after_the_version() {
         let version = env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_");
-        let declared = format!("pub mod __private_v{version} {{");
+        let declared = format!("\npub mod __private_v{version} {{\n");
         assert!(
             include_str!("lib.rs").contains(&declared),
             "rename `__private_v...` in lib.rs to `__private_v{version}` (the version is {})",

@@ -232,7 +232,10 @@ pub(super) fn add_provider_tools(
                 }
                 tools.push(Arc::new(tool));
             }
-            Err(error) => problems.push(CatalogProblem::InvalidProviderTool { tool: name, error }),
+            Err(error) => problems.push(CatalogProblem::InvalidProviderTool {
+                tool: clip(&name, 128),
+                error,
+            }),
         }
     }
 }

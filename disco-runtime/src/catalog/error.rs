@@ -4,7 +4,7 @@ use std::fmt;
 ///
 /// Its `Debug` form is its `Display` form, one problem a line, so that `check().unwrap()` and
 /// a `main` that returns the error print the problems as they read.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct CatalogError {
     problems: Vec<CatalogProblem>,
 }
@@ -32,6 +32,7 @@ impl CatalogError {
 #[non_exhaustive]
 pub enum CatalogProblem {
     /// A tool takes a `State<T>` the server did not register.
+    #[non_exhaustive]
     MissingState {
         /// The tool's name.
         tool: String,
@@ -42,6 +43,7 @@ pub enum CatalogProblem {
     },
     /// A `#[mcp_tool]` function could not be made a tool (a default that does not fit its
     /// parameter's type, a schema that does not compile).
+    #[non_exhaustive]
     InvalidTool {
         /// The tool's name.
         tool: String,
@@ -52,13 +54,15 @@ pub enum CatalogProblem {
     },
     /// A provider's tool could not be made a tool (an invalid group, a schema that is not a
     /// JSON object).
+    #[non_exhaustive]
     InvalidProviderTool {
-        /// The tool's name as the provider gave it (clipped when it is long).
+        /// The tool's name as the provider gave it (clipped to 128 characters).
         tool: String,
         /// Why.
         error: String,
     },
     /// One name or alias claimed twice.
+    #[non_exhaustive]
     DuplicateName {
         /// The name or alias both claim.
         name: String,
@@ -68,11 +72,13 @@ pub enum CatalogProblem {
         second: NameClaim,
     },
     /// A tool pinned to tools/list (`Exposure::SearchFirst`) that no tool is.
+    #[non_exhaustive]
     PinnedMissing {
         /// The pinned name.
         name: String,
     },
     /// A search meta-tool could not be made from the search options.
+    #[non_exhaustive]
     MetaTool {
         /// Why.
         error: String,
@@ -84,6 +90,7 @@ pub enum CatalogProblem {
 #[non_exhaustive]
 pub enum NameClaim {
     /// The tool's own name.
+    #[non_exhaustive]
     Name {
         /// The tool's name.
         tool: String,
@@ -91,6 +98,7 @@ pub enum NameClaim {
         origin: String,
     },
     /// One of the tool's aliases.
+    #[non_exhaustive]
     Alias {
         /// The tool's name.
         tool: String,
