@@ -30,3 +30,8 @@ pub fn test_name(module: &str, name: &str) -> String {
         None => name.to_string(),
     }
 }
+
+/// Held by the tests that load the machine or time their answers (the load test, the slow
+/// clients, the huge names), so that in this one binary they never run beside each other:
+/// libtest runs tests in parallel, and each of them was written to run alone.
+pub static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

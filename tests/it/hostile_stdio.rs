@@ -402,6 +402,7 @@ async fn deeply_nested_json_is_refused_with_its_id() {
 
 #[tokio::test]
 async fn huge_names_and_keys_are_answered_quickly_and_briefly() {
+    let _alone = crate::common::HEAVY.lock().await;
     let mut wire = Wire::ready().await;
     let long = "a".repeat(100_000);
 

@@ -216,6 +216,7 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_stateless_processes_serve_one_client_under_load_without_errors() {
+    let _alone = crate::common::HEAVY.lock().await;
     let secs = env_num("DISCO_LOAD_SECS", 3);
     let conns = env_num("DISCO_LOAD_CONNS", 32) as usize;
     let servers = [ServerProcess::spawn(), ServerProcess::spawn()];

@@ -66,6 +66,7 @@ fn slow_clients_server_child() {
 
 #[tokio::test]
 async fn half_open_connections_without_a_token_do_not_lock_out_a_legitimate_request() {
+    let _alone = crate::common::HEAVY.lock().await;
     let exe = std::env::current_exe().expect("test binary");
     let mut child = Command::new("sh")
         .arg("-c")
