@@ -81,8 +81,10 @@ impl ProgressQueue {
 
 impl Drop for ProgressQueue {
     fn drop(&mut self) {
+        // Under the queue's lock, as `send` checks it: no update lands in a queue nobody reads.
+        let mut queued = self.shared.queued();
         self.shared.closed.store(true, Ordering::Release);
-        self.shared.queued().clear();
+        queued.clear();
     }
 }
 
@@ -94,11 +96,11 @@ pub(crate) struct ProgressSink(Arc<Shared>);
 impl ProgressSink {
     /// Queues `update`; `false` when the call no longer reads its queue.
     fn send(&self, update: ProgressNotificationParam) -> bool {
-        if self.is_closed() {
-            return false;
-        }
         {
             let mut queued = self.0.queued();
+            if self.is_closed() {
+                return false;
+            }
             if queued.len() >= MAX_QUEUED_PROGRESS {
                 if let Some(newest) = queued.back_mut() {
                     *newest = update;
