@@ -35,3 +35,35 @@ pub fn test_name(module: &str, name: &str) -> String {
 /// clients, the huge names), so that in this one binary they never run beside each other:
 /// libtest runs tests in parallel, and each of them was written to run alone.
 pub static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The child side of a test that runs its server in a process of its own: serves `server`
+/// over HTTP on 127.0.0.1:0 on a two-worker runtime, prints `PORT <n>` for the parent, and
+/// stops when stdin closes (when the parent ends or drops the pipe).
+pub fn serve_http_child(server: Server) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        println!("PORT {}", listener.local_addr().expect("addr").port());
+        let shutdown = async {
+            let _ = tokio::task::spawn_blocking(|| {
+                let mut sink = String::new();
+                while std::io::stdin()
+                    .read_line(&mut sink)
+                    .map(|n| n > 0)
+                    .unwrap_or(false)
+                {}
+            })
+            .await;
+        };
+        server
+            .serve_http_on(listener, shutdown)
+            .await
+            .expect("server runs");
+    });
+}

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::http::Conn;
-use crate::common::{server_in, test_name};
+use crate::common::{serve_http_child, server_in, test_name};
 use disco_runtime::catalog::SearchOptions;
 use disco_runtime::{mcp_tool, HttpOptions};
 use serde_json::{json, Value};
@@ -44,35 +44,11 @@ fn load_server_child() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return;
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        println!("PORT {}", listener.local_addr().expect("addr").port());
-        let shutdown = async {
-            // stdin closes when the parent ends or drops the pipe.
-            let _ = tokio::task::spawn_blocking(|| {
-                let mut sink = String::new();
-                while std::io::stdin()
-                    .read_line(&mut sink)
-                    .map(|n| n > 0)
-                    .unwrap_or(false)
-                {}
-            })
-            .await;
-        };
+    serve_http_child(
         server_in(module_path!())
             .search(SearchOptions::default().enabled(true))
-            .http_options(HttpOptions::default().stateless(true))
-            .serve_http_on(listener, shutdown)
-            .await
-            .expect("server runs");
-    });
+            .http_options(HttpOptions::default().stateless(true)),
+    );
 }
 
 struct ServerProcess {

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::http::Conn;
-use crate::common::{server_in, test_name};
+use crate::common::{serve_http_child, server_in, test_name};
 use disco_runtime::{mcp_tool, BearerTokens, Caller, HttpOptions};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
@@ -34,34 +34,11 @@ fn slow_clients_server_child() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return;
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        println!("PORT {}", listener.local_addr().expect("addr").port());
-        let shutdown = async {
-            let _ = tokio::task::spawn_blocking(|| {
-                let mut sink = String::new();
-                while std::io::stdin()
-                    .read_line(&mut sink)
-                    .map(|n| n > 0)
-                    .unwrap_or(false)
-                {}
-            })
-            .await;
-        };
-        let tokens = BearerTokens::new().token("tok-legit", Caller::new("legit"));
+    let tokens = BearerTokens::new().token("tok-legit", Caller::new("legit"));
+    serve_http_child(
         server_in(module_path!())
-            .http_options(HttpOptions::default().bearer_auth(tokens).stateless(true))
-            .serve_http_on(listener, shutdown)
-            .await
-            .expect("server runs");
-    });
+            .http_options(HttpOptions::default().bearer_auth(tokens).stateless(true)),
+    );
 }
 
 #[tokio::test]
