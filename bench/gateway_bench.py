@@ -10,7 +10,9 @@ its one stdio upstream (`"namespace": "none"`, so loadgen's exact names stay exa
 and loopback HTTP (with sessions), 1 and 16 in flight; the two run back to back in alternating
 order each round. Reported: median calls/s and p50 latency over rounds, the ratios gateway /
 direct, and the gateway's own CPU per call (its upstream's is on top, the same as the direct
-server's).
+server's). Over stdio a third series runs beside them: bench/loadgen's pipe_relay, a
+process that only copies lines to and from the same upstream, the floor of any gateway that
+is a process of its own.
 
 Start-up: 10 upstreams of 100 tools each (bench/disco-tools' catalog_server with synthetic
 catalogs, `--list-all`); from spawning the gateway to the last page of its tools/list over
@@ -49,17 +51,22 @@ def calls(rounds, stdio_requests, http_requests):
     series = {
         "direct": (os.path.join(BIN, "disco-tools"), []),
         "gateway": (os.path.join(BIN, "disco-gateway"), ["--config", ONE_UPSTREAM]),
+        # The floor of any stdio gateway: a process that only copies lines to and from the
+        # same upstream (bench/loadgen/src/bin/pipe_relay.rs).
+        "relay": (os.path.join(BIN, "pipe_relay"), ["--", os.path.join(BIN, "disco-tools"), "--stdio"]),
     }
     results = []
     for transport in ("stdio", "http"):
         for conc in (1, 16):
             n = stdio_requests if transport == "stdio" else http_requests
-            rows = {s: [] for s in series}
+            # The relay speaks stdio only.
+            here = {s: v for s, v in series.items() if transport == "stdio" or s != "relay"}
+            rows = {s: [] for s in here}
             for r in range(rounds):
-                for s in (list(series) if r % 2 == 0 else list(reversed(series))):
-                    server, args = series[s]
+                for s in (list(here) if r % 2 == 0 else list(reversed(here))):
+                    server, args = here[s]
                     rows[s].append(loadgen(server, args, transport, conc, n, env))
-            for s in series:
+            for s in here:
                 errors = sum(x["errors"] for x in rows[s])
                 if errors:
                     sys.exit(f"{s} {transport} c={conc}: {errors} failed calls")
@@ -75,6 +82,15 @@ def calls(rounds, stdio_requests, http_requests):
             }
             row["p50_ratio"] = row["gateway_p50_us"] / row["direct_p50_us"]
             row["throughput_ratio"] = row["gateway_calls_per_s"] / row["direct_calls_per_s"]
+            if "relay" in rows:
+                r_ = rows["relay"]
+                row["relay_calls_per_s"] = med(r_, "calls_per_s")
+                row["relay_p50_us"] = med(r_, "p50_us")
+                row["relay_cpu_us_per_call"] = med(r_, "server_cpu_us_per_call")
+                row["relay_p50_ratio"] = row["relay_p50_us"] / row["direct_p50_us"]
+                print(f"{transport:6} c={conc:<3} relay {row['relay_calls_per_s']:.0f}/s p50 {row['relay_p50_us']:.0f} us "
+                      f"(x{row['relay_p50_ratio']:.2f} of direct), relay CPU/call {row['relay_cpu_us_per_call']:.0f} us",
+                      file=sys.stderr, flush=True)
             print(f"{transport:6} c={conc:<3} direct {row['direct_calls_per_s']:.0f}/s p50 {row['direct_p50_us']:.0f} us | "
                   f"gateway {row['gateway_calls_per_s']:.0f}/s p50 {row['gateway_p50_us']:.0f} us | "
                   f"p50 x{row['p50_ratio']:.2f} throughput x{row['throughput_ratio']:.2f}", file=sys.stderr, flush=True)
