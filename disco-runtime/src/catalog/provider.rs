@@ -19,6 +19,8 @@ pub struct JsonCatalogProvider {
     tools: Vec<DynamicTool>,
 }
 
+const NOT_A_LIST: &str = "expected {\"tools\": [...]} or an array of tools";
+
 impl JsonCatalogProvider {
     /// The tools of a parsed tools/list result. A tool whose schema is not an object is kept
     /// with a schema that accepts any arguments, and the problem is reported with it; a tool
@@ -28,13 +30,30 @@ impl JsonCatalogProvider {
             Value::Array(items) => items,
             Value::Object(obj) => match obj.get("tools") {
                 Some(Value::Array(items)) => items,
-                _ => return Err("expected {\"tools\": [...]} or an array of tools".into()),
+                _ => return Err(NOT_A_LIST.into()),
             },
-            _ => return Err("expected {\"tools\": [...]} or an array of tools".into()),
+            _ => return Err(NOT_A_LIST.into()),
         };
-        let mut tools = Vec::with_capacity(list.len());
-        for (i, item) in list.iter().enumerate() {
-            let mut item = item.clone();
+        Self::from_items(list.len(), list.iter().cloned())
+    }
+
+    /// [`JsonCatalogProvider::from_value`] of a value it may take apart: each tool is moved
+    /// out of it rather than copied (a catalog read from a file).
+    fn from_owned(value: Value) -> Result<Self, String> {
+        let list = match value {
+            Value::Array(items) => items,
+            Value::Object(mut obj) => match obj.remove("tools") {
+                Some(Value::Array(items)) => items,
+                _ => return Err(NOT_A_LIST.into()),
+            },
+            _ => return Err(NOT_A_LIST.into()),
+        };
+        Self::from_items(list.len(), list.into_iter())
+    }
+
+    fn from_items(len: usize, list: impl Iterator<Item = Value>) -> Result<Self, String> {
+        let mut tools = Vec::with_capacity(len);
+        for (i, mut item) in list.enumerate() {
             let mut problems = Vec::new();
             if let Value::Object(obj) = &mut item {
                 // Some catalogs omit the schema of tools without parameters.
@@ -81,19 +100,23 @@ impl JsonCatalogProvider {
                     })
                     .unwrap_or_default()
             };
-            let mut def = DynamicTool::new(tool.clone());
-            def.problems = problems;
-            def.aliases = strings("disco/aliases");
-            def.keywords = strings("disco/keywords");
-            def.group = strings(super::GROUPS_META_KEY)
+            let aliases = strings("disco/aliases");
+            let keywords = strings("disco/keywords");
+            let group = strings(super::GROUPS_META_KEY)
                 .into_iter()
                 .find(|g| super::group_problem(g).is_none());
-            def.hidden = tool
+            let hidden = tool
                 .meta
                 .as_ref()
                 .and_then(|m| m.get("disco/hidden"))
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
+            let mut def = DynamicTool::new(tool);
+            def.problems = problems;
+            def.aliases = aliases;
+            def.keywords = keywords;
+            def.group = group;
+            def.hidden = hidden;
             tools.push(def);
         }
         Ok(JsonCatalogProvider { tools })
@@ -105,7 +128,7 @@ impl JsonCatalogProvider {
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-        Self::from_value(&value)
+        Self::from_owned(value)
     }
 }
 

@@ -492,7 +492,7 @@ impl CatalogTool {
     /// the search text come from its JSON Schema.
     pub(crate) fn from_dynamic(def: DynamicTool, handler: ToolHandler) -> Result<Self, String> {
         let tool = def.tool;
-        let input: JsonObject = (*tool.input_schema).clone();
+        let input: &JsonObject = &tool.input_schema;
         let required: Vec<&str> = input
             .get("required")
             .and_then(Value::as_array)
@@ -542,7 +542,7 @@ impl CatalogTool {
                 None
             }
         };
-        let input_validator = compile(&input, "input");
+        let input_validator = compile(input, "input");
         let output_validator = match &tool.output_schema {
             Some(schema) => compile(schema, "output"),
             None => None,
