@@ -26,15 +26,9 @@ impl JsonCatalogProvider {
     /// with a schema that accepts any arguments, and the problem is reported with it; a tool
     /// that is not a valid MCP tool at all fails the whole list, naming its index.
     pub fn from_value(value: &Value) -> Result<Self, String> {
-        let list = match value {
-            Value::Array(items) => items,
-            Value::Object(obj) => match obj.get("tools") {
-                Some(Value::Array(items)) => items,
-                _ => return Err(NOT_A_LIST.into()),
-            },
-            _ => return Err(NOT_A_LIST.into()),
-        };
-        Self::from_items(list.len(), list.iter().cloned())
+        // Each tool is changed in place on its way to a `Tool`: a copy of the whole value
+        // costs what a copy of each tool would.
+        Self::from_owned(value.clone())
     }
 
     /// [`JsonCatalogProvider::from_value`] of a value it may take apart: each tool is moved
@@ -48,12 +42,8 @@ impl JsonCatalogProvider {
             },
             _ => return Err(NOT_A_LIST.into()),
         };
-        Self::from_items(list.len(), list.into_iter())
-    }
-
-    fn from_items(len: usize, list: impl Iterator<Item = Value>) -> Result<Self, String> {
-        let mut tools = Vec::with_capacity(len);
-        for (i, mut item) in list.enumerate() {
+        let mut tools = Vec::with_capacity(list.len());
+        for (i, mut item) in list.into_iter().enumerate() {
             let mut problems = Vec::new();
             if let Value::Object(obj) = &mut item {
                 // Some catalogs omit the schema of tools without parameters.
