@@ -30,6 +30,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{DiscoConfig, ServerConfig, Transport};
+use crate::forward::{header_map, Forwarded};
 use crate::relay::{route_progress, Heard, Relay};
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
@@ -60,13 +61,27 @@ struct Live {
     tools: Arc<Vec<Tool>>,
 }
 
+/// The calls in flight on one connection, by a number of their own: where its log messages go.
+#[derive(Default)]
+pub(crate) struct Calls {
+    running: Mutex<HashMap<u64, Context>>,
+    next: AtomicU64,
+}
+
+impl Calls {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Context>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// One upstream server.
 pub struct Upstream {
     pub config: ServerConfig,
     live: RwLock<Live>,
-    /// Calls in flight, by a number of their own: where log messages go.
-    calls: Mutex<HashMap<u64, Context>>,
-    next_call: AtomicU64,
+    /// Calls in flight on the main connection.
+    calls: Arc<Calls>,
+    /// With `forwardToken`: each caller's own connection.
+    forwarded: Option<Forwarded>,
     /// When its connection last read anything from it.
     heard: Arc<Heard>,
     stderr: Arc<Mutex<VecDeque<String>>>,
@@ -90,10 +105,25 @@ pub struct Hub {
 
 impl Hub {
     pub fn new(servers: Vec<ServerConfig>, disco: DiscoConfig) -> Arc<Hub> {
+        let shutdown = CancellationToken::new();
+        // One token per caller when any server forwards (the configuration checks it).
+        let tokens: Arc<HashMap<String, String>> = Arc::new(
+            disco
+                .tokens
+                .iter()
+                .map(|t| (t.caller.clone(), t.token.clone()))
+                .collect(),
+        );
         Arc::new(Hub {
             upstreams: servers
                 .into_iter()
                 .map(|config| {
+                    let forwarded = Forwarded::for_server(
+                        &config,
+                        tokens.clone(),
+                        disco.startup_timeout,
+                        &shutdown,
+                    );
                     Arc::new(Upstream {
                         config,
                         live: RwLock::new(Live {
@@ -101,8 +131,8 @@ impl Hub {
                             peer: None,
                             tools: Arc::new(Vec::new()),
                         }),
-                        calls: Mutex::new(HashMap::new()),
-                        next_call: AtomicU64::new(1),
+                        calls: Arc::default(),
+                        forwarded,
                         heard: Heard::new(),
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
                         starting_group: Mutex::new(None),
@@ -113,7 +143,7 @@ impl Hub {
             changed: Notify::new(),
             settled: AtomicUsize::new(0),
             settled_notify: Notify::new(),
-            shutdown: CancellationToken::new(),
+            shutdown,
             tasks: Mutex::new(Vec::new()),
         })
     }
@@ -186,11 +216,22 @@ impl Upstream {
         live.tools = Arc::new(tools);
     }
 
-    /// Down: its last tools are kept (hidden by the provider).
+    /// Down: its last tools are kept (hidden by the provider); the connections with callers'
+    /// tokens are closed with the main one.
     fn set_down(&self, reason: String) {
-        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
-        live.status = Status::Down(reason);
-        live.peer = None;
+        {
+            let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+            live.status = Status::Down(reason);
+            live.peer = None;
+        }
+        if let Some(forwarded) = &self.forwarded {
+            forwarded.close_all();
+        }
+    }
+
+    /// With `forwardToken`: the callers' own connections.
+    pub fn forwarded(&self) -> Option<&Forwarded> {
+        self.forwarded.as_ref()
     }
 
     fn stderr_tail(&self) -> String {
@@ -205,6 +246,9 @@ impl Upstream {
     /// Forwards one call; the result comes back unchanged. Never hangs on a dead upstream: a
     /// closed transport ends the request with an error, and the catalog's per-call timeout
     /// bounds the rest (dropping this future sends `notifications/cancelled` upstream).
+    ///
+    /// With `forwardToken`, a named caller's call goes over that caller's own connection
+    /// (forward.rs), never over the main one; the anonymous caller is the operator.
     pub async fn call(
         &self,
         tool: &str,
@@ -225,65 +269,84 @@ impl Upstream {
                 "Server `{name}` is not available: {why}. Try again shortly."
             ));
         };
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        // rmcp gives every request a progress token of its own; the transport relays the
-        // upstream's progress on it into this queue, in the order it was sent (relay.rs).
-        let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
-        let handle = match peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(handle) => handle,
-            Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
-        };
-        let mut abandoned = Abandoned {
-            peer: peer.clone(),
-            id: Some(handle.id.clone()),
-        };
-        let _logs = CallGuard::new(
-            &self.calls,
-            self.next_call.fetch_add(1, Ordering::Relaxed),
-            ctx.clone(),
-        );
-        let answer = handle.await_response();
-        tokio::pin!(answer);
-        let response = loop {
-            let next = async {
-                match progress.as_mut() {
-                    Some(queue) => Some(queue.recv().await),
-                    None => std::future::pending().await,
+        let caller = ctx.caller().id().map(str::to_string);
+        match (&self.forwarded, caller) {
+            (Some(forwarded), Some(caller)) => match forwarded.lease(&caller).await {
+                Ok(lease) => {
+                    let conn = &lease.conn;
+                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx).await
                 }
-            };
-            tokio::select! {
-                biased;
-                Some(update) = next => relay_progress(&ctx, update).await,
-                response = &mut answer => break response,
+                Err(why) => error(why),
+            },
+            _ => call_on(name, &peer, &self.calls, tool, arguments, ctx).await,
+        }
+    }
+}
+
+/// One call over one connection: the main one, or a caller's own. Progress, log messages,
+/// cancellation and the result's reading are the same for both.
+async fn call_on(
+    name: &str,
+    peer: &Peer<RoleClient>,
+    calls: &Calls,
+    tool: &str,
+    arguments: Map<String, Value>,
+    ctx: Context,
+) -> CallToolResult {
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+    let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    // rmcp gives every request a progress token of its own; the transport relays the
+    // upstream's progress on it into this queue, in the order it was sent (relay.rs).
+    let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
+    let handle = match peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+    {
+        Ok(handle) => handle,
+        Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
+    };
+    let mut abandoned = Abandoned {
+        peer: peer.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let _logs = CallGuard::new(calls, ctx.clone());
+    let answer = handle.await_response();
+    tokio::pin!(answer);
+    let response = loop {
+        let next = async {
+            match progress.as_mut() {
+                Some(queue) => Some(queue.recv().await),
+                None => std::future::pending().await,
             }
         };
-        // The transport queued every notification read before the answer: the caller gets
-        // them all, and before the answer.
-        if let Some(queue) = progress.as_mut() {
-            while let Some(update) = queue.try_recv() {
-                relay_progress(&ctx, update).await;
-            }
+        tokio::select! {
+            biased;
+            Some(update) = next => relay_progress(&ctx, update).await,
+            response = &mut answer => break response,
         }
-        abandoned.id = None;
-        match response {
-            Ok(ServerResult::CallToolResult(mut result)) => {
-                // An upstream of an older protocol era sends no `resultType`, which means
-                // "complete" (SEP-2322); a 2026-07-28 client needs it said. rmcp strips it again
-                // for clients of the older eras.
-                result.result_type.get_or_insert(ResultType::COMPLETE);
-                result
-            }
-            Ok(_) => error(format!(
-                "Server `{name}` answered `{tool}` with something other than a tool result."
-            )),
-            Err(e) => {
-                tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
-                error(format!("Server `{name}` could not run `{tool}`: {e}"))
-            }
+    };
+    // The transport queued every notification read before the answer: the caller gets
+    // them all, and before the answer.
+    if let Some(queue) = progress.as_mut() {
+        while let Some(update) = queue.try_recv() {
+            relay_progress(&ctx, update).await;
+        }
+    }
+    abandoned.id = None;
+    match response {
+        Ok(ServerResult::CallToolResult(mut result)) => {
+            // An upstream of an older protocol era sends no `resultType`, which means
+            // "complete" (SEP-2322); a 2026-07-28 client needs it said. rmcp strips it again
+            // for clients of the older eras.
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+            result
+        }
+        Ok(_) => error(format!(
+            "Server `{name}` answered `{tool}` with something other than a tool result."
+        )),
+        Err(e) => {
+            tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
+            error(format!("Server `{name}` could not run `{tool}`: {e}"))
         }
     }
 }
@@ -319,25 +382,21 @@ impl Drop for Abandoned {
 /// Keeps a call's context where the upstream's log messages can reach it, for
 /// as long as the call runs (also when it is dropped: cancelled or timed out).
 struct CallGuard<'a> {
-    map: &'a Mutex<HashMap<u64, Context>>,
+    calls: &'a Calls,
     key: u64,
 }
 
 impl<'a> CallGuard<'a> {
-    fn new(map: &'a Mutex<HashMap<u64, Context>>, key: u64, ctx: Context) -> Self {
-        map.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, ctx);
-        CallGuard { map, key }
+    fn new(calls: &'a Calls, ctx: Context) -> Self {
+        let key = calls.next.fetch_add(1, Ordering::Relaxed);
+        calls.running().insert(key, ctx);
+        CallGuard { calls, key }
     }
 }
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
-        self.map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.key);
+        self.calls.running().remove(&self.key);
     }
 }
 
@@ -348,13 +407,19 @@ fn error(text: String) -> CallToolResult {
 /// rmcp's client side of one connection: hears list changes and log messages (progress is
 /// relayed by the transport, relay.rs).
 struct Client {
-    upstream: Arc<Upstream>,
-    relist: mpsc::UnboundedSender<()>,
+    server: String,
+    /// The calls running on this connection: its log messages go to them alone.
+    calls: Arc<Calls>,
+    /// Where a list change is told; `None` on a caller's own connection (the catalog comes
+    /// from the main one).
+    relist: Option<mpsc::UnboundedSender<()>>,
 }
 
 impl ClientHandler for Client {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.relist.send(());
+        if let Some(relist) = &self.relist {
+            let _ = relist.send(());
+        }
     }
 
     async fn on_logging_message(
@@ -363,23 +428,16 @@ impl ClientHandler for Client {
         _context: NotificationContext<RoleClient>,
     ) {
         // A log message belongs to no request: it goes to the clients whose calls are running
-        // on this upstream now (each client's own logging level applies).
-        let contexts: Vec<Context> = self
-            .upstream
-            .calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        tracing::debug!(server = %self.upstream.config.name, "log message from upstream");
+        // on this connection now (each client's own logging level applies).
+        let contexts: Vec<Context> = self.calls.running().values().cloned().collect();
+        tracing::debug!(server = %self.server, "log message from upstream");
         let data = match params.logger {
             Some(logger) => serde_json::json!({
-                "server": self.upstream.config.name,
+                "server": self.server,
                 "logger": logger,
                 "data": params.data,
             }),
-            None => serde_json::json!({"server": self.upstream.config.name, "data": params.data}),
+            None => serde_json::json!({"server": self.server, "data": params.data}),
         };
         for ctx in contexts {
             let _ = ctx.log(params.level, data.clone()).await;
@@ -530,8 +588,9 @@ async fn connect(
 ) -> Result<(Running, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
     let (tx, rx) = mpsc::unbounded_channel();
     let client = Client {
-        upstream: upstream.clone(),
-        relist: tx,
+        server: upstream.config.name.clone(),
+        calls: upstream.calls.clone(),
+        relist: Some(tx),
     };
     let timeout = hub.disco.startup_timeout;
     let (running, group) = match &upstream.config.transport {
@@ -570,50 +629,23 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            match tokio::time::timeout(
-                timeout,
-                client.serve(Relay::new(transport, upstream.heard.clone())),
-            )
-            .await
-            {
-                Ok(Ok(running)) => (running, group),
-                Ok(Err(e)) => return Err((format!("initialization failed: {e}"), group)),
-                Err(_) => {
-                    return Err((
-                        format!("did not initialize within {} ms", timeout.as_millis()),
-                        group,
-                    ))
-                }
-            }
+            let transport = Relay::new(transport, upstream.heard.clone());
+            let running = serve_within(client, transport, timeout, CancellationToken::new())
+                .await
+                .map_err(|e| (e, group))?;
+            (running, group)
         }
-        Transport::Http { url, headers } => {
-            let mut map = HashMap::new();
-            for (k, v) in headers {
-                let name = http::HeaderName::from_bytes(k.as_bytes())
-                    .map_err(|_| (format!("header `{k}` is not a valid header name"), None))?;
-                // The value is a secret: the error names the header only.
-                let value = http::HeaderValue::from_str(v)
-                    .map_err(|_| (format!("the value of header `{k}` is not valid"), None))?;
-                map.insert(name, value);
-            }
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
-            let transport = StreamableHttpClientTransport::from_config(config);
-            match tokio::time::timeout(
-                timeout,
-                client.serve(Relay::new(transport, upstream.heard.clone())),
-            )
-            .await
-            {
-                Ok(Ok(running)) => (running, None),
-                Ok(Err(e)) => return Err((format!("initialization failed: {e}"), None)),
-                Err(_) => {
-                    return Err((
-                        format!("did not initialize within {} ms", timeout.as_millis()),
-                        None,
-                    ))
-                }
-            }
+        Transport::Http { url, headers, .. } => {
+            // The values are secrets: an error names the header only.
+            let map = header_map(headers).map_err(|e| (e, None))?;
+            let transport = Relay::new(
+                StreamableHttpClientTransport::from_config(http_config(url, map)),
+                upstream.heard.clone(),
+            );
+            let running = serve_within(client, transport, timeout, CancellationToken::new())
+                .await
+                .map_err(|e| (e, None))?;
+            (running, None)
         }
     };
     let tools = match tokio::time::timeout(timeout, running.peer().list_all_tools()).await {
@@ -632,8 +664,70 @@ async fn connect(
     };
     tracing::info!(server = %upstream.config.name, tools = tools.len(), "upstream ready");
     upstream.set_up(running.peer().clone(), tools);
+    if let Some(forwarded) = &upstream.forwarded {
+        forwarded.resume();
+    }
     hub.changed.notify_one();
     Ok((running, rx, group))
+}
+
+fn http_config(
+    url: &str,
+    headers: HashMap<http::HeaderName, http::HeaderValue>,
+) -> StreamableHttpClientTransportConfig {
+    StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers)
+}
+
+/// Initializes a connection within `timeout`; `cancel` ends it (also while it initializes).
+async fn serve_within<T>(
+    client: Client,
+    transport: T,
+    timeout: Duration,
+    cancel: CancellationToken,
+) -> Result<Running, String>
+where
+    T: rmcp::transport::Transport<RoleClient> + Send + 'static,
+    T::Error: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(timeout, client.serve_with_ct(transport, cancel)).await {
+        Ok(Ok(running)) => Ok(running),
+        Ok(Err(e)) => Err(format!("initialization failed: {e}")),
+        Err(_) => Err(format!(
+            "did not initialize within {} ms",
+            timeout.as_millis()
+        )),
+    }
+}
+
+/// A connection of one caller's own to an HTTP upstream (forward.rs): initialized with the
+/// given headers within `timeout`, served until `close` is cancelled or the upstream ends it.
+/// Its list changes are not heard (the catalog comes from the main connection); its log
+/// messages go to its own `calls`.
+pub(crate) async fn open_http(
+    server: &str,
+    url: &str,
+    headers: HashMap<http::HeaderName, http::HeaderValue>,
+    calls: Arc<Calls>,
+    timeout: Duration,
+    close: CancellationToken,
+) -> Result<Peer<RoleClient>, String> {
+    let client = Client {
+        server: server.to_string(),
+        calls,
+        relist: None,
+    };
+    let transport = Relay::new(
+        StreamableHttpClientTransport::from_config(http_config(url, headers)),
+        Heard::new(),
+    );
+    let running = serve_within(client, transport, timeout, close).await?;
+    let peer = running.peer().clone();
+    // The service lives until `close` is cancelled or the transport ends, not as long as some
+    // value holds it.
+    tokio::spawn(async move {
+        let _ = running.waiting().await;
+    });
+    Ok(peer)
 }
 
 /// Serves one connection until it closes or the gateway shuts down; relists on list_changed.
@@ -745,11 +839,7 @@ fn excused(hub: &Hub, upstream: &Upstream) -> bool {
     if silent < hub.disco.ping_timeout {
         return true;
     }
-    let calls = upstream
-        .calls
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .len();
+    let calls = upstream.calls.running().len();
     calls > 0 && silent < hub.disco.call_timeout
 }
 

@@ -1,0 +1,360 @@
+//! Token forwarding (`"forwardToken": true` on a `url` server): each downstream caller's calls
+//! to that server go over a connection of the caller's own, opened on its first call with
+//! `Authorization: Bearer <the caller's token>` in place of the configured one (the other
+//! configured headers are kept). The upstream then decides for itself what each caller may do.
+//!
+//! The rules:
+//! - A caller is known by its name (`disco.tokens[].caller`) and has exactly one token (the
+//!   configuration refuses a second one), so the token a connection carries is never a guess.
+//! - The anonymous caller (stdio downstream, or HTTP without `disco.tokens`) is the operator:
+//!   its calls use the main connection, with the configured headers. A named caller's call
+//!   never does: when its own connection cannot be opened (the token is refused, the server
+//!   is unreachable), the call is answered with a tool error naming the server.
+//! - The catalog (tools/list) always comes from the main connection.
+//! - At most [`MAX_FORWARDED_CONNECTIONS`] connections per server are open; a new caller takes
+//!   the place of the one used least recently, preferring one without calls in flight.
+//! - Every one of them is closed when the main connection ends (a restart, a shutdown): a
+//!   connection is never older than the main connection it was opened beside.
+//! - Concurrent first calls of one caller open one connection.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use disco_runtime::rmcp;
+use rmcp::{Peer, RoleClient};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ServerConfig, Transport};
+use crate::upstream::{open_http, Calls};
+
+/// How many callers of one forwarding server have a connection open at once.
+pub const MAX_FORWARDED_CONNECTIONS: usize = 64;
+
+/// A table bounded to `cap` entries, each used last at some tick: a new key takes the place
+/// of the entry used least recently among those `busy` says are idle, or of the least recently
+/// used one when none is.
+pub(crate) struct Lru<V> {
+    cap: usize,
+    clock: u64,
+    entries: HashMap<String, (V, u64)>,
+}
+
+impl<V: Clone> Lru<V> {
+    pub(crate) fn new(cap: usize) -> Self {
+        Lru {
+            cap: cap.max(1),
+            clock: 0,
+            entries: HashMap::new(),
+        }
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// The entry of `key`, now the most recently used.
+    pub(crate) fn get(&mut self, key: &str) -> Option<V> {
+        let now = self.tick();
+        let (value, used) = self.entries.get_mut(key)?;
+        *used = now;
+        Some(value.clone())
+    }
+
+    /// Puts `value` under `key` as the most recently used; returns what left the table: the
+    /// value `key` had, or the entry that made room.
+    pub(crate) fn insert(&mut self, key: &str, value: V, busy: impl Fn(&V) -> bool) -> Option<V> {
+        let now = self.tick();
+        if let Some((old, used)) = self.entries.get_mut(key) {
+            *used = now;
+            return Some(std::mem::replace(old, value));
+        }
+        let mut evicted = None;
+        if self.entries.len() >= self.cap {
+            let victim = self
+                .entries
+                .iter()
+                .min_by_key(|(_, (v, used))| (busy(v), *used))
+                .map(|(k, _)| k.clone());
+            evicted = victim.and_then(|k| self.entries.remove(&k)).map(|(v, _)| v);
+        }
+        self.entries.insert(key.to_string(), (value, now));
+        evicted
+    }
+
+    /// Takes `key`'s entry out if `which` says it is the one meant.
+    pub(crate) fn remove_if(&mut self, key: &str, which: impl Fn(&V) -> bool) -> Option<V> {
+        if !self.entries.get(key).is_some_and(|(v, _)| which(v)) {
+            return None;
+        }
+        self.entries.remove(key).map(|(v, _)| v)
+    }
+
+    /// Everything, the table left empty.
+    pub(crate) fn drain(&mut self) -> Vec<V> {
+        self.entries.drain().map(|(_, (v, _))| v).collect()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[cfg(test)]
+    fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<_> = self.entries.iter().map(|(k, (_, u))| (*u, k)).collect();
+        keys.sort();
+        keys.into_iter().map(|(_, k)| k.clone()).collect()
+    }
+}
+
+/// One caller's connection, or its place while it is being opened.
+pub(crate) struct Slot {
+    /// Closes the connection (it is the connection's own cancellation token), also while it
+    /// is still being opened.
+    close: CancellationToken,
+    conn: tokio::sync::Mutex<Option<Conn>>,
+}
+
+/// An open connection with a caller's token.
+#[derive(Clone)]
+pub(crate) struct Conn {
+    pub(crate) peer: Peer<RoleClient>,
+    /// Its calls in flight, where its own log messages go (never another caller's calls).
+    pub(crate) calls: Arc<Calls>,
+}
+
+/// A connection in use by one call: while it is held, its slot counts as busy.
+pub(crate) struct Lease {
+    _slot: Arc<Slot>,
+    pub(crate) conn: Conn,
+}
+
+/// The state that changes together: the table, and the token the connections of the current
+/// main connection descend from.
+struct State {
+    table: Lru<Arc<Slot>>,
+    /// Cancelled when the main connection ends; a fresh one when it is up again.
+    epoch: CancellationToken,
+}
+
+/// The per-caller connections of one forwarding server.
+pub struct Forwarded {
+    server: String,
+    url: String,
+    /// The configured headers (their `Authorization`, if any, is replaced).
+    headers: BTreeMap<String, String>,
+    /// Each caller's one token, by caller name.
+    tokens: Arc<HashMap<String, String>>,
+    open_timeout: Duration,
+    shutdown: CancellationToken,
+    state: Mutex<State>,
+    opened: AtomicU64,
+}
+
+impl Forwarded {
+    /// The table of `config`'s server, when it forwards its callers' tokens.
+    pub(crate) fn for_server(
+        config: &ServerConfig,
+        tokens: Arc<HashMap<String, String>>,
+        open_timeout: Duration,
+        shutdown: &CancellationToken,
+    ) -> Option<Self> {
+        let Transport::Http {
+            url,
+            headers,
+            forward_token: true,
+        } = &config.transport
+        else {
+            return None;
+        };
+        // Until the main connection is up, nothing may open.
+        let epoch = CancellationToken::new();
+        epoch.cancel();
+        Some(Forwarded {
+            server: config.name.clone(),
+            url: url.clone(),
+            headers: headers.clone(),
+            tokens,
+            open_timeout,
+            shutdown: shutdown.clone(),
+            state: Mutex::new(State {
+                table: Lru::new(MAX_FORWARDED_CONNECTIONS),
+                epoch,
+            }),
+            opened: AtomicU64::new(0),
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The main connection is up: connections may be opened beside it.
+    pub(crate) fn resume(&self) {
+        let mut state = self.state();
+        if state.epoch.is_cancelled() {
+            state.epoch = self.shutdown.child_token();
+        }
+    }
+
+    /// The main connection ended: every connection is closed, those being opened too, and
+    /// none opens until it is up again.
+    pub(crate) fn close_all(&self) {
+        let slots = {
+            let mut state = self.state();
+            state.epoch.cancel();
+            state.table.drain()
+        };
+        for slot in slots {
+            slot.close.cancel();
+        }
+    }
+
+    /// How many callers have a connection open or being opened.
+    pub fn open_connections(&self) -> usize {
+        self.state().table.len()
+    }
+
+    /// How many connections were opened since start-up (each with one caller's token).
+    pub fn opened(&self) -> u64 {
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    /// The connection of `caller`, opened now if it has none. The error is the call's answer.
+    pub(crate) async fn lease(&self, caller: &str) -> Result<Lease, String> {
+        let server = &self.server;
+        let Some(token) = self.tokens.get(caller) else {
+            // Callers are named by the gateway's own token table, so this is a caller the
+            // configuration does not know: nothing of the operator's is used in its place.
+            return Err(format!(
+                "Server `{server}` takes each caller's own token, and caller `{caller}` has none \
+                 in the gateway's configuration; the call was not run."
+            ));
+        };
+        let slot = {
+            let mut state = self.state();
+            let epoch = state.epoch.clone();
+            match state.table.get(caller) {
+                Some(slot) if !slot.close.is_cancelled() => slot,
+                _ => {
+                    let slot = Arc::new(Slot {
+                        close: epoch.child_token(),
+                        conn: tokio::sync::Mutex::new(None),
+                    });
+                    // A slot held by a call is busy: the table's own reference is one.
+                    if let Some(out) = state
+                        .table
+                        .insert(caller, slot.clone(), |s| Arc::strong_count(s) > 1)
+                    {
+                        out.close.cancel();
+                    }
+                    slot
+                }
+            }
+        };
+        // One opener at a time per slot: a concurrent first call waits here and finds the
+        // connection the first one opened.
+        let mut conn = slot.conn.lock().await;
+        if let Some(c) = conn.as_ref().filter(|c| !c.peer.is_transport_closed()) {
+            let conn = c.clone();
+            return Ok(Lease {
+                _slot: slot.clone(),
+                conn,
+            });
+        }
+        if slot.close.is_cancelled() {
+            return Err(format!(
+                "Server `{server}` is restarting; the connection with the caller's token was \
+                 closed. Try again shortly."
+            ));
+        }
+        let calls = Arc::new(Calls::default());
+        let headers = forwarded_headers(&self.headers, token)
+            .map_err(|e| format!("Server `{server}`: {e}"))?;
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        match open_http(
+            server,
+            &self.url,
+            headers,
+            calls.clone(),
+            self.open_timeout,
+            slot.close.clone(),
+        )
+        .await
+        {
+            Ok(peer) => {
+                let c = Conn { peer, calls };
+                *conn = Some(c.clone());
+                Ok(Lease {
+                    _slot: slot.clone(),
+                    conn: c,
+                })
+            }
+            Err(why) => {
+                drop(conn);
+                // A refused token does not keep a place another caller could use.
+                self.state()
+                    .table
+                    .remove_if(caller, |s| Arc::ptr_eq(s, &slot));
+                slot.close.cancel();
+                let why = why.replace(token.as_str(), "(token)");
+                tracing::warn!(server = %server, caller = %caller, reason = %why,
+                    "connection with the caller's token failed");
+                Err(refused(server, &why))
+            }
+        }
+    }
+}
+
+/// The answer to a call whose connection with the caller's token could not be opened.
+fn refused(server: &str, why: &str) -> String {
+    let what = if ["401", "403", "Auth", "auth"]
+        .iter()
+        .any(|s| why.contains(s))
+    {
+        "refused the caller's bearer token"
+    } else {
+        "could not be reached with the caller's bearer token"
+    };
+    format!(
+        "Server `{server}` {what} ({why}); the call was not run. This server is given each \
+         caller's own token, never the gateway's."
+    )
+}
+
+/// The configured headers with `Authorization: Bearer <token>` in place of any configured
+/// `Authorization`. Every value is marked sensitive: what prints a header map (a debug log of
+/// the HTTP client) shows none of them.
+pub(crate) fn forwarded_headers(
+    configured: &BTreeMap<String, String>,
+    token: &str,
+) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
+    let mut map = header_map(configured)?;
+    let mut value = http::HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| "the caller's token is not a valid header value".to_string())?;
+    value.set_sensitive(true);
+    map.insert(http::header::AUTHORIZATION, value);
+    Ok(map)
+}
+
+/// The configured headers as the HTTP client takes them, every value marked sensitive. An
+/// error names the header, never its value.
+pub(crate) fn header_map(
+    configured: &BTreeMap<String, String>,
+) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
+    let mut map = HashMap::new();
+    for (k, v) in configured {
+        let name = http::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| format!("header `{k}` is not a valid header name"))?;
+        let mut value = http::HeaderValue::from_str(v)
+            .map_err(|_| format!("the value of header `{k}` is not valid"))?;
+        value.set_sensitive(true);
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests;
