@@ -308,19 +308,26 @@ impl Forwarded {
     }
 }
 
-/// The answer to a call whose connection with the caller's token could not be opened.
+/// The answer to a call whose connection with the caller's token could not be opened: a
+/// refusal (HTTP 401 or 403) is said as such; anything else with what went wrong.
 fn refused(server: &str, why: &str) -> String {
-    let what = if ["401", "403", "Auth", "auth"]
-        .iter()
-        .any(|s| why.contains(s))
-    {
-        "refused the caller's bearer token"
+    let denied = [
+        "Auth required",
+        "Auth error",
+        "Insufficient scope",
+        "401",
+        "403",
+    ]
+    .iter()
+    .any(|s| why.contains(s));
+    let what = if denied {
+        "refused the caller's bearer token (authorization required)".to_string()
     } else {
-        "could not be reached with the caller's bearer token"
+        format!("could not be reached with the caller's bearer token ({why})")
     };
     format!(
-        "Server `{server}` {what} ({why}); the call was not run. This server is given each \
-         caller's own token, never the gateway's."
+        "Server `{server}` {what}; the call was not run. This server is given each caller's \
+         own token, never the gateway's."
     )
 }
 

@@ -150,3 +150,27 @@ fn forwarded_headers_carry_the_callers_token_and_hide_every_value() {
     assert!(map.values().all(|v| v.is_sensitive()));
     assert!(!format!("{map:?}").contains("op\""));
 }
+
+/// A refusal is said as one; anything else says what went wrong; both name the server.
+#[test]
+fn a_failed_open_says_whether_the_token_was_refused() {
+    for why in [
+        "initialization failed: Send message error: Auth required, when send initialize request",
+        "HTTP 403 Forbidden",
+    ] {
+        let said = refused("up", why);
+        assert!(
+            said.starts_with("Server `up` refused the caller's bearer token"),
+            "{said}"
+        );
+    }
+    let said = refused(
+        "up",
+        "Client error: error sending request (connection refused)",
+    );
+    assert!(
+        said.starts_with("Server `up` could not be reached"),
+        "{said}"
+    );
+    assert!(said.contains("connection refused"), "{said}");
+}

@@ -1,0 +1,488 @@
+//! `"forwardToken": true` against a real disco HTTP upstream that takes bearer tokens and
+//! answers each call with the token it came with: every call of a caller reaches the upstream
+//! with that caller's token, never another caller's and never the operator's; the callers'
+//! connections stay within [`MAX_FORWARDED_CONNECTIONS`], least recently used out first; a
+//! refused token is a tool error naming the server; a restart of the main connection closes
+//! them all. The gateway is driven both as the binary over HTTP and through its `Hub`.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use disco_gateway::config::Config;
+use disco_gateway::forward::{Forwarded, MAX_FORWARDED_CONNECTIONS};
+use disco_gateway::upstream::{Hub, Status};
+use disco_runtime::catalog::DynamicTool;
+use disco_runtime::rmcp;
+use disco_runtime::tool::BoxFuture;
+use disco_runtime::{
+    CallToolResult, Caller, CatalogTool, Content, Context, HttpOptions, Server, ToolProvider,
+};
+use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ServiceExt;
+use serde_json::{json, Map, Value};
+use tokio::io::AsyncBufReadExt;
+
+/// The token of the gateway's own (main) connection.
+const OPERATOR: &str = "operator-token-0f1e2d3c";
+/// Tokens the upstream refuses start with this.
+const REFUSED: &str = "refused-";
+/// A hang guard, never a measure.
+const GUARD: Duration = Duration::from_secs(60);
+
+type Seen = Arc<Mutex<Vec<String>>>;
+
+fn seen(seen: &Seen) -> Vec<String> {
+    seen.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// The upstream's tools: `whoami` answers with the token its call came with (the upstream's
+/// caller is named by its token) and records it; `operator_only` only the operator sees.
+struct Whoami {
+    seen: Seen,
+}
+
+impl ToolProvider for Whoami {
+    fn tools(&self) -> Vec<DynamicTool> {
+        ["whoami", "operator_only"]
+            .into_iter()
+            .map(|name| {
+                DynamicTool::new(Tool::new(
+                    name,
+                    "Answer with the bearer token of the call.",
+                    Arc::new(Map::new()),
+                ))
+            })
+            .collect()
+    }
+
+    fn call(&self, _name: &str, _arguments: Map<String, Value>, ctx: Context) -> BoxFuture {
+        let token = ctx.caller().id().unwrap_or("(anonymous)").to_string();
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(token.clone());
+        Box::pin(async move { CallToolResult::success(vec![Content::text(token)]) })
+    }
+}
+
+/// A disco HTTP server in a runtime of its own, so that stopping it ends every connection to
+/// it at once, as a crash does.
+struct Upstream {
+    addr: SocketAddr,
+    seen: Seen,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Upstream {
+    fn start(at: Option<SocketAddr>, seen: Seen) -> Upstream {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let listener = {
+            let _inside = runtime.enter();
+            let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+            socket.set_reuseaddr(true).expect("SO_REUSEADDR");
+            socket
+                .bind(at.unwrap_or_else(|| "127.0.0.1:0".parse().unwrap()))
+                .expect("bind");
+            socket.listen(1024).expect("listen")
+        };
+        let addr = listener.local_addr().expect("an address");
+        let check = |token: &str| (!token.starts_with(REFUSED)).then(|| Caller::new(token));
+        let server = Server::from_inventory()
+            .provider(Whoami { seen: seen.clone() })
+            .visibility(|caller: &Caller, tool: &CatalogTool| {
+                tool.name() != "operator_only" || caller.id() == Some(OPERATOR)
+            })
+            .http_options(HttpOptions::default().bearer_auth(check));
+        runtime.spawn(server.serve_http_on(listener, std::future::pending()));
+        Upstream {
+            addr,
+            seen,
+            runtime: Some(runtime),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Ends the server and every connection to it.
+    fn stop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// `count` callers whose tokens share a long prefix (a table keyed by less than the whole
+/// name or token would mix them up).
+fn callers(tag: &str, count: usize) -> Vec<(String, String)> {
+    (0..count)
+        .map(|i| {
+            (
+                format!("caller-{tag}-{i:03}"),
+                format!("token-{tag}-with-a-long-shared-prefix-{i:03}"),
+            )
+        })
+        .collect()
+}
+
+/// The gateway's configuration: one forwarding server, with an `Authorization` of the
+/// operator's and another header, and these callers' tokens.
+fn config(url: &str, callers: &[(String, String)]) -> String {
+    let tokens: Vec<Value> = callers
+        .iter()
+        .map(|(caller, token)| json!({"token": token, "caller": caller}))
+        .collect();
+    json!({
+        "mcpServers": {"up": {
+            "url": url,
+            "headers": {"Authorization": format!("Bearer {OPERATOR}"), "X-Kept": "yes"},
+            "forwardToken": true,
+        }},
+        "disco": {
+            "tokens": tokens,
+            "pingIntervalMs": 100,
+            "pingTimeoutMs": 200,
+            "restartInitialMs": 50,
+            "restartMaxMs": 200,
+        },
+    })
+    .to_string()
+}
+
+async fn hub(config_text: &str) -> Arc<Hub> {
+    let config = Config::parse(config_text, &|_| None).expect("the configuration");
+    let hub = Hub::new(config.servers, config.disco);
+    hub.start();
+    assert!(hub.settle(GUARD).await.is_empty(), "the upstream started");
+    hub
+}
+
+fn forwarded(hub: &Hub) -> &Forwarded {
+    hub.upstreams[0].forwarded().expect("up forwards")
+}
+
+/// The text of an answer (the upstream's and the gateway's answers here have one block).
+fn text(result: &CallToolResult) -> String {
+    let first = result.content.first().and_then(|c| c.as_text());
+    first.map(|t| t.text.clone()).unwrap_or_default()
+}
+
+/// The answer to a call whose token the upstream refused: a tool error naming the server,
+/// saying so, showing no token.
+fn assert_refused(result: &CallToolResult) {
+    let said = text(result);
+    assert_eq!(result.is_error, Some(true), "{said}");
+    assert!(said.contains("Server `up`"), "{said}");
+    assert!(said.contains("refused the caller's bearer token"), "{said}");
+    assert!(
+        !said.contains(REFUSED) && !said.contains(OPERATOR),
+        "a token shown: {said}"
+    );
+}
+
+async fn call_as(hub: &Hub, caller: Caller, tool: &str) -> CallToolResult {
+    let call = hub.upstreams[0].call(tool, Map::new(), Context::for_caller(caller));
+    tokio::time::timeout(GUARD, call).await.expect("hang guard")
+}
+
+/// Waits (bounded by the hang guard) until the main connection is in the state asked for.
+async fn wait_until(hub: &Hub, ready: bool) {
+    let wait = async {
+        while matches!(hub.upstreams[0].status(), Status::Ready) != ready {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(GUARD, wait).await.expect("hang guard");
+}
+
+/// Generated sequences of calls over a few callers and over more callers than the bound:
+/// each answer carries the caller's own token; the connections open never exceed the bound;
+/// a connection is opened exactly when a least-recently-used table of the bound's size
+/// misses (so the one used least recently is the one closed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_callers_calls_carry_its_token_within_the_bound_least_recently_used_out() {
+    let upstream = Upstream::start(None, Seen::default());
+    for (seed, count) in [(1u64, 3usize), (2, MAX_FORWARDED_CONNECTIONS + 5)] {
+        let callers = callers(&format!("lru{seed}"), count);
+        let hub = hub(&config(&upstream.url(), &callers)).await;
+        let mut rng = fastrand::Rng::with_seed(seed);
+        // The model: callers in order of use, least recent first.
+        let mut model: Vec<usize> = Vec::new();
+        let mut misses = 0u64;
+        for step in 0..count * 4 {
+            // Mostly a caller used lately, now and then any: hits and misses both.
+            let i = if rng.u8(..3) == 0 || model.is_empty() {
+                rng.usize(..count)
+            } else {
+                model[model.len() - 1 - rng.usize(..model.len().min(8))]
+            };
+            match model.iter().position(|&m| m == i) {
+                Some(p) => {
+                    model.remove(p);
+                }
+                None => {
+                    misses += 1;
+                    if model.len() == MAX_FORWARDED_CONNECTIONS {
+                        model.remove(0);
+                    }
+                }
+            }
+            model.push(i);
+            let (caller, token) = &callers[i];
+            let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
+            assert_eq!(text(&result), *token, "step {step}: {caller}");
+            let f = forwarded(&hub);
+            assert!(
+                f.open_connections() <= MAX_FORWARDED_CONNECTIONS,
+                "step {step}"
+            );
+            assert_eq!(f.open_connections(), model.len(), "step {step}");
+            assert_eq!(f.opened(), misses, "step {step}: connections opened");
+        }
+        hub.stop().await;
+    }
+    let seen = seen(&upstream.seen);
+    assert!(!seen.iter().any(|t| t == OPERATOR), "the operator's token");
+}
+
+/// Concurrent first calls of one caller share one connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_first_calls_of_one_caller_open_one_connection() {
+    let upstream = Upstream::start(None, Seen::default());
+    let callers = callers("concurrent", 6);
+    let hub = hub(&config(&upstream.url(), &callers)).await;
+    for (n, (caller, token)) in callers.iter().enumerate() {
+        let mut calls = tokio::task::JoinSet::new();
+        for _ in 0..8 {
+            let hub = hub.clone();
+            let caller = caller.clone();
+            calls.spawn(async move { call_as(&hub, Caller::new(caller), "whoami").await });
+        }
+        while let Some(result) = calls.join_next().await {
+            assert_eq!(text(&result.expect("the call ran")), *token, "{caller}");
+        }
+        assert_eq!(forwarded(&hub).opened(), n as u64 + 1, "{caller}");
+    }
+    hub.stop().await;
+}
+
+/// A token the upstream refuses is a tool error naming the server and saying so, and nothing
+/// reaches the upstream in its place; a caller the configuration does not know is refused
+/// too; the anonymous caller (the operator) uses the main connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_token_is_a_tool_error_and_never_the_operators_connection() {
+    let upstream = Upstream::start(None, Seen::default());
+    let mut callers = callers("refused", 3);
+    callers.push(("caller-refused-x".into(), format!("{REFUSED}token-x")));
+    let hub = hub(&config(&upstream.url(), &callers)).await;
+    for (round, (caller, _)) in callers.iter().take(3).enumerate() {
+        let before = seen(&upstream.seen).len();
+        assert_refused(&call_as(&hub, Caller::new("caller-refused-x"), "whoami").await);
+        assert_eq!(
+            seen(&upstream.seen).len(),
+            before,
+            "the call reached the upstream"
+        );
+        // It keeps no place in the table: only the callers of the rounds before have one.
+        assert_eq!(forwarded(&hub).open_connections(), round);
+
+        let result = call_as(&hub, Caller::new("caller-nobody"), "whoami").await;
+        assert_eq!(result.is_error, Some(true), "{}", text(&result));
+        assert!(text(&result).contains("Server `up`"), "{}", text(&result));
+        assert_eq!(seen(&upstream.seen).len(), before);
+
+        // A caller's own connection does not see what only the operator sees.
+        let result = call_as(&hub, Caller::new(caller.clone()), "operator_only").await;
+        assert_eq!(result.is_error, Some(true), "{}", text(&result));
+        assert_eq!(seen(&upstream.seen).len(), before);
+
+        let result = call_as(&hub, Caller::anonymous(), "whoami").await;
+        assert_eq!(text(&result), OPERATOR);
+    }
+    hub.stop().await;
+}
+
+/// When the main connection ends (the upstream went away) every caller's connection is
+/// closed, and after the restart each caller opens a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_of_the_main_connection_closes_every_callers_connection() {
+    let seen = Seen::default();
+    let mut upstream = Upstream::start(None, seen.clone());
+    let addr = upstream.addr;
+    let callers = callers("restart", 5);
+    let hub = hub(&config(&upstream.url(), &callers)).await;
+    for round in 0..2u64 {
+        for (caller, token) in &callers {
+            let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
+            assert_eq!(text(&result), *token, "round {round}");
+        }
+        let f = forwarded(&hub);
+        assert_eq!(f.open_connections(), callers.len(), "round {round}");
+        assert_eq!(f.opened(), (round + 1) * callers.len() as u64);
+
+        upstream.stop();
+        wait_until(&hub, false).await;
+        assert_eq!(forwarded(&hub).open_connections(), 0, "round {round}");
+        let (caller, _) = &callers[0];
+        let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
+        assert!(text(&result).contains("not available"), "{}", text(&result));
+
+        upstream = Upstream::start(Some(addr), seen.clone());
+        wait_until(&hub, true).await;
+    }
+    hub.stop().await;
+    assert!(!self::seen(&seen).iter().any(|t| t == OPERATOR));
+}
+
+/// The gateway binary serving HTTP, with callers' tokens in front of a forwarding server.
+struct Gateway {
+    _child: tokio::process::Child,
+    url: String,
+    _config: TempFile,
+}
+
+struct TempFile(std::path::PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+async fn gateway(config_text: &str, tag: &str) -> Gateway {
+    let path = std::env::temp_dir().join(format!(
+        "disco-forward-token-{}-{tag}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, config_text).expect("the configuration file");
+    let file = TempFile(path);
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .arg("--config")
+        .arg(&file.0)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the gateway runs");
+    let stdout = child.stdout.take().expect("its stdout");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let url = tokio::time::timeout(GUARD, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.strip_prefix("LISTENING ") {
+                return url.to_string();
+            }
+        }
+        panic!("the gateway ended without listening");
+    })
+    .await
+    .expect("hang guard");
+    Gateway {
+        _child: child,
+        url,
+        _config: file,
+    }
+}
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+async fn client(url: &str, token: &str) -> Client {
+    let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    tokio::time::timeout(GUARD, ().serve(transport))
+        .await
+        .expect("hang guard")
+        .expect("the client connects")
+}
+
+async fn call(client: &Client, tool: &str) -> CallToolResult {
+    let call = client
+        .peer()
+        .call_tool(CallToolRequestParams::new(tool.to_string()));
+    tokio::time::timeout(GUARD, call)
+        .await
+        .expect("hang guard")
+        .expect("an answer")
+}
+
+/// Through the binary: many callers (a few, and more than the bound), calls in generated
+/// order, eight at a time, each answered with its own caller's token; the catalog is the
+/// operator's; a refused token is a tool error naming the server; the upstream never sees
+/// the operator's token on a call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_the_gateway_each_call_reaches_the_upstream_with_its_callers_token() {
+    let upstream = Upstream::start(None, Seen::default());
+    for (seed, count) in [(7u64, 3usize), (8, MAX_FORWARDED_CONNECTIONS + 6)] {
+        let tag = format!("gw{seed}");
+        let mut callers = callers(&tag, count);
+        callers.push((format!("caller-{tag}-refused"), format!("{REFUSED}{tag}")));
+        let gateway = gateway(&config(&upstream.url(), &callers), &tag).await;
+        let mut clients = Vec::new();
+        for (_, token) in &callers {
+            clients.push(Arc::new(client(&gateway.url, token).await));
+        }
+        let refused = clients.pop().expect("the refused caller");
+
+        // The catalog comes from the operator's connection: it has the operator's tool.
+        let listed = clients[0]
+            .peer()
+            .list_all_tools()
+            .await
+            .expect("tools/list");
+        let names: Vec<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
+        assert!(names.contains(&"up.whoami"), "{names:?}");
+        assert!(names.contains(&"up.operator_only"), "{names:?}");
+
+        let before = seen(&upstream.seen).len();
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut made: HashMap<String, usize> = HashMap::new();
+        for _batch in 0..count / 2 + 4 {
+            let mut calls = tokio::task::JoinSet::new();
+            for _ in 0..8 {
+                let i = rng.usize(..count);
+                let client = clients[i].clone();
+                let token = callers[i].1.clone();
+                *made.entry(token.clone()).or_default() += 1;
+                calls.spawn(async move { (call(&client, "up.whoami").await, token) });
+            }
+            while let Some(done) = calls.join_next().await {
+                let (result, token) = done.expect("the call ran");
+                assert_ne!(result.is_error, Some(true), "{}", text(&result));
+                assert_eq!(text(&result), token);
+            }
+        }
+        // Every caller once more, in order: those pushed out come back with their own token.
+        for (i, (_, token)) in callers.iter().take(count).enumerate() {
+            *made.entry(token.clone()).or_default() += 1;
+            assert_eq!(text(&call(&clients[i], "up.whoami").await), *token);
+        }
+        let mut reached: HashMap<String, usize> = HashMap::new();
+        for token in &seen(&upstream.seen)[before..] {
+            *reached.entry(token.clone()).or_default() += 1;
+        }
+        assert_eq!(reached, made, "what the upstream saw, token by token");
+
+        assert_refused(&call(&refused, "up.whoami").await);
+
+        let result = call(&clients[0], "up.operator_only").await;
+        assert_eq!(result.is_error, Some(true), "{}", text(&result));
+        assert!(!seen(&upstream.seen).iter().any(|t| t == OPERATOR));
+    }
+}
