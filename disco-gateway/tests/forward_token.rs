@@ -5,6 +5,9 @@
 //! refused token is a tool error naming the server; a restart of the main connection closes
 //! them all. The gateway is driven both as the binary over HTTP and through its `Hub`.
 
+// Log messages are deprecated by SEP-2577 but still sent by servers of every era.
+#![allow(deprecated)]
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::process::Stdio;
@@ -20,7 +23,7 @@ use disco_runtime::tool::BoxFuture;
 use disco_runtime::{
     CallToolResult, Caller, CatalogTool, Content, Context, HttpOptions, Server, ToolProvider,
 };
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParam, Tool};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
@@ -41,14 +44,17 @@ fn seen(seen: &Seen) -> Vec<String> {
 }
 
 /// The upstream's tools: `whoami` answers with the token its call came with (the upstream's
-/// caller is named by its token) and records it; `operator_only` only the operator sees.
+/// caller is named by its token) and records it; `operator_only` only the operator sees;
+/// `shout` sends a log message with the token, then waits for a permit of `release` before it
+/// answers (so the calls of several callers are in flight together).
 struct Whoami {
     seen: Seen,
+    release: Arc<tokio::sync::Semaphore>,
 }
 
 impl ToolProvider for Whoami {
     fn tools(&self) -> Vec<DynamicTool> {
-        ["whoami", "operator_only"]
+        ["whoami", "operator_only", "shout"]
             .into_iter()
             .map(|name| {
                 DynamicTool::new(Tool::new(
@@ -60,13 +66,22 @@ impl ToolProvider for Whoami {
             .collect()
     }
 
-    fn call(&self, _name: &str, _arguments: Map<String, Value>, ctx: Context) -> BoxFuture {
+    fn call(&self, name: &str, _arguments: Map<String, Value>, ctx: Context) -> BoxFuture {
         let token = ctx.caller().id().unwrap_or("(anonymous)").to_string();
         self.seen
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(token.clone());
-        Box::pin(async move { CallToolResult::success(vec![Content::text(token)]) })
+        let release = (name == "shout").then(|| self.release.clone());
+        Box::pin(async move {
+            if let Some(release) = release {
+                let _ = ctx.log(LoggingLevel::Info, json!({"from": token})).await;
+                if let Ok(permit) = release.acquire().await {
+                    permit.forget();
+                }
+            }
+            CallToolResult::success(vec![Content::text(token)])
+        })
     }
 }
 
@@ -75,6 +90,7 @@ impl ToolProvider for Whoami {
 struct Upstream {
     addr: SocketAddr,
     seen: Seen,
+    release: Arc<tokio::sync::Semaphore>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -96,8 +112,12 @@ impl Upstream {
         };
         let addr = listener.local_addr().expect("an address");
         let check = |token: &str| (!token.starts_with(REFUSED)).then(|| Caller::new(token));
+        let release = Arc::new(tokio::sync::Semaphore::new(0));
         let server = Server::from_inventory()
-            .provider(Whoami { seen: seen.clone() })
+            .provider(Whoami {
+                seen: seen.clone(),
+                release: release.clone(),
+            })
             .visibility(|caller: &Caller, tool: &CatalogTool| {
                 tool.name() != "operator_only" || caller.id() == Some(OPERATOR)
             })
@@ -106,6 +126,7 @@ impl Upstream {
         Upstream {
             addr,
             seen,
+            release,
             runtime: Some(runtime),
         }
     }
@@ -225,9 +246,12 @@ async fn each_callers_calls_carry_its_token_within_the_bound_least_recently_used
         // The model: callers in order of use, least recent first.
         let mut model: Vec<usize> = Vec::new();
         let mut misses = 0u64;
-        for step in 0..count * 4 {
-            // Mostly a caller used lately, now and then any: hits and misses both.
-            let i = if rng.u8(..3) == 0 || model.is_empty() {
+        for step in 0..count * 5 {
+            // Every caller once in order first (past the bound, the first ones go out), then
+            // mostly a caller used lately, now and then any: hits and misses both.
+            let i = if step < count {
+                step
+            } else if rng.u8(..3) == 0 {
                 rng.usize(..count)
             } else {
                 model[model.len() - 1 - rng.usize(..model.len().min(8))]
@@ -346,7 +370,14 @@ async fn a_restart_of_the_main_connection_closes_every_callers_connection() {
         upstream = Upstream::start(Some(addr), seen.clone());
         wait_until(&hub, true).await;
     }
+    // A shutdown closes them too.
+    for (caller, token) in &callers {
+        let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
+        assert_eq!(text(&result), *token);
+    }
+    assert_eq!(forwarded(&hub).open_connections(), callers.len());
     hub.stop().await;
+    assert_eq!(forwarded(&hub).open_connections(), 0, "after the shutdown");
     assert!(!self::seen(&seen).iter().any(|t| t == OPERATOR));
 }
 
@@ -401,12 +432,35 @@ async fn gateway(config_text: &str, tag: &str) -> Gateway {
     }
 }
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+/// A downstream client that keeps the log messages it is sent.
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<Value>>>);
+
+impl Logs {
+    fn all(&self) -> Vec<Value> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl rmcp::ClientHandler for Logs {
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(params.data);
+    }
+}
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, Logs>;
 
 async fn client(url: &str, token: &str) -> Client {
     let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
     let transport = StreamableHttpClientTransport::from_config(config);
-    tokio::time::timeout(GUARD, ().serve(transport))
+    tokio::time::timeout(GUARD, Logs::default().serve(transport))
         .await
         .expect("hang guard")
         .expect("the client connects")
@@ -484,5 +538,55 @@ async fn through_the_gateway_each_call_reaches_the_upstream_with_its_callers_tok
         let result = call(&clients[0], "up.operator_only").await;
         assert_eq!(result.is_error, Some(true), "{}", text(&result));
         assert!(!seen(&upstream.seen).iter().any(|t| t == OPERATOR));
+    }
+}
+
+/// A log message an upstream sends on a caller's own connection reaches that caller alone:
+/// with the calls of several callers in flight at once, each client hears its own caller's
+/// message and no other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_messages_of_a_callers_connection_reach_that_caller_alone() {
+    let upstream = Upstream::start(None, Seen::default());
+    let callers = callers("logs", 4);
+    let gateway = gateway(&config(&upstream.url(), &callers), "logs").await;
+    let mut clients = Vec::new();
+    for (_, token) in &callers {
+        clients.push(Arc::new(client(&gateway.url, token).await));
+    }
+    let mut calls = tokio::task::JoinSet::new();
+    for client in &clients {
+        let client = client.clone();
+        calls.spawn(async move { call(&client, "up.shout").await });
+    }
+    let heard = |client: &Client| -> Vec<String> {
+        let logs = client.service().all();
+        let from = logs.iter().filter_map(|l| l["data"]["from"].as_str());
+        from.map(str::to_string).collect()
+    };
+    // Every call is in flight until each client heard its own caller's message.
+    let all_heard = async {
+        while !clients
+            .iter()
+            .zip(&callers)
+            .all(|(c, (_, token))| heard(c).contains(token))
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(GUARD, all_heard)
+        .await
+        .expect("hang guard: a caller never heard its own log message");
+    for (client, (caller, token)) in clients.iter().zip(&callers) {
+        assert_eq!(
+            heard(client),
+            std::slice::from_ref(token),
+            "{caller}: {:?}",
+            client.service().all()
+        );
+    }
+    upstream.release.add_permits(callers.len());
+    while let Some(done) = calls.join_next().await {
+        let result = done.expect("the call ran");
+        assert_ne!(result.is_error, Some(true), "{}", text(&result));
     }
 }
