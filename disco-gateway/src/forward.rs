@@ -18,7 +18,7 @@
 //! - Concurrent first calls of one caller open one connection.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -125,10 +125,28 @@ pub(crate) struct Conn {
     pub(crate) calls: Arc<Calls>,
 }
 
-/// A connection in use by one call: while it is held, its slot counts as busy.
+/// A connection in use by one call: while it is held, its slot counts as busy, and the call
+/// counts among the server's calls in flight.
 pub(crate) struct Lease {
     _slot: Arc<Slot>,
+    _running: Running,
     pub(crate) conn: Conn,
+}
+
+/// One call in flight on a caller's connection.
+struct Running(Arc<AtomicUsize>);
+
+impl Running {
+    fn new(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Running(count.clone())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// The state that changes together: the table, and the token the connections of the current
@@ -151,6 +169,8 @@ pub struct Forwarded {
     shutdown: CancellationToken,
     state: Mutex<State>,
     opened: AtomicU64,
+    /// Calls in flight on the callers' connections.
+    running: Arc<AtomicUsize>,
 }
 
 impl Forwarded {
@@ -184,6 +204,7 @@ impl Forwarded {
                 epoch,
             }),
             opened: AtomicU64::new(0),
+            running: Arc::default(),
         })
     }
 
@@ -217,6 +238,12 @@ impl Forwarded {
         self.state().table.len()
     }
 
+    /// How many calls run on the callers' connections now (they keep the upstream busy as
+    /// calls on the main connection do).
+    pub fn calls_in_flight(&self) -> usize {
+        self.running.load(Ordering::Relaxed)
+    }
+
     /// How many connections were opened since start-up (each with one caller's token).
     pub fn opened(&self) -> u64 {
         self.opened.load(Ordering::Relaxed)
@@ -233,6 +260,7 @@ impl Forwarded {
                  in the gateway's configuration; the call was not run."
             ));
         };
+        let running = Running::new(&self.running);
         let slot = {
             let mut state = self.state();
             let epoch = state.epoch.clone();
@@ -261,6 +289,7 @@ impl Forwarded {
             let conn = c.clone();
             return Ok(Lease {
                 _slot: slot.clone(),
+                _running: running,
                 conn,
             });
         }
@@ -289,6 +318,7 @@ impl Forwarded {
                 *conn = Some(c.clone());
                 Ok(Lease {
                     _slot: slot.clone(),
+                    _running: running,
                     conn: c,
                 })
             }

@@ -839,7 +839,12 @@ fn excused(hub: &Hub, upstream: &Upstream) -> bool {
     if silent < hub.disco.ping_timeout {
         return true;
     }
-    let calls = upstream.calls.running().len();
+    // Calls on the callers' own connections keep the same server busy.
+    let forwarded = upstream
+        .forwarded
+        .as_ref()
+        .map_or(0, |f| f.calls_in_flight());
+    let calls = upstream.calls.running().len() + forwarded;
     calls > 0 && silent < hub.disco.call_timeout
 }
 

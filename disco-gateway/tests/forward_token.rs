@@ -222,14 +222,24 @@ async fn call_as(hub: &Hub, caller: Caller, tool: &str) -> CallToolResult {
     tokio::time::timeout(GUARD, call).await.expect("hang guard")
 }
 
-/// Waits (bounded by the hang guard) until the main connection is in the state asked for.
-async fn wait_until(hub: &Hub, ready: bool) {
+/// Waits until `done` holds, bounded by the hang guard.
+async fn until(what: &str, done: impl Fn() -> bool) {
     let wait = async {
-        while matches!(hub.upstreams[0].status(), Status::Ready) != ready {
+        while !done() {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     };
-    tokio::time::timeout(GUARD, wait).await.expect("hang guard");
+    if tokio::time::timeout(GUARD, wait).await.is_err() {
+        panic!("hang guard: {what}");
+    }
+}
+
+/// Waits until the main connection is in the state asked for.
+async fn wait_until(hub: &Hub, ready: bool) {
+    until("the main connection's state", || {
+        matches!(hub.upstreams[0].status(), Status::Ready) == ready
+    })
+    .await;
 }
 
 /// Generated sequences of calls over a few callers and over more callers than the bound:
@@ -564,18 +574,11 @@ async fn log_messages_of_a_callers_connection_reach_that_caller_alone() {
         from.map(str::to_string).collect()
     };
     // Every call is in flight until each client heard its own caller's message.
-    let all_heard = async {
-        while !clients
-            .iter()
-            .zip(&callers)
-            .all(|(c, (_, token))| heard(c).contains(token))
-        {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
-    tokio::time::timeout(GUARD, all_heard)
-        .await
-        .expect("hang guard: a caller never heard its own log message");
+    until("a caller never heard its own log message", || {
+        let mut each = clients.iter().zip(&callers);
+        each.all(|(c, (_, token))| heard(c).contains(token))
+    })
+    .await;
     for (client, (caller, token)) in clients.iter().zip(&callers) {
         assert_eq!(
             heard(client),
@@ -589,4 +592,31 @@ async fn log_messages_of_a_callers_connection_reach_that_caller_alone() {
         let result = done.expect("the call ran");
         assert_ne!(result.is_error, Some(true), "{}", text(&result));
     }
+}
+
+/// Calls on the callers' connections count as calls in flight on the server (an unanswered
+/// ping is excused while they run, as it is for calls on the main connection), from their
+/// start to their end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_on_callers_connections_count_as_calls_in_flight() {
+    let upstream = Upstream::start(None, Seen::default());
+    let callers = callers("inflight", 5);
+    let hub = hub(&config(&upstream.url(), &callers)).await;
+    let mut calls = tokio::task::JoinSet::new();
+    for (caller, _) in &callers {
+        let hub = hub.clone();
+        let caller = caller.clone();
+        calls.spawn(async move { call_as(&hub, Caller::new(caller), "shout").await });
+    }
+    until("the calls reaching the upstream", || {
+        seen(&upstream.seen).len() == callers.len()
+    })
+    .await;
+    assert_eq!(forwarded(&hub).calls_in_flight(), callers.len());
+    upstream.release.add_permits(callers.len());
+    while let Some(done) = calls.join_next().await {
+        assert_ne!(done.expect("the call ran").is_error, Some(true));
+    }
+    assert_eq!(forwarded(&hub).calls_in_flight(), 0);
+    hub.stop().await;
 }
