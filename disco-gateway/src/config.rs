@@ -284,10 +284,46 @@ impl Config {
                 return Err(err(
                     &format!("disco.tokens[{j}].caller"),
                     format!(
-                        "caller `{}` already has a token (disco.tokens[{i}]):                          `mcpServers.{server}.forwardToken` sends each caller's own token                          upstream, so each caller needs exactly one token",
+                        "caller `{}` already has a token (disco.tokens[{i}]): \
+                         `mcpServers.{server}.forwardToken` sends each caller's own token \
+                         upstream, so each caller needs exactly one token",
                         t.caller
                     ),
                 ));
+            }
+            // The token goes upstream in a header: one that cannot be a header's value is
+            // said here, not on each call. The error names the key, never the token.
+            if http::HeaderValue::from_str(&format!("Bearer {}", t.token)).is_err() {
+                return Err(err(
+                    &format!("disco.tokens[{j}].token"),
+                    format!(
+                        "`mcpServers.{server}.forwardToken` sends this token upstream in a \
+                         header, and it is not a valid header value (no control characters)"
+                    ),
+                ));
+            }
+        }
+        for s in &self.servers {
+            let Transport::Http {
+                headers,
+                forward_token: true,
+                ..
+            } = &s.transport
+            else {
+                continue;
+            };
+            // Each caller's connection is opened with them: a bad one is said once, here.
+            for (k, v) in headers {
+                let key = format!("mcpServers.{}.headers.{k}", s.name);
+                if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
+                    return Err(err(&key, "not a valid header name"));
+                }
+                if http::HeaderValue::from_str(v).is_err() {
+                    return Err(err(
+                        &key,
+                        "not a valid header value (no control characters)",
+                    ));
+                }
             }
         }
         Ok(())
@@ -951,6 +987,7 @@ mod tests {
                     assert_eq!(e.key, format!("disco.tokens[{j}].caller"), "{tokens}: {e}");
                     assert!(e.message.contains("mcpServers.a.forwardToken"), "{e}");
                     assert!(e.message.contains("exactly one token"), "{e}");
+                    assert!(!e.message.contains("  "), "a run of spaces: {e}");
                     assert!(
                         !e.message.contains(&format!("t{j}")),
                         "the token is shown: {e}"
@@ -963,6 +1000,43 @@ mod tests {
             ] {
                 assert!(forwarding(other, &tokens).is_ok(), "{other} {tokens}");
             }
+        }
+    }
+
+    /// With a forwarding server, a token or a configured header that cannot go in an HTTP
+    /// header is an error naming its key, never showing the value; the same configuration
+    /// without forwarding leaves tokens alone.
+    #[test]
+    fn forwarding_refuses_tokens_and_headers_that_are_not_header_values() {
+        let on = r#"{"url": "http://h/mcp", "forwardToken": true}"#;
+        for (i, bad) in ["zq9\\nen-x", "zq9\\u0001en", "zq9\\u007fen", "zq9\\ren"]
+            .iter()
+            .enumerate()
+        {
+            let tokens = format!(
+                r#"[{{"token": "good-{i}", "caller": "a"}}, {{"token": "{bad}", "caller": "b"}}]"#
+            );
+            let e = forwarding(on, &tokens)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} was accepted"));
+            assert_eq!(e.key, "disco.tokens[1].token", "{bad}: {e}");
+            assert!(!e.message.contains("zq9"), "the token is shown: {e}");
+            assert!(!e.message.contains("  "), "a run of spaces: {e}");
+            let plain = r#"{"url": "http://h/mcp"}"#;
+            assert!(forwarding(plain, &tokens).is_ok(), "{bad}");
+        }
+        for (name, value, key) in [
+            ("X-Kept", "val\\nue-x", "mcpServers.a.headers.X-Kept"),
+            ("X Bad", "value-y", "mcpServers.a.headers.X Bad"),
+        ] {
+            let server = format!(
+                r#"{{"url": "http://h/mcp", "forwardToken": true, "headers": {{"{name}": "{value}"}}}}"#
+            );
+            let e = forwarding(&server, "[]")
+                .err()
+                .unwrap_or_else(|| panic!("{name}: {value} was accepted"));
+            assert_eq!(e.key, key, "{e}");
+            assert!(!e.message.contains("value-"), "the value is shown: {e}");
         }
     }
 
