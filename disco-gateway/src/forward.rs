@@ -11,8 +11,10 @@
 //!   never does: when its own connection cannot be opened (the token is refused, the server
 //!   is unreachable), the call is answered with a tool error naming the server.
 //! - The catalog (tools/list) always comes from the main connection.
-//! - At most [`MAX_FORWARDED_CONNECTIONS`] connections per server are open; a new caller takes
-//!   the place of the one used least recently, preferring one without calls in flight.
+//! - At most [`MAX_FORWARDED_CONNECTIONS`] connections per server are in the table; a new
+//!   caller, once its connection is open, takes the place of the one used least recently,
+//!   preferring one without calls in flight. One pushed out while its calls run closes when
+//!   they are answered: no running call fails to make room.
 //! - Every one of them is closed when the main connection ends (a restart, a shutdown): a
 //!   connection is never older than the main connection it was opened beside.
 //! - Concurrent first calls of one caller open one connection.
@@ -26,8 +28,11 @@ use disco_runtime::rmcp;
 use rmcp::{Peer, RoleClient};
 use tokio_util::sync::CancellationToken;
 
+use tokio::task::JoinSet;
+
 use crate::config::{ServerConfig, Transport};
-use crate::upstream::{open_http, Calls};
+use crate::relay::Heard;
+use crate::upstream::{open_http, Calls, InitFailure};
 
 /// How many callers of one forwarding server have a connection open at once.
 pub const MAX_FORWARDED_CONNECTIONS: usize = 64;
@@ -84,6 +89,11 @@ impl<V: Clone> Lru<V> {
         evicted
     }
 
+    /// The entry of `key`, its place in the order of use left as it is.
+    pub(crate) fn peek(&self, key: &str) -> Option<V> {
+        self.entries.get(key).map(|(v, _)| v.clone())
+    }
+
     /// Takes `key`'s entry out if `which` says it is the one meant.
     pub(crate) fn remove_if(&mut self, key: &str, which: impl Fn(&V) -> bool) -> Option<V> {
         if !self.entries.get(key).is_some_and(|(v, _)| which(v)) {
@@ -109,12 +119,37 @@ impl<V: Clone> Lru<V> {
     }
 }
 
-/// One caller's connection, or its place while it is being opened.
+/// One caller's connection, or its place while it is being opened. When the last reference
+/// goes (it left the table and its last call ended), the connection closes: a caller pushed
+/// out while a call runs keeps its connection until that call is answered.
 pub(crate) struct Slot {
     /// Closes the connection (it is the connection's own cancellation token), also while it
     /// is still being opened.
     close: CancellationToken,
-    conn: tokio::sync::Mutex<Option<Conn>>,
+    conn: tokio::sync::Mutex<Opened>,
+}
+
+impl Slot {
+    fn new(close: CancellationToken) -> Self {
+        Slot {
+            close,
+            conn: tokio::sync::Mutex::new(Opened::Not),
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.close.cancel();
+    }
+}
+
+/// Where a slot's connection is.
+enum Opened {
+    Not,
+    Open(Conn),
+    /// The open failed: the answer for the calls that waited for it.
+    Failed(String),
 }
 
 /// An open connection with a caller's token.
@@ -125,8 +160,8 @@ pub(crate) struct Conn {
     pub(crate) calls: Arc<Calls>,
 }
 
-/// A connection in use by one call: while it is held, its slot counts as busy, and the call
-/// counts among the server's calls in flight.
+/// A connection in use by one call: while it is held, its slot counts as busy (and stays
+/// open), and the call counts among the server's calls in flight.
 pub(crate) struct Lease {
     _slot: Arc<Slot>,
     _running: Running,
@@ -149,12 +184,29 @@ impl Drop for Running {
     }
 }
 
-/// The state that changes together: the table, and the token the connections of the current
-/// main connection descend from.
+/// The state that changes together: the table, the connections being opened, and the token
+/// the connections of the current main connection descend from.
 struct State {
     table: Lru<Arc<Slot>>,
+    /// Callers whose connection is being opened: they take a place in the table only once it
+    /// is open, so a refused token pushes no one out.
+    opening: HashMap<String, Arc<Slot>>,
     /// Cancelled when the main connection ends; a fresh one when it is up again.
     epoch: CancellationToken,
+}
+
+impl State {
+    /// Takes `slot` out of wherever `caller`'s entry is it.
+    fn forget(&mut self, caller: &str, slot: &Arc<Slot>) {
+        if self
+            .opening
+            .get(caller)
+            .is_some_and(|s| Arc::ptr_eq(s, slot))
+        {
+            self.opening.remove(caller);
+        }
+        self.table.remove_if(caller, |s| Arc::ptr_eq(s, slot));
+    }
 }
 
 /// The per-caller connections of one forwarding server.
@@ -166,11 +218,16 @@ pub struct Forwarded {
     /// Each caller's one token, by caller name.
     tokens: Arc<HashMap<String, String>>,
     open_timeout: Duration,
+    /// What the callers' connections read counts as heard from the server (the ping rule).
+    heard: Arc<Heard>,
     shutdown: CancellationToken,
     state: Mutex<State>,
     opened: AtomicU64,
     /// Calls in flight on the callers' connections.
     running: Arc<AtomicUsize>,
+    /// The tasks serving the connections, awaited at shutdown (so that each one's end, the
+    /// session's DELETE included, is sent before the gateway exits).
+    tasks: Mutex<JoinSet<()>>,
 }
 
 impl Forwarded {
@@ -179,6 +236,7 @@ impl Forwarded {
         config: &ServerConfig,
         tokens: Arc<HashMap<String, String>>,
         open_timeout: Duration,
+        heard: Arc<Heard>,
         shutdown: &CancellationToken,
     ) -> Option<Self> {
         let Transport::Http {
@@ -198,13 +256,16 @@ impl Forwarded {
             headers: headers.clone(),
             tokens,
             open_timeout,
+            heard,
             shutdown: shutdown.clone(),
             state: Mutex::new(State {
                 table: Lru::new(MAX_FORWARDED_CONNECTIONS),
+                opening: HashMap::new(),
                 epoch,
             }),
             opened: AtomicU64::new(0),
             running: Arc::default(),
+            tasks: Mutex::new(JoinSet::new()),
         })
     }
 
@@ -212,30 +273,66 @@ impl Forwarded {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The main connection is up: connections may be opened beside it.
-    pub(crate) fn resume(&self) {
+    fn tasks(&self) -> std::sync::MutexGuard<'_, JoinSet<()>> {
+        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn heard(&self) -> &Arc<Heard> {
+        &self.heard
+    }
+
+    /// The main connection is up: connections may be opened beside it. Called before the
+    /// main connection is handed to calls, so that none of them finds the old, closed epoch.
+    /// Public for the tests.
+    #[doc(hidden)]
+    pub fn resume(&self) {
         let mut state = self.state();
         if state.epoch.is_cancelled() {
             state.epoch = self.shutdown.child_token();
         }
     }
 
-    /// The main connection ended: every connection is closed, those being opened too, and
-    /// none opens until it is up again.
-    pub(crate) fn close_all(&self) {
+    /// The main connection ended: every connection is closed, those being opened and those
+    /// with calls running too, and none opens until it is up again. Public for the tests.
+    #[doc(hidden)]
+    pub fn close_all(&self) {
         let slots = {
             let mut state = self.state();
             state.epoch.cancel();
-            state.table.drain()
+            let mut slots = state.table.drain();
+            slots.extend(state.opening.drain().map(|(_, s)| s));
+            slots
         };
         for slot in slots {
             slot.close.cancel();
         }
     }
 
+    /// Waits, at most `within`, for the tasks serving the connections to end (a shutdown
+    /// has closed them); those still running then are stopped.
+    pub(crate) async fn wait_closed(&self, within: Duration) {
+        let mut tasks = std::mem::take(&mut *self.tasks());
+        let all = async { while tasks.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(within, all).await;
+    }
+
     /// How many callers have a connection open or being opened.
     pub fn open_connections(&self) -> usize {
-        self.state().table.len()
+        let state = self.state();
+        state.table.len() + state.opening.len()
+    }
+
+    /// The connection `caller` has in the table now, if open (its place in the order of use
+    /// is left as it is). Public for the tests.
+    #[doc(hidden)]
+    pub async fn connection(&self, caller: &str) -> Option<Peer<RoleClient>> {
+        let slot = self.state().table.peek(caller)?;
+        let opened = slot.conn.lock().await;
+        match &*opened {
+            Opened::Open(c) => Some(c.peer.clone()),
+            _ => None,
+        }
     }
 
     /// How many calls run on the callers' connections now (they keep the upstream busy as
@@ -244,7 +341,8 @@ impl Forwarded {
         self.running.load(Ordering::Relaxed)
     }
 
-    /// How many connections were opened since start-up (each with one caller's token).
+    /// How many connections were opened since start-up (each with one caller's token);
+    /// attempts that failed are not counted.
     pub fn opened(&self) -> u64 {
         self.opened.load(Ordering::Relaxed)
     }
@@ -260,100 +358,150 @@ impl Forwarded {
                  in the gateway's configuration; the call was not run."
             ));
         };
+        // Before any place is taken (the configuration has checked them already).
+        let headers = forwarded_headers(&self.headers, token)
+            .map_err(|e| format!("Server `{server}`: {e}"))?;
         let running = Running::new(&self.running);
         let slot = {
             let mut state = self.state();
-            let epoch = state.epoch.clone();
-            match state.table.get(caller) {
+            if state.epoch.is_cancelled() {
+                // The main connection is down or not yet up: no place is taken.
+                return Err(closed(server));
+            }
+            let found = match state.table.get(caller) {
+                Some(slot) => Some(slot),
+                None => state.opening.get(caller).cloned(),
+            };
+            match found {
                 Some(slot) if !slot.close.is_cancelled() => slot,
                 _ => {
-                    let slot = Arc::new(Slot {
-                        close: epoch.child_token(),
-                        conn: tokio::sync::Mutex::new(None),
-                    });
-                    // A slot held by a call is busy: the table's own reference is one.
-                    if let Some(out) = state
-                        .table
-                        .insert(caller, slot.clone(), |s| Arc::strong_count(s) > 1)
-                    {
-                        out.close.cancel();
-                    }
+                    let slot = Arc::new(Slot::new(state.epoch.child_token()));
+                    state.opening.insert(caller.to_string(), slot.clone());
                     slot
                 }
             }
         };
+        let lease = |conn: Conn| Lease {
+            _slot: slot.clone(),
+            _running: running,
+            conn,
+        };
         // One opener at a time per slot: a concurrent first call waits here and finds the
-        // connection the first one opened.
-        let mut conn = slot.conn.lock().await;
-        if let Some(c) = conn.as_ref().filter(|c| !c.peer.is_transport_closed()) {
-            let conn = c.clone();
-            return Ok(Lease {
-                _slot: slot.clone(),
-                _running: running,
-                conn,
-            });
+        // connection the first one opened (or its failure).
+        let mut opened = slot.conn.lock().await;
+        match &*opened {
+            // A connection closed (its slot, or its transport) is never handed out.
+            Opened::Open(c) if !slot.close.is_cancelled() && !c.peer.is_transport_closed() => {
+                return Ok(lease(c.clone()));
+            }
+            Opened::Failed(answer) => return Err(answer.clone()),
+            _ => {}
         }
         if slot.close.is_cancelled() {
-            return Err(format!(
-                "Server `{server}` is restarting; the connection with the caller's token was \
-                 closed. Try again shortly."
-            ));
+            drop(opened);
+            self.state().forget(caller, &slot);
+            return Err(closed(server));
         }
         let calls = Arc::new(Calls::default());
-        let headers = forwarded_headers(&self.headers, token)
-            .map_err(|e| format!("Server `{server}`: {e}"))?;
-        self.opened.fetch_add(1, Ordering::Relaxed);
+        let close = slot.close.clone();
+        let heard = self.heard.clone();
+        let timeout = self.open_timeout;
         match open_http(
             server,
             &self.url,
             headers,
             calls.clone(),
-            self.open_timeout,
-            slot.close.clone(),
+            heard,
+            timeout,
+            close,
         )
         .await
         {
-            Ok(peer) => {
-                let c = Conn { peer, calls };
-                *conn = Some(c.clone());
-                Ok(Lease {
-                    _slot: slot.clone(),
-                    _running: running,
-                    conn: c,
-                })
+            Ok(service) => {
+                let conn = Conn {
+                    peer: service.peer().clone(),
+                    calls,
+                };
+                {
+                    let mut tasks = self.tasks();
+                    while tasks.try_join_next().is_some() {}
+                    // The service lives until the slot closes or the transport ends.
+                    tasks.spawn(async move {
+                        let _ = service.waiting().await;
+                    });
+                }
+                *opened = Opened::Open(conn.clone());
+                drop(opened);
+                let out = {
+                    let mut state = self.state();
+                    if slot.close.is_cancelled() {
+                        // Closed while it opened (a restart, a shutdown).
+                        state.forget(caller, &slot);
+                        return Err(closed(server));
+                    }
+                    if state
+                        .opening
+                        .get(caller)
+                        .is_some_and(|s| Arc::ptr_eq(s, &slot))
+                    {
+                        state.opening.remove(caller);
+                    }
+                    if state
+                        .table
+                        .peek(caller)
+                        .is_some_and(|s| Arc::ptr_eq(&s, &slot))
+                    {
+                        None
+                    } else {
+                        // Room is made now that the connection is open. A slot held by a
+                        // call is busy: the table's own reference is one.
+                        state
+                            .table
+                            .insert(caller, slot.clone(), |s| Arc::strong_count(s) > 1)
+                    }
+                };
+                // What left the table closes when its last call ends (`Slot`'s drop).
+                drop(out);
+                self.opened.fetch_add(1, Ordering::Relaxed);
+                Ok(lease(conn))
             }
-            Err(why) => {
-                drop(conn);
-                // A refused token does not keep a place another caller could use.
-                self.state()
-                    .table
-                    .remove_if(caller, |s| Arc::ptr_eq(s, &slot));
-                slot.close.cancel();
-                let why = why.replace(token.as_str(), "(token)");
+            Err(failure) => {
+                let answer = if slot.close.is_cancelled() {
+                    closed(server)
+                } else {
+                    failed(server, &failure)
+                };
+                let why = failure.detail.replace(token.as_str(), "(token)");
                 tracing::warn!(server = %server, caller = %caller, reason = %why,
                     "connection with the caller's token failed");
-                Err(refused(server, &why))
+                *opened = Opened::Failed(answer.clone());
+                drop(opened);
+                // A refused token keeps no place another caller could use.
+                self.state().forget(caller, &slot);
+                slot.close.cancel();
+                Err(answer)
             }
         }
     }
 }
 
+/// The answer to a call that found the caller's connection closed: the main connection is
+/// restarting (or not yet up), or the gateway is shutting down.
+fn closed(server: &str) -> String {
+    format!(
+        "Server `{server}` is not available: its connection with the caller's token is closed \
+         while the server restarts; the call was not run. Try again shortly."
+    )
+}
+
 /// The answer to a call whose connection with the caller's token could not be opened: a
-/// refusal (HTTP 401 or 403) is said as such; anything else with what went wrong.
-fn refused(server: &str, why: &str) -> String {
-    let denied = [
-        "Auth required",
-        "Auth error",
-        "Insufficient scope",
-        "401",
-        "403",
-    ]
-    .iter()
-    .any(|s| why.contains(s));
-    let what = if denied {
-        "refused the caller's bearer token (authorization required)".to_string()
+/// refusal (rmcp's typed 401/403) is said as such; anything else only as unreachable (what
+/// went wrong, which may name the upstream's address, is in the gateway's log).
+fn failed(server: &str, failure: &InitFailure) -> String {
+    let what = if failure.refused {
+        "refused the caller's bearer token (authorization required)"
     } else {
-        format!("could not be reached with the caller's bearer token ({why})")
+        "could not be reached with the caller's bearer token"
     };
     format!(
         "Server `{server}` {what}; the call was not run. This server is given each caller's \

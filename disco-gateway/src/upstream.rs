@@ -20,7 +20,9 @@ use rmcp::model::{
     LoggingMessageNotificationParam, PingRequest, ProgressNotificationParam, ResultType,
     ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{
+    ClientInitializeError, NotificationContext, PeerRequestOptions, RunningService, ServiceError,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
@@ -118,10 +120,12 @@ impl Hub {
             upstreams: servers
                 .into_iter()
                 .map(|config| {
+                    let heard = Heard::new();
                     let forwarded = Forwarded::for_server(
                         &config,
                         tokens.clone(),
                         disco.startup_timeout,
+                        heard.clone(),
                         &shutdown,
                     );
                     Arc::new(Upstream {
@@ -133,7 +137,7 @@ impl Hub {
                         }),
                         calls: Arc::default(),
                         forwarded,
-                        heard: Heard::new(),
+                        heard,
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
                         starting_group: Mutex::new(None),
                     })
@@ -190,6 +194,13 @@ impl Hub {
         for task in tasks {
             let _ = tokio::time::timeout(SHUTDOWN_WAIT * 2, task).await;
         }
+        // The callers' connections were closed with the main ones; their ends (rmcp's
+        // session DELETE) are sent before this returns.
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_WAIT;
+        for forwarded in self.upstreams.iter().filter_map(|u| u.forwarded.as_ref()) {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            forwarded.wait_closed(left).await;
+        }
     }
 }
 
@@ -232,6 +243,12 @@ impl Upstream {
     /// With `forwardToken`: the callers' own connections.
     pub fn forwarded(&self) -> Option<&Forwarded> {
         self.forwarded.as_ref()
+    }
+
+    /// The calls running on it now: on the main connection and on the callers' own.
+    pub fn calls_in_flight(&self) -> usize {
+        let forwarded = self.forwarded.as_ref().map_or(0, |f| f.calls_in_flight());
+        self.calls.running().len() + forwarded
     }
 
     fn stderr_tail(&self) -> String {
@@ -406,7 +423,7 @@ fn error(text: String) -> CallToolResult {
 
 /// rmcp's client side of one connection: hears list changes and log messages (progress is
 /// relayed by the transport, relay.rs).
-struct Client {
+pub(crate) struct Client {
     server: String,
     /// The calls running on this connection: its log messages go to them alone.
     calls: Arc<Calls>,
@@ -452,7 +469,7 @@ impl ClientHandler for Client {
     }
 }
 
-type Running = RunningService<RoleClient, Client>;
+pub(crate) type Running = RunningService<RoleClient, Client>;
 
 /// Why a connection ended.
 enum End {
@@ -632,7 +649,7 @@ async fn connect(
             let transport = Relay::new(transport, upstream.heard.clone());
             let running = serve_within(client, transport, timeout, CancellationToken::new())
                 .await
-                .map_err(|e| (e, group))?;
+                .map_err(|e| (e.detail, group))?;
             (running, group)
         }
         Transport::Http { url, headers, .. } => {
@@ -644,7 +661,7 @@ async fn connect(
             );
             let running = serve_within(client, transport, timeout, CancellationToken::new())
                 .await
-                .map_err(|e| (e, None))?;
+                .map_err(|e| (e.detail, None))?;
             (running, None)
         }
     };
@@ -663,10 +680,12 @@ async fn connect(
         }
     };
     tracing::info!(server = %upstream.config.name, tools = tools.len(), "upstream ready");
-    upstream.set_up(running.peer().clone(), tools);
+    // Before calls can find the main connection: a call then never finds the callers'
+    // connections still closed from the last run.
     if let Some(forwarded) = &upstream.forwarded {
         forwarded.resume();
     }
+    upstream.set_up(running.peer().clone(), tools);
     hub.changed.notify_one();
     Ok((running, rx, group))
 }
@@ -678,56 +697,69 @@ fn http_config(
     StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers)
 }
 
+/// Why a connection could not be initialized.
+pub(crate) struct InitFailure {
+    /// The upstream refused the credentials: rmcp's typed HTTP 401 (`AuthRequired`) or 403
+    /// (`InsufficientScope`), never a guess from the error's text.
+    pub(crate) refused: bool,
+    /// What went wrong, for the log (it may name the upstream's address).
+    pub(crate) detail: String,
+}
+
+impl InitFailure {
+    fn of(e: &ClientInitializeError) -> Self {
+        InitFailure {
+            refused: e.auth_challenge().is_some() || e.is_authorization_required(),
+            detail: format!("initialization failed: {e}"),
+        }
+    }
+}
+
 /// Initializes a connection within `timeout`; `cancel` ends it (also while it initializes).
 async fn serve_within<T>(
     client: Client,
     transport: T,
     timeout: Duration,
     cancel: CancellationToken,
-) -> Result<Running, String>
+) -> Result<Running, InitFailure>
 where
     T: rmcp::transport::Transport<RoleClient> + Send + 'static,
     T::Error: std::error::Error + Send + Sync + 'static,
 {
     match tokio::time::timeout(timeout, client.serve_with_ct(transport, cancel)).await {
         Ok(Ok(running)) => Ok(running),
-        Ok(Err(e)) => Err(format!("initialization failed: {e}")),
-        Err(_) => Err(format!(
-            "did not initialize within {} ms",
-            timeout.as_millis()
-        )),
+        Ok(Err(e)) => Err(InitFailure::of(&e)),
+        Err(_) => Err(InitFailure {
+            refused: false,
+            detail: format!("did not initialize within {} ms", timeout.as_millis()),
+        }),
     }
 }
 
 /// A connection of one caller's own to an HTTP upstream (forward.rs): initialized with the
-/// given headers within `timeout`, served until `close` is cancelled or the upstream ends it.
-/// Its list changes are not heard (the catalog comes from the main connection); its log
-/// messages go to its own `calls`.
+/// given headers within `timeout`, served until `close` is cancelled or the upstream ends it
+/// (the caller keeps the service running). Its list changes are not heard (the catalog comes
+/// from the main connection); its log messages go to its own `calls`; what it reads counts
+/// as heard from the server (`heard`, the main connection's).
 pub(crate) async fn open_http(
     server: &str,
     url: &str,
     headers: HashMap<http::HeaderName, http::HeaderValue>,
     calls: Arc<Calls>,
+    heard: Arc<Heard>,
     timeout: Duration,
     close: CancellationToken,
-) -> Result<Peer<RoleClient>, String> {
+) -> Result<Running, InitFailure> {
     let client = Client {
         server: server.to_string(),
         calls,
         relist: None,
     };
-    let transport = Relay::new(
+    let transport = Relay::beside(
         StreamableHttpClientTransport::from_config(http_config(url, headers)),
-        Heard::new(),
+        heard,
     );
-    let running = serve_within(client, transport, timeout, close).await?;
-    let peer = running.peer().clone();
-    // The service lives until `close` is cancelled or the transport ends, not as long as some
-    // value holds it.
-    tokio::spawn(async move {
-        let _ = running.waiting().await;
-    });
-    Ok(peer)
+    serve_within(client, transport, timeout, close).await
 }
 
 /// Serves one connection until it closes or the gateway shuts down; relists on list_changed.
@@ -835,17 +867,15 @@ type Ping =
 /// silent for a whole call timeout (a server that serves one request at a time answers the
 /// ping after the call). A hung server under steady traffic is silent for longer than that.
 fn excused(hub: &Hub, upstream: &Upstream) -> bool {
-    let silent = upstream.heard.silent_for();
-    if silent < hub.disco.ping_timeout {
-        return true;
-    }
     // Calls on the callers' own connections keep the same server busy.
-    let forwarded = upstream
-        .forwarded
-        .as_ref()
-        .map_or(0, |f| f.calls_in_flight());
-    let calls = upstream.calls.running().len() + forwarded;
-    calls > 0 && silent < hub.disco.call_timeout
+    let calls = upstream.calls_in_flight();
+    excuses(upstream.heard.silent_for(), calls, &hub.disco)
+}
+
+/// The rule of [`excused`], given how long the server has been silent and how many calls to
+/// it run.
+fn excuses(silent: Duration, calls: usize, disco: &DiscoConfig) -> bool {
+    silent < disco.ping_timeout || (calls > 0 && silent < disco.call_timeout)
 }
 
 /// Ends what is left of a child's process group (rmcp ends and reaps the child itself).
@@ -882,6 +912,93 @@ async fn read_stderr(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn init_error(inner: Box<dyn std::error::Error + Send + Sync>) -> ClientInitializeError {
+        ClientInitializeError::TransportError {
+            error: rmcp::transport::DynamicTransportError::from_parts(
+                "streamable-http",
+                std::any::TypeId::of::<()>(),
+                inner,
+            ),
+            context: "send initialize request".into(),
+        }
+    }
+
+    /// A refusal is read from rmcp's typed errors (401 `AuthRequired`, 403
+    /// `InsufficientScope`), never from the text: an address or message with 401, 403 or
+    /// "Auth required" in it is not one.
+    #[test]
+    fn a_refusal_is_read_from_the_typed_error() {
+        use rmcp::transport::streamable_http_client::{
+            AuthRequiredError, InsufficientScopeError, StreamableHttpError,
+        };
+        type E = StreamableHttpError<std::io::Error>;
+        let refusals: [Box<dyn std::error::Error + Send + Sync>; 2] = [
+            Box::new(E::AuthRequired(AuthRequiredError::new("Bearer".into()))),
+            Box::new(E::InsufficientScope(InsufficientScopeError::new(
+                "Bearer error=\"insufficient_scope\"".into(),
+                None,
+            ))),
+        ];
+        for inner in refusals {
+            let failure = InitFailure::of(&init_error(inner));
+            assert!(failure.refused, "{}", failure.detail);
+        }
+        for text in [
+            "error sending request for url (http://127.0.0.1:401/mcp/403)",
+            "Auth required: HTTP 401 / 403 from a proxy log line",
+        ] {
+            let inner: [Box<dyn std::error::Error + Send + Sync>; 2] = [
+                Box::new(std::io::Error::other(text)),
+                Box::new(E::UnexpectedServerResponse(text.to_string().into())),
+            ];
+            for inner in inner {
+                let failure = InitFailure::of(&init_error(inner));
+                assert!(!failure.refused, "{}", failure.detail);
+                assert!(failure.detail.contains(text), "{}", failure.detail);
+            }
+        }
+    }
+
+    /// The ping excuse over generated silences and call counts, against the rule: a server
+    /// heard within the ping's wait is excused; one silent longer is excused only while calls
+    /// run and for less than a call timeout.
+    #[test]
+    fn an_unanswered_ping_is_excused_while_calls_run() {
+        let mut rng = fastrand::Rng::with_seed(0xE5C);
+        for _ in 0..2_000 {
+            let disco = DiscoConfig {
+                ping_timeout: Duration::from_millis(rng.u64(1..5_000)),
+                call_timeout: Duration::from_millis(rng.u64(1..120_000)),
+                ..DiscoConfig::default()
+            };
+            let silent = Duration::from_millis(rng.u64(..150_000));
+            let calls = rng.usize(..4);
+            let want = if silent < disco.ping_timeout {
+                true
+            } else if calls == 0 {
+                false
+            } else {
+                silent < disco.call_timeout
+            };
+            assert_eq!(excuses(silent, calls, &disco), want, "{silent:?} {calls}");
+        }
+    }
+
+    /// The callers' connections of a forwarding server report what they read to the server's
+    /// own record of when it was last heard, which the ping rule reads.
+    #[test]
+    fn callers_connections_share_the_servers_heard() {
+        let config = crate::config::Config::parse(
+            r#"{"mcpServers": {"up": {"url": "http://127.0.0.1:9/mcp", "forwardToken": true}}}"#,
+            &|_| None,
+        )
+        .expect("the configuration");
+        let hub = Hub::new(config.servers, config.disco);
+        let upstream = &hub.upstreams[0];
+        let forwarded = upstream.forwarded.as_ref().expect("up forwards");
+        assert!(Arc::ptr_eq(forwarded.heard(), &upstream.heard));
+    }
 
     /// The waits of generated lives (failed starts, short runs, healthy runs) against the
     /// rule's closed form: `min(initial * 2^k, max)`, where k counts the waits since the

@@ -8,10 +8,10 @@
 // Log messages are deprecated by SEP-2577 but still sent by servers of every era.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use disco_gateway::config::Config;
@@ -85,12 +85,49 @@ impl ToolProvider for Whoami {
     }
 }
 
+/// Holds the upstream's check of chosen tokens (so the opening of a connection with one of
+/// them waits) until they are let through.
+#[derive(Default)]
+struct Gate {
+    held: Mutex<HashSet<String>>,
+    open: Condvar,
+}
+
+impl Gate {
+    fn hold(&self, token: &str) {
+        self.lock().insert(token.to_string());
+    }
+
+    fn release(&self, token: &str) {
+        self.lock().remove(token);
+        self.open.notify_all();
+    }
+
+    /// Returns once `token` is not held (bounded by the hang guard).
+    fn pass(&self, token: &str) {
+        let mut held = self.lock();
+        while held.contains(token) {
+            let (next, waited) = self
+                .open
+                .wait_timeout(held, GUARD)
+                .unwrap_or_else(|e| e.into_inner());
+            assert!(!waited.timed_out(), "hang guard: a held token");
+            held = next;
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// A disco HTTP server in a runtime of its own, so that stopping it ends every connection to
 /// it at once, as a crash does.
 struct Upstream {
     addr: SocketAddr,
     seen: Seen,
     release: Arc<tokio::sync::Semaphore>,
+    gate: Arc<Gate>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -111,7 +148,14 @@ impl Upstream {
             socket.listen(1024).expect("listen")
         };
         let addr = listener.local_addr().expect("an address");
-        let check = |token: &str| (!token.starts_with(REFUSED)).then(|| Caller::new(token));
+        let gate = Arc::new(Gate::default());
+        let check = {
+            let gate = gate.clone();
+            move |token: &str| {
+                gate.pass(token);
+                (!token.starts_with(REFUSED)).then(|| Caller::new(token))
+            }
+        };
         let release = Arc::new(tokio::sync::Semaphore::new(0));
         let server = Server::from_inventory()
             .provider(Whoami {
@@ -127,6 +171,7 @@ impl Upstream {
             addr,
             seen,
             release,
+            gate,
             runtime: Some(runtime),
         }
     }
@@ -163,8 +208,14 @@ fn callers(tag: &str, count: usize) -> Vec<(String, String)> {
 }
 
 /// The gateway's configuration: one forwarding server, with an `Authorization` of the
-/// operator's and another header, and these callers' tokens.
+/// operator's and another header, and these callers' tokens. No pings (their timing would
+/// depend on the machine's load), except where a test needs a stopped upstream noticed:
+/// then with a wait long enough for a loaded machine.
 fn config(url: &str, callers: &[(String, String)]) -> String {
+    config_with(url, callers, json!(false), 10_000)
+}
+
+fn config_with(url: &str, callers: &[(String, String)], ping: Value, ping_timeout: u64) -> String {
     let tokens: Vec<Value> = callers
         .iter()
         .map(|(caller, token)| json!({"token": token, "caller": caller}))
@@ -177,8 +228,8 @@ fn config(url: &str, callers: &[(String, String)]) -> String {
         }},
         "disco": {
             "tokens": tokens,
-            "pingIntervalMs": 100,
-            "pingTimeoutMs": 200,
+            "pingIntervalMs": ping,
+            "pingTimeoutMs": ping_timeout,
             "restartInitialMs": 50,
             "restartMaxMs": 200,
         },
@@ -295,19 +346,26 @@ async fn each_callers_calls_carry_its_token_within_the_bound_least_recently_used
     assert!(!seen.iter().any(|t| t == OPERATOR), "the operator's token");
 }
 
-/// Concurrent first calls of one caller share one connection.
+/// Concurrent first calls of one caller share one connection: the upstream holds the
+/// opening of the first until all eight calls are waiting for a connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_first_calls_of_one_caller_open_one_connection() {
     let upstream = Upstream::start(None, Seen::default());
     let callers = callers("concurrent", 6);
     let hub = hub(&config(&upstream.url(), &callers)).await;
     for (n, (caller, token)) in callers.iter().enumerate() {
+        upstream.gate.hold(token);
         let mut calls = tokio::task::JoinSet::new();
         for _ in 0..8 {
             let hub = hub.clone();
             let caller = caller.clone();
             calls.spawn(async move { call_as(&hub, Caller::new(caller), "whoami").await });
         }
+        until("eight calls waiting for the connection", || {
+            forwarded(&hub).calls_in_flight() == 8
+        })
+        .await;
+        upstream.gate.release(token);
         while let Some(result) = calls.join_next().await {
             assert_eq!(text(&result.expect("the call ran")), *token, "{caller}");
         }
@@ -327,7 +385,13 @@ async fn a_refused_token_is_a_tool_error_and_never_the_operators_connection() {
     let hub = hub(&config(&upstream.url(), &callers)).await;
     for (round, (caller, _)) in callers.iter().take(3).enumerate() {
         let before = seen(&upstream.seen).len();
+        let opened = forwarded(&hub).opened();
         assert_refused(&call_as(&hub, Caller::new("caller-refused-x"), "whoami").await);
+        assert_eq!(
+            forwarded(&hub).opened(),
+            opened,
+            "a refused open counted as opened"
+        );
         assert_eq!(
             seen(&upstream.seen).len(),
             before,
@@ -352,15 +416,31 @@ async fn a_refused_token_is_a_tool_error_and_never_the_operators_connection() {
     hub.stop().await;
 }
 
+/// Each caller's connection now, from the table.
+async fn peers(hub: &Hub, callers: &[(String, String)]) -> Vec<rmcp::Peer<rmcp::RoleClient>> {
+    let mut peers = Vec::new();
+    for (caller, _) in callers {
+        let peer = forwarded(hub).connection(caller).await;
+        peers.push(peer.unwrap_or_else(|| panic!("{caller} has no connection")));
+    }
+    peers
+}
+
+/// Waits until every one of `peers` has seen its connection end (hang guard only).
+async fn until_closed(what: &str, peers: &[rmcp::Peer<rmcp::RoleClient>]) {
+    until(what, || peers.iter().all(|p| p.is_transport_closed())).await;
+}
+
 /// When the main connection ends (the upstream went away) every caller's connection is
-/// closed, and after the restart each caller opens a new one.
+/// closed, and after the restart each caller opens a new one. Pings tell the gateway the
+/// upstream went away, with a wait far above what a loaded machine needs to answer one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_of_the_main_connection_closes_every_callers_connection() {
     let seen = Seen::default();
     let mut upstream = Upstream::start(None, seen.clone());
     let addr = upstream.addr;
     let callers = callers("restart", 5);
-    let hub = hub(&config(&upstream.url(), &callers)).await;
+    let hub = hub(&config_with(&upstream.url(), &callers, json!(100), 3_000)).await;
     for round in 0..2u64 {
         for (caller, token) in &callers {
             let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
@@ -380,15 +460,129 @@ async fn a_restart_of_the_main_connection_closes_every_callers_connection() {
         upstream = Upstream::start(Some(addr), seen.clone());
         wait_until(&hub, true).await;
     }
-    // A shutdown closes them too.
+    // A shutdown closes them too, and waits for them: once it returns, every one has ended.
     for (caller, token) in &callers {
         let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
         assert_eq!(text(&result), *token);
     }
     assert_eq!(forwarded(&hub).open_connections(), callers.len());
+    let open = peers(&hub, &callers).await;
+    assert!(open.iter().all(|p| !p.is_transport_closed()));
     hub.stop().await;
     assert_eq!(forwarded(&hub).open_connections(), 0, "after the shutdown");
+    for (peer, (caller, _)) in open.iter().zip(&callers) {
+        assert!(
+            peer.is_transport_closed(),
+            "{caller}: open after the shutdown"
+        );
+    }
     assert!(!self::seen(&seen).iter().any(|t| t == OPERATOR));
+}
+
+/// Closing the callers' connections (what the end of the main connection does) ends each
+/// of them, while the upstream is still there to keep them open; the next call of a caller
+/// opens a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_the_callers_connections_ends_each_of_them() {
+    let upstream = Upstream::start(None, Seen::default());
+    let callers = callers("close", 4);
+    let hub = hub(&config(&upstream.url(), &callers)).await;
+    for round in 0..2u64 {
+        for (caller, token) in &callers {
+            let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
+            assert_eq!(text(&result), *token, "round {round}");
+        }
+        let open = peers(&hub, &callers).await;
+        assert!(
+            open.iter().all(|p| !p.is_transport_closed()),
+            "round {round}"
+        );
+        forwarded(&hub).close_all();
+        assert_eq!(forwarded(&hub).open_connections(), 0, "round {round}");
+        until_closed("a closed connection still open", &open).await;
+        // The main connection is still up: let callers open again.
+        forwarded(&hub).resume();
+    }
+    hub.stop().await;
+}
+
+/// With every place taken by a connection whose call is running, a new caller pushes out
+/// the one used least recently, and that caller's running call is still answered (its
+/// connection closes after); with one place idle, the idle one goes, even when a busy one
+/// was used less recently. A refused token pushes no one out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_caller_pushes_out_no_running_call() {
+    let upstream = Upstream::start(None, Seen::default());
+    let mut callers = callers("busy", MAX_FORWARDED_CONNECTIONS + 2);
+    callers.push(("caller-busy-refused".into(), format!("{REFUSED}busy")));
+    let hub = hub(&config(&upstream.url(), &callers)).await;
+    let name = |i: usize| callers[i].0.clone();
+    let (x, y, refused) = (
+        MAX_FORWARDED_CONNECTIONS,
+        MAX_FORWARDED_CONNECTIONS + 1,
+        MAX_FORWARDED_CONNECTIONS + 2,
+    );
+    // Callers 0..MAX in order: caller 1 idle, every other one with a call running.
+    let mut running = tokio::task::JoinSet::new();
+    let mut shouting = 0;
+    let mut shout = async |i: usize| {
+        let before = seen(&upstream.seen).len();
+        let hub = hub.clone();
+        let caller = name(i);
+        running.spawn(async move { (i, call_as(&hub, Caller::new(caller), "shout").await) });
+        shouting += 1;
+        until("the call reaching the upstream", || {
+            seen(&upstream.seen).len() == before + 1
+        })
+        .await;
+    };
+    for i in 0..MAX_FORWARDED_CONNECTIONS {
+        if i == 1 {
+            let result = call_as(&hub, Caller::new(name(1)), "whoami").await;
+            assert_eq!(text(&result), callers[1].1);
+        } else {
+            shout(i).await;
+        }
+    }
+    let f = forwarded(&hub);
+    assert_eq!(f.open_connections(), MAX_FORWARDED_CONNECTIONS);
+    let first = f.connection(&name(0)).await.expect("caller 0's connection");
+
+    // A refused token takes no place: every connection stays.
+    assert_refused(&call_as(&hub, Caller::new(name(refused)), "whoami").await);
+    assert_eq!(f.open_connections(), MAX_FORWARDED_CONNECTIONS);
+    assert!(f.connection(&name(1)).await.is_some(), "the idle one went");
+
+    // One idle: it goes, not caller 0 (used less recently, but busy).
+    let result = call_as(&hub, Caller::new(name(x)), "whoami").await;
+    assert_eq!(text(&result), callers[x].1);
+    assert!(
+        f.connection(&name(1)).await.is_none(),
+        "the idle one stayed"
+    );
+    assert!(f.connection(&name(0)).await.is_some(), "a busy one went");
+    // Caller x has a call running too now: every place is busy.
+    shout(x).await;
+    // All busy: the least recently used (caller 0) goes, its call still running.
+    let result = call_as(&hub, Caller::new(name(y)), "whoami").await;
+    assert_eq!(text(&result), callers[y].1);
+    assert_eq!(f.open_connections(), MAX_FORWARDED_CONNECTIONS);
+    assert!(f.connection(&name(0)).await.is_none(), "caller 0 stayed");
+    assert!(!first.is_transport_closed(), "closed under a running call");
+
+    upstream.release.add_permits(shouting);
+    while let Some(done) = running.join_next().await {
+        let (i, result) = done.expect("the call ran");
+        assert_ne!(result.is_error, Some(true), "caller {i}: {}", text(&result));
+        assert_eq!(text(&result), callers[i].1, "caller {i}");
+    }
+    // Its last call answered, caller 0's pushed-out connection ends.
+    until_closed(
+        "a pushed-out connection still open",
+        std::slice::from_ref(&first),
+    )
+    .await;
+    hub.stop().await;
 }
 
 /// The gateway binary serving HTTP, with callers' tokens in front of a forwarding server.
@@ -594,9 +788,10 @@ async fn log_messages_of_a_callers_connection_reach_that_caller_alone() {
     }
 }
 
-/// Calls on the callers' connections count as calls in flight on the server (an unanswered
-/// ping is excused while they run, as it is for calls on the main connection), from their
-/// start to their end.
+/// Calls on the callers' connections count as calls in flight on the server, in the count
+/// the ping rule reads (an unanswered ping is excused while they run, as it is for calls on
+/// the main connection; the rule itself is tested in upstream.rs), from their start to their
+/// end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_on_callers_connections_count_as_calls_in_flight() {
     let upstream = Upstream::start(None, Seen::default());
@@ -613,10 +808,13 @@ async fn calls_on_callers_connections_count_as_calls_in_flight() {
     })
     .await;
     assert_eq!(forwarded(&hub).calls_in_flight(), callers.len());
+    // What the ping rule reads.
+    assert_eq!(hub.upstreams[0].calls_in_flight(), callers.len());
     upstream.release.add_permits(callers.len());
     while let Some(done) = calls.join_next().await {
         assert_ne!(done.expect("the call ran").is_error, Some(true));
     }
     assert_eq!(forwarded(&hub).calls_in_flight(), 0);
+    assert_eq!(hub.upstreams[0].calls_in_flight(), 0);
     hub.stop().await;
 }

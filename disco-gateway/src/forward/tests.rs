@@ -151,26 +151,61 @@ fn forwarded_headers_carry_the_callers_token_and_hide_every_value() {
     assert!(!format!("{map:?}").contains("op\""));
 }
 
-/// A refusal is said as one; anything else says what went wrong; both name the server.
+/// A refusal is said as one; anything else only as unreachable, without the detail (which
+/// may name the upstream's address); both name the server.
 #[test]
-fn a_failed_open_says_whether_the_token_was_refused() {
-    for why in [
-        "initialization failed: Send message error: Auth required, when send initialize request",
-        "HTTP 403 Forbidden",
-    ] {
-        let said = refused("up", why);
-        assert!(
-            said.starts_with("Server `up` refused the caller's bearer token"),
-            "{said}"
+fn a_failed_open_says_whether_the_token_was_refused_and_nothing_more() {
+    let detail = "Client error: error sending request for url (http://10.1.2.3:8443/mcp)";
+    for refused in [true, false] {
+        let said = failed(
+            "up",
+            &InitFailure {
+                refused,
+                detail: detail.to_string(),
+            },
         );
+        let want = if refused {
+            "Server `up` refused the caller's bearer token"
+        } else {
+            "Server `up` could not be reached with the caller's bearer token"
+        };
+        assert!(said.starts_with(want), "{said}");
+        for part in ["10.1.2.3", "8443", "error sending", "Client error"] {
+            assert!(!said.contains(part), "the detail is shown: {said}");
+        }
     }
-    let said = refused(
-        "up",
-        "Client error: error sending request (connection refused)",
-    );
-    assert!(
-        said.starts_with("Server `up` could not be reached"),
-        "{said}"
-    );
-    assert!(said.contains("connection refused"), "{said}");
+}
+
+fn forwarding_server() -> Forwarded {
+    let config = crate::config::Config::parse(
+        r#"{"mcpServers": {"up": {"url": "http://127.0.0.1:9/mcp", "forwardToken": true}},
+            "disco": {"tokens": [{"token": "tok-a", "caller": "a"}]}}"#,
+        &|_| None,
+    )
+    .expect("the configuration");
+    let tokens = Arc::new(HashMap::from([("a".to_string(), "tok-a".to_string())]));
+    let shutdown = CancellationToken::new();
+    Forwarded::for_server(
+        &config.servers[0],
+        tokens,
+        Duration::from_secs(30),
+        Heard::new(),
+        &shutdown,
+    )
+    .expect("up forwards")
+}
+
+/// Before the main connection is up, and after it ended, a caller's call is told the server
+/// is restarting and takes no place (no dead slot is left for the next call to find).
+#[tokio::test]
+async fn while_the_main_connection_is_down_a_call_takes_no_place() {
+    let forwarded = forwarding_server();
+    for round in 0..3 {
+        let said = forwarded.lease("a").await.err().expect("no connection");
+        assert!(said.contains("restarts"), "round {round}: {said}");
+        assert_eq!(forwarded.open_connections(), 0, "round {round}");
+        assert_eq!(forwarded.calls_in_flight(), 0, "round {round}");
+        forwarded.resume();
+        forwarded.close_all();
+    }
 }
