@@ -485,14 +485,15 @@ async fn a_restart_of_the_main_connection_closes_every_callers_connection() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_the_callers_connections_ends_each_of_them() {
     let upstream = Upstream::start(None, Seen::default());
-    let callers = callers("close", 4);
-    let hub = hub(&config(&upstream.url(), &callers)).await;
+    let all = callers("close", 5);
+    let callers = &all[..4];
+    let hub = hub(&config(&upstream.url(), &all)).await;
     for round in 0..2u64 {
-        for (caller, token) in &callers {
+        for (caller, token) in callers {
             let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
             assert_eq!(text(&result), *token, "round {round}");
         }
-        let open = peers(&hub, &callers).await;
+        let open = peers(&hub, callers).await;
         assert!(
             open.iter().all(|p| !p.is_transport_closed()),
             "round {round}"
@@ -503,6 +504,24 @@ async fn closing_the_callers_connections_ends_each_of_them() {
         // The main connection is still up: let callers open again.
         forwarded(&hub).resume();
     }
+    // Closed while it is being opened (the upstream holds its opening): the call is told the
+    // server restarts, as any call that finds its connection closed is, and nothing is kept.
+    let (caller, token) = all[4].clone();
+    let hub_config = hub.clone();
+    upstream.gate.hold(&token);
+    let call =
+        tokio::spawn(async move { call_as(&hub_config, Caller::new(caller), "whoami").await });
+    until("the call waiting for its connection", || {
+        forwarded(&hub).calls_in_flight() == 1
+    })
+    .await;
+    assert_eq!(forwarded(&hub).open_connections(), 1, "being opened");
+    forwarded(&hub).close_all();
+    upstream.gate.release(&token);
+    let result = call.await.expect("the call ran");
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    assert!(text(&result).contains("restarts"), "{}", text(&result));
+    assert_eq!(forwarded(&hub).open_connections(), 0);
     hub.stop().await;
 }
 
