@@ -32,6 +32,10 @@ pub enum Transport {
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// `"forwardToken": true`: each downstream caller's calls go over a connection of its
+        /// own that carries the caller's bearer token instead of the configured
+        /// `Authorization` (forward.rs).
+        forward_token: bool,
     },
 }
 
@@ -234,12 +238,90 @@ impl Config {
                 }
             }
         }
+        self.check_forwarding()?;
         for t in &self.disco.tokens {
             for s in t.servers.iter().flatten() {
                 if !self.servers.iter().any(|c| &c.name == s) {
                     return Err(err(
                         &format!("disco.tokens.{}.servers", t.caller),
                         format!("no server is named `{s}`"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// The first server that forwards its callers' tokens, if any does.
+    pub fn forwarding_server(&self) -> Option<&str> {
+        self.servers
+            .iter()
+            .find(|s| {
+                matches!(
+                    s.transport,
+                    Transport::Http {
+                        forward_token: true,
+                        ..
+                    }
+                )
+            })
+            .map(|s| s.name.as_str())
+    }
+
+    /// A forwarded call carries the token of its caller, and the gateway knows a caller by
+    /// name only: with two tokens for one caller, which one to send would be a guess.
+    fn check_forwarding(&self) -> Result<(), ConfigError> {
+        let Some(server) = self.forwarding_server() else {
+            return Ok(());
+        };
+        for (j, t) in self.disco.tokens.iter().enumerate() {
+            if let Some(i) = self.disco.tokens[..j]
+                .iter()
+                .position(|o| o.caller == t.caller)
+            {
+                return Err(err(
+                    &format!("disco.tokens[{j}].caller"),
+                    format!(
+                        "caller `{}` already has a token (disco.tokens[{i}]): \
+                         `mcpServers.{server}.forwardToken` sends each caller's own token \
+                         upstream, so each caller needs exactly one token",
+                        t.caller
+                    ),
+                ));
+            }
+            // The token goes upstream in a header: one that cannot be a header's value is
+            // said here, not on each call. The error names the key, never the token.
+            if http::HeaderValue::from_str(&format!("Bearer {}", t.token)).is_err() {
+                return Err(err(
+                    &format!("disco.tokens[{j}].token"),
+                    format!(
+                        "`mcpServers.{server}.forwardToken` sends this token upstream in a \
+                         header, and it is not a valid header value (no control characters)"
+                    ),
+                ));
+            }
+        }
+        for s in &self.servers {
+            let Transport::Http {
+                headers,
+                forward_token: true,
+                ..
+            } = &s.transport
+            else {
+                continue;
+            };
+            // Each caller's connection is opened with them: a bad one is said once, here.
+            for (k, v) in headers {
+                let key = format!("mcpServers.{}.headers.{k}", s.name);
+                if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
+                    return Err(err(&key, "not a valid header name"));
+                }
+                if http::HeaderValue::from_str(v).is_err() {
+                    return Err(err(
+                        &key,
+                        "not a valid header value (no control characters)",
                     ));
                 }
             }
@@ -260,7 +342,16 @@ fn parse_server(
     let Value::Object(obj) = spec else {
         return Err(err(&key, "must be an object with `command` or `url`"));
     };
-    const KEYS: [&str; 7] = ["command", "args", "env", "cwd", "url", "headers", "type"];
+    const KEYS: [&str; 8] = [
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "headers",
+        "type",
+        "forwardToken",
+    ];
     for k in obj.keys() {
         if k == "disabled" {
             continue;
@@ -318,7 +409,7 @@ fn parse_server(
                     format!("`{k}` does not fit a server with `command` (use \"stdio\")"),
                 ));
             }
-            for k in ["headers"] {
+            for k in ["headers", "forwardToken"] {
                 if obj.contains_key(k) {
                     return Err(err(&format!("{key}.{k}"), "only for servers with `url`"));
                 }
@@ -369,9 +460,17 @@ fn parse_server(
                     "must be an http:// or https:// URL",
                 ));
             }
+            let forward_token = match obj.get("forwardToken") {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err(err(&format!("{key}.forwardToken"), "must be true or false"))
+                }
+            };
             Transport::Http {
                 url,
                 headers: map("headers")?,
+                forward_token,
             }
         }
     };
@@ -772,6 +871,175 @@ mod tests {
         }
     }
 
+    fn forwarding(server: &str, tokens: &str) -> Result<Config, ConfigError> {
+        parse(&format!(
+            r#"{{"mcpServers": {{"a": {server}, "b": {{"command": "x"}}}}, "disco": {{"tokens": {tokens}}}}}"#
+        ))
+    }
+
+    /// `forwardToken` is a boolean of a `url` server: anything else, or on a `command`
+    /// server, is an error naming `mcpServers.<name>.forwardToken`.
+    #[test]
+    fn forward_token_is_a_boolean_of_url_servers() {
+        for (value, want) in [("true", true), ("false", false)] {
+            let c = forwarding(
+                &format!(r#"{{"url": "http://h/mcp", "forwardToken": {value}}}"#),
+                "[]",
+            )
+            .unwrap();
+            match &c.servers[0].transport {
+                Transport::Http { forward_token, .. } => assert_eq!(*forward_token, want),
+                _ => panic!("a is http"),
+            }
+            assert_eq!(c.forwarding_server().is_some(), want);
+        }
+        let c = forwarding(r#"{"url": "http://h/mcp"}"#, "[]").unwrap();
+        assert_eq!(c.forwarding_server(), None);
+        for value in ["1", "0", "\"true\"", "null", "[]", "{}", "\"yes\""] {
+            let e = forwarding(
+                &format!(r#"{{"url": "http://h/mcp", "forwardToken": {value}}}"#),
+                "[]",
+            )
+            .err()
+            .unwrap_or_else(|| panic!("{value} was accepted"));
+            assert_eq!(e.key, "mcpServers.a.forwardToken", "{value}: {e}");
+            assert!(e.message.contains("true or false"), "{e}");
+        }
+        for value in ["true", "false", "1"] {
+            let e = forwarding(
+                &format!(r#"{{"command": "x", "forwardToken": {value}}}"#),
+                "[]",
+            )
+            .err()
+            .unwrap_or_else(|| panic!("a command server took forwardToken {value}"));
+            assert_eq!(e.key, "mcpServers.a.forwardToken", "{value}: {e}");
+            assert!(e.message.contains("`url`"), "{e}");
+        }
+    }
+
+    /// Every key the unknown-key error lists is accepted, and every accepted key is listed.
+    #[test]
+    fn the_unknown_key_error_lists_the_server_keys() {
+        let e = forwarding(r#"{"url": "http://h/mcp", "forwardTokens": true}"#, "[]")
+            .err()
+            .expect("an unknown key was accepted");
+        assert_eq!(e.key, "mcpServers.a.forwardTokens");
+        let listed: Vec<&str> = e
+            .message
+            .split_once("expected one of ")
+            .map(|(_, l)| l.trim_end_matches(')').split(", ").collect())
+            .unwrap_or_default();
+        let accepted = [
+            ("command", r#""x""#, "command"),
+            ("args", "[]", "command"),
+            ("env", "{}", "command"),
+            ("cwd", r#""/""#, "command"),
+            ("url", r#""http://h/mcp""#, "url"),
+            ("headers", "{}", "url"),
+            ("type", r#""http""#, "url"),
+            ("forwardToken", "true", "url"),
+        ];
+        let mut keys: Vec<&str> = accepted.iter().map(|(k, _, _)| *k).collect();
+        keys.sort();
+        let mut listed_sorted = listed.clone();
+        listed_sorted.sort();
+        assert_eq!(listed_sorted, keys, "{e}");
+        for (k, v, kind) in accepted {
+            let base = if kind == "url" {
+                r#""url": "http://h/mcp""#
+            } else {
+                r#""command": "x""#
+            };
+            let server = if k == kind {
+                format!("{{{base}}}")
+            } else {
+                format!("{{{base}, \"{k}\": {v}}}")
+            };
+            assert!(forwarding(&server, "[]").is_ok(), "{k}: {server}");
+        }
+    }
+
+    /// With a forwarding server, a second token for a caller is an error at that token's
+    /// `caller` saying why; without one, a caller may have several tokens.
+    #[test]
+    fn forwarding_needs_one_token_per_caller() {
+        let mut rng = fastrand::Rng::with_seed(0xF0);
+        for _ in 0..40 {
+            let n = rng.usize(2..10);
+            let callers: Vec<String> = (0..n).map(|i| format!("c{}", rng.usize(..n + i))).collect();
+            let tokens = format!(
+                "[{}]",
+                callers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!(r#"{{"token": "t{i}", "caller": "{c}"}}"#))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let first_repeat = (0..n).find(|&j| callers[..j].contains(&callers[j]));
+            let forwarded = forwarding(r#"{"url": "http://h/mcp", "forwardToken": true}"#, &tokens);
+            match first_repeat {
+                None => assert!(forwarded.is_ok(), "{tokens}"),
+                Some(j) => {
+                    let e = forwarded
+                        .err()
+                        .unwrap_or_else(|| panic!("{tokens} was accepted"));
+                    assert_eq!(e.key, format!("disco.tokens[{j}].caller"), "{tokens}: {e}");
+                    assert!(e.message.contains("mcpServers.a.forwardToken"), "{e}");
+                    assert!(e.message.contains("exactly one token"), "{e}");
+                    assert!(!e.message.contains("  "), "a run of spaces: {e}");
+                    assert!(
+                        !e.message.contains(&format!("t{j}")),
+                        "the token is shown: {e}"
+                    );
+                }
+            }
+            for other in [
+                r#"{"url": "http://h/mcp"}"#,
+                r#"{"url": "http://h/mcp", "forwardToken": false}"#,
+            ] {
+                assert!(forwarding(other, &tokens).is_ok(), "{other} {tokens}");
+            }
+        }
+    }
+
+    /// With a forwarding server, a token or a configured header that cannot go in an HTTP
+    /// header is an error naming its key, never showing the value; the same configuration
+    /// without forwarding leaves tokens alone.
+    #[test]
+    fn forwarding_refuses_tokens_and_headers_that_are_not_header_values() {
+        let on = r#"{"url": "http://h/mcp", "forwardToken": true}"#;
+        for (i, bad) in ["zq9\\nen-x", "zq9\\u0001en", "zq9\\u007fen", "zq9\\ren"]
+            .iter()
+            .enumerate()
+        {
+            let tokens = format!(
+                r#"[{{"token": "good-{i}", "caller": "a"}}, {{"token": "{bad}", "caller": "b"}}]"#
+            );
+            let e = forwarding(on, &tokens)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} was accepted"));
+            assert_eq!(e.key, "disco.tokens[1].token", "{bad}: {e}");
+            assert!(!e.message.contains("zq9"), "the token is shown: {e}");
+            assert!(!e.message.contains("  "), "a run of spaces: {e}");
+            let plain = r#"{"url": "http://h/mcp"}"#;
+            assert!(forwarding(plain, &tokens).is_ok(), "{bad}");
+        }
+        for (name, value, key) in [
+            ("X-Kept", "val\\nue-x", "mcpServers.a.headers.X-Kept"),
+            ("X Bad", "value-y", "mcpServers.a.headers.X Bad"),
+        ] {
+            let server = format!(
+                r#"{{"url": "http://h/mcp", "forwardToken": true, "headers": {{"{name}": "{value}"}}}}"#
+            );
+            let e = forwarding(&server, "[]")
+                .err()
+                .unwrap_or_else(|| panic!("{name}: {value} was accepted"));
+            assert_eq!(e.key, key, "{e}");
+            assert!(!e.message.contains("value-"), "the value is shown: {e}");
+        }
+    }
+
     /// Each mistake is an error naming its key.
     #[test]
     fn errors_name_the_key() {
@@ -811,6 +1079,18 @@ mod tests {
             (
                 r#"{"mcpServers": {"a": {"command": "x", "type": "sse"}}}"#,
                 "mcpServers.a.type",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "forwardToken": true}}}"#,
+                "mcpServers.a.forwardToken",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h", "forwardToken": "yes"}}}"#,
+                "mcpServers.a.forwardToken",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h", "forwardToken": true}}, "disco": {"tokens": [{"token": "t", "caller": "c"}, {"token": "u", "caller": "c"}]}}"#,
+                "disco.tokens[1].caller",
             ),
             (
                 r#"{"mcpServers": {"a.b": {"command": "x"}}}"#,

@@ -9,12 +9,6 @@
 //! disco-gateway lint --config servers.json [--deny warnings|errors]
 //! ```
 
-mod config;
-mod provider;
-mod relay;
-mod upstream;
-mod wire;
-
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,9 +18,9 @@ use disco_runtime::catalog::lint::{self, LintOptions, Severity};
 use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
-use config::{Config, ExposureKind};
-use provider::GatewayProvider;
-use upstream::Hub;
+use disco_gateway::config::{self, Config, ExposureKind};
+use disco_gateway::provider::GatewayProvider;
+use disco_gateway::upstream::Hub;
 
 const USAGE: &str = "usage:
   disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first]
@@ -239,6 +233,17 @@ fn visibility(
 }
 
 async fn serve(args: Args, config: Config) -> Result<(), String> {
+    if let Some(server) = config.forwarding_server() {
+        if config.disco.tokens.is_empty() || args.http.is_none() {
+            // Every caller is then anonymous, which is the operator: forwarding has no
+            // caller's token to send, and the configured headers are used.
+            tracing::warn!(
+                server = %server,
+                "forwardToken without HTTP callers (disco.tokens and --http): every call uses \
+                 the configured headers"
+            );
+        }
+    }
     let (hub, provider) = start(&config).await?;
     let mut server = Server::from_inventory()
         .name("disco-gateway")

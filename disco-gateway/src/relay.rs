@@ -179,6 +179,13 @@ pub(crate) struct Relay<T> {
 impl<T> Relay<T> {
     pub(crate) fn new(inner: T, heard: Arc<Heard>) -> Self {
         heard.reset();
+        Self::beside(inner, heard)
+    }
+
+    /// A connection beside the main one (a caller's own): what it reads counts as heard from
+    /// the server, its opening does not (a hung server is not taken for talking because
+    /// callers keep trying to reach it).
+    pub(crate) fn beside(inner: T, heard: Arc<Heard>) -> Self {
         Relay {
             inner,
             heard,

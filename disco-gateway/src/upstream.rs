@@ -20,7 +20,9 @@ use rmcp::model::{
     LoggingMessageNotificationParam, PingRequest, ProgressNotificationParam, ResultType,
     ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{
+    ClientInitializeError, NotificationContext, PeerRequestOptions, RunningService, ServiceError,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
@@ -30,6 +32,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{DiscoConfig, ServerConfig, Transport};
+use crate::forward::{header_map, Forwarded};
 use crate::relay::{route_progress, Heard, Relay};
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
@@ -60,13 +63,27 @@ struct Live {
     tools: Arc<Vec<Tool>>,
 }
 
+/// The calls in flight on one connection, by a number of their own: where its log messages go.
+#[derive(Default)]
+pub(crate) struct Calls {
+    running: Mutex<HashMap<u64, Context>>,
+    next: AtomicU64,
+}
+
+impl Calls {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Context>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// One upstream server.
 pub struct Upstream {
     pub config: ServerConfig,
     live: RwLock<Live>,
-    /// Calls in flight, by a number of their own: where log messages go.
-    calls: Mutex<HashMap<u64, Context>>,
-    next_call: AtomicU64,
+    /// Calls in flight on the main connection.
+    calls: Arc<Calls>,
+    /// With `forwardToken`: each caller's own connection.
+    forwarded: Option<Forwarded>,
     /// When its connection last read anything from it.
     heard: Arc<Heard>,
     stderr: Arc<Mutex<VecDeque<String>>>,
@@ -90,10 +107,27 @@ pub struct Hub {
 
 impl Hub {
     pub fn new(servers: Vec<ServerConfig>, disco: DiscoConfig) -> Arc<Hub> {
+        let shutdown = CancellationToken::new();
+        // One token per caller when any server forwards (the configuration checks it).
+        let tokens: Arc<HashMap<String, String>> = Arc::new(
+            disco
+                .tokens
+                .iter()
+                .map(|t| (t.caller.clone(), t.token.clone()))
+                .collect(),
+        );
         Arc::new(Hub {
             upstreams: servers
                 .into_iter()
                 .map(|config| {
+                    let heard = Heard::new();
+                    let forwarded = Forwarded::for_server(
+                        &config,
+                        tokens.clone(),
+                        disco.startup_timeout,
+                        heard.clone(),
+                        &shutdown,
+                    );
                     Arc::new(Upstream {
                         config,
                         live: RwLock::new(Live {
@@ -101,9 +135,9 @@ impl Hub {
                             peer: None,
                             tools: Arc::new(Vec::new()),
                         }),
-                        calls: Mutex::new(HashMap::new()),
-                        next_call: AtomicU64::new(1),
-                        heard: Heard::new(),
+                        calls: Arc::default(),
+                        forwarded,
+                        heard,
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
                         starting_group: Mutex::new(None),
                     })
@@ -113,7 +147,7 @@ impl Hub {
             changed: Notify::new(),
             settled: AtomicUsize::new(0),
             settled_notify: Notify::new(),
-            shutdown: CancellationToken::new(),
+            shutdown,
             tasks: Mutex::new(Vec::new()),
         })
     }
@@ -160,6 +194,13 @@ impl Hub {
         for task in tasks {
             let _ = tokio::time::timeout(SHUTDOWN_WAIT * 2, task).await;
         }
+        // The callers' connections were closed with the main ones; their ends (rmcp's
+        // session DELETE) are sent before this returns.
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_WAIT;
+        for forwarded in self.upstreams.iter().filter_map(|u| u.forwarded.as_ref()) {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            forwarded.wait_closed(left).await;
+        }
     }
 }
 
@@ -186,11 +227,28 @@ impl Upstream {
         live.tools = Arc::new(tools);
     }
 
-    /// Down: its last tools are kept (hidden by the provider).
+    /// Down: its last tools are kept (hidden by the provider); the connections with callers'
+    /// tokens are closed with the main one.
     fn set_down(&self, reason: String) {
-        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
-        live.status = Status::Down(reason);
-        live.peer = None;
+        {
+            let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+            live.status = Status::Down(reason);
+            live.peer = None;
+        }
+        if let Some(forwarded) = &self.forwarded {
+            forwarded.close_all();
+        }
+    }
+
+    /// With `forwardToken`: the callers' own connections.
+    pub fn forwarded(&self) -> Option<&Forwarded> {
+        self.forwarded.as_ref()
+    }
+
+    /// The calls running on it now: on the main connection and on the callers' own.
+    pub fn calls_in_flight(&self) -> usize {
+        let forwarded = self.forwarded.as_ref().map_or(0, |f| f.calls_in_flight());
+        self.calls.running().len() + forwarded
     }
 
     fn stderr_tail(&self) -> String {
@@ -205,6 +263,9 @@ impl Upstream {
     /// Forwards one call; the result comes back unchanged. Never hangs on a dead upstream: a
     /// closed transport ends the request with an error, and the catalog's per-call timeout
     /// bounds the rest (dropping this future sends `notifications/cancelled` upstream).
+    ///
+    /// With `forwardToken`, a named caller's call goes over that caller's own connection
+    /// (forward.rs), never over the main one; the anonymous caller is the operator.
     pub async fn call(
         &self,
         tool: &str,
@@ -225,65 +286,84 @@ impl Upstream {
                 "Server `{name}` is not available: {why}. Try again shortly."
             ));
         };
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        // rmcp gives every request a progress token of its own; the transport relays the
-        // upstream's progress on it into this queue, in the order it was sent (relay.rs).
-        let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
-        let handle = match peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(handle) => handle,
-            Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
-        };
-        let mut abandoned = Abandoned {
-            peer: peer.clone(),
-            id: Some(handle.id.clone()),
-        };
-        let _logs = CallGuard::new(
-            &self.calls,
-            self.next_call.fetch_add(1, Ordering::Relaxed),
-            ctx.clone(),
-        );
-        let answer = handle.await_response();
-        tokio::pin!(answer);
-        let response = loop {
-            let next = async {
-                match progress.as_mut() {
-                    Some(queue) => Some(queue.recv().await),
-                    None => std::future::pending().await,
+        let caller = ctx.caller().id().map(str::to_string);
+        match (&self.forwarded, caller) {
+            (Some(forwarded), Some(caller)) => match forwarded.lease(&caller).await {
+                Ok(lease) => {
+                    let conn = &lease.conn;
+                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx).await
                 }
-            };
-            tokio::select! {
-                biased;
-                Some(update) = next => relay_progress(&ctx, update).await,
-                response = &mut answer => break response,
+                Err(why) => error(why),
+            },
+            _ => call_on(name, &peer, &self.calls, tool, arguments, ctx).await,
+        }
+    }
+}
+
+/// One call over one connection: the main one, or a caller's own. Progress, log messages,
+/// cancellation and the result's reading are the same for both.
+async fn call_on(
+    name: &str,
+    peer: &Peer<RoleClient>,
+    calls: &Calls,
+    tool: &str,
+    arguments: Map<String, Value>,
+    ctx: Context,
+) -> CallToolResult {
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+    let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    // rmcp gives every request a progress token of its own; the transport relays the
+    // upstream's progress on it into this queue, in the order it was sent (relay.rs).
+    let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
+    let handle = match peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+    {
+        Ok(handle) => handle,
+        Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
+    };
+    let mut abandoned = Abandoned {
+        peer: peer.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let _logs = CallGuard::new(calls, ctx.clone());
+    let answer = handle.await_response();
+    tokio::pin!(answer);
+    let response = loop {
+        let next = async {
+            match progress.as_mut() {
+                Some(queue) => Some(queue.recv().await),
+                None => std::future::pending().await,
             }
         };
-        // The transport queued every notification read before the answer: the caller gets
-        // them all, and before the answer.
-        if let Some(queue) = progress.as_mut() {
-            while let Some(update) = queue.try_recv() {
-                relay_progress(&ctx, update).await;
-            }
+        tokio::select! {
+            biased;
+            Some(update) = next => relay_progress(&ctx, update).await,
+            response = &mut answer => break response,
         }
-        abandoned.id = None;
-        match response {
-            Ok(ServerResult::CallToolResult(mut result)) => {
-                // An upstream of an older protocol era sends no `resultType`, which means
-                // "complete" (SEP-2322); a 2026-07-28 client needs it said. rmcp strips it again
-                // for clients of the older eras.
-                result.result_type.get_or_insert(ResultType::COMPLETE);
-                result
-            }
-            Ok(_) => error(format!(
-                "Server `{name}` answered `{tool}` with something other than a tool result."
-            )),
-            Err(e) => {
-                tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
-                error(format!("Server `{name}` could not run `{tool}`: {e}"))
-            }
+    };
+    // The transport queued every notification read before the answer: the caller gets
+    // them all, and before the answer.
+    if let Some(queue) = progress.as_mut() {
+        while let Some(update) = queue.try_recv() {
+            relay_progress(&ctx, update).await;
+        }
+    }
+    abandoned.id = None;
+    match response {
+        Ok(ServerResult::CallToolResult(mut result)) => {
+            // An upstream of an older protocol era sends no `resultType`, which means
+            // "complete" (SEP-2322); a 2026-07-28 client needs it said. rmcp strips it again
+            // for clients of the older eras.
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+            result
+        }
+        Ok(_) => error(format!(
+            "Server `{name}` answered `{tool}` with something other than a tool result."
+        )),
+        Err(e) => {
+            tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
+            error(format!("Server `{name}` could not run `{tool}`: {e}"))
         }
     }
 }
@@ -319,25 +399,21 @@ impl Drop for Abandoned {
 /// Keeps a call's context where the upstream's log messages can reach it, for
 /// as long as the call runs (also when it is dropped: cancelled or timed out).
 struct CallGuard<'a> {
-    map: &'a Mutex<HashMap<u64, Context>>,
+    calls: &'a Calls,
     key: u64,
 }
 
 impl<'a> CallGuard<'a> {
-    fn new(map: &'a Mutex<HashMap<u64, Context>>, key: u64, ctx: Context) -> Self {
-        map.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, ctx);
-        CallGuard { map, key }
+    fn new(calls: &'a Calls, ctx: Context) -> Self {
+        let key = calls.next.fetch_add(1, Ordering::Relaxed);
+        calls.running().insert(key, ctx);
+        CallGuard { calls, key }
     }
 }
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
-        self.map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.key);
+        self.calls.running().remove(&self.key);
     }
 }
 
@@ -347,14 +423,20 @@ fn error(text: String) -> CallToolResult {
 
 /// rmcp's client side of one connection: hears list changes and log messages (progress is
 /// relayed by the transport, relay.rs).
-struct Client {
-    upstream: Arc<Upstream>,
-    relist: mpsc::UnboundedSender<()>,
+pub(crate) struct Client {
+    server: String,
+    /// The calls running on this connection: its log messages go to them alone.
+    calls: Arc<Calls>,
+    /// Where a list change is told; `None` on a caller's own connection (the catalog comes
+    /// from the main one).
+    relist: Option<mpsc::UnboundedSender<()>>,
 }
 
 impl ClientHandler for Client {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.relist.send(());
+        if let Some(relist) = &self.relist {
+            let _ = relist.send(());
+        }
     }
 
     async fn on_logging_message(
@@ -363,23 +445,16 @@ impl ClientHandler for Client {
         _context: NotificationContext<RoleClient>,
     ) {
         // A log message belongs to no request: it goes to the clients whose calls are running
-        // on this upstream now (each client's own logging level applies).
-        let contexts: Vec<Context> = self
-            .upstream
-            .calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        tracing::debug!(server = %self.upstream.config.name, "log message from upstream");
+        // on this connection now (each client's own logging level applies).
+        let contexts: Vec<Context> = self.calls.running().values().cloned().collect();
+        tracing::debug!(server = %self.server, "log message from upstream");
         let data = match params.logger {
             Some(logger) => serde_json::json!({
-                "server": self.upstream.config.name,
+                "server": self.server,
                 "logger": logger,
                 "data": params.data,
             }),
-            None => serde_json::json!({"server": self.upstream.config.name, "data": params.data}),
+            None => serde_json::json!({"server": self.server, "data": params.data}),
         };
         for ctx in contexts {
             let _ = ctx.log(params.level, data.clone()).await;
@@ -394,7 +469,7 @@ impl ClientHandler for Client {
     }
 }
 
-type Running = RunningService<RoleClient, Client>;
+pub(crate) type Running = RunningService<RoleClient, Client>;
 
 /// Why a connection ended.
 enum End {
@@ -530,8 +605,9 @@ async fn connect(
 ) -> Result<(Running, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
     let (tx, rx) = mpsc::unbounded_channel();
     let client = Client {
-        upstream: upstream.clone(),
-        relist: tx,
+        server: upstream.config.name.clone(),
+        calls: upstream.calls.clone(),
+        relist: Some(tx),
     };
     let timeout = hub.disco.startup_timeout;
     let (running, group) = match &upstream.config.transport {
@@ -570,50 +646,23 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            match tokio::time::timeout(
-                timeout,
-                client.serve(Relay::new(transport, upstream.heard.clone())),
-            )
-            .await
-            {
-                Ok(Ok(running)) => (running, group),
-                Ok(Err(e)) => return Err((format!("initialization failed: {e}"), group)),
-                Err(_) => {
-                    return Err((
-                        format!("did not initialize within {} ms", timeout.as_millis()),
-                        group,
-                    ))
-                }
-            }
+            let transport = Relay::new(transport, upstream.heard.clone());
+            let running = serve_within(client, transport, timeout, CancellationToken::new())
+                .await
+                .map_err(|e| (e.detail, group))?;
+            (running, group)
         }
-        Transport::Http { url, headers } => {
-            let mut map = HashMap::new();
-            for (k, v) in headers {
-                let name = http::HeaderName::from_bytes(k.as_bytes())
-                    .map_err(|_| (format!("header `{k}` is not a valid header name"), None))?;
-                // The value is a secret: the error names the header only.
-                let value = http::HeaderValue::from_str(v)
-                    .map_err(|_| (format!("the value of header `{k}` is not valid"), None))?;
-                map.insert(name, value);
-            }
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
-            let transport = StreamableHttpClientTransport::from_config(config);
-            match tokio::time::timeout(
-                timeout,
-                client.serve(Relay::new(transport, upstream.heard.clone())),
-            )
-            .await
-            {
-                Ok(Ok(running)) => (running, None),
-                Ok(Err(e)) => return Err((format!("initialization failed: {e}"), None)),
-                Err(_) => {
-                    return Err((
-                        format!("did not initialize within {} ms", timeout.as_millis()),
-                        None,
-                    ))
-                }
-            }
+        Transport::Http { url, headers, .. } => {
+            // The values are secrets: an error names the header only.
+            let map = header_map(headers).map_err(|e| (e, None))?;
+            let transport = Relay::new(
+                StreamableHttpClientTransport::from_config(http_config(url, map)),
+                upstream.heard.clone(),
+            );
+            let running = serve_within(client, transport, timeout, CancellationToken::new())
+                .await
+                .map_err(|e| (e.detail, None))?;
+            (running, None)
         }
     };
     let tools = match tokio::time::timeout(timeout, running.peer().list_all_tools()).await {
@@ -631,9 +680,86 @@ async fn connect(
         }
     };
     tracing::info!(server = %upstream.config.name, tools = tools.len(), "upstream ready");
+    // Before calls can find the main connection: a call then never finds the callers'
+    // connections still closed from the last run.
+    if let Some(forwarded) = &upstream.forwarded {
+        forwarded.resume();
+    }
     upstream.set_up(running.peer().clone(), tools);
     hub.changed.notify_one();
     Ok((running, rx, group))
+}
+
+fn http_config(
+    url: &str,
+    headers: HashMap<http::HeaderName, http::HeaderValue>,
+) -> StreamableHttpClientTransportConfig {
+    StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers)
+}
+
+/// Why a connection could not be initialized.
+pub(crate) struct InitFailure {
+    /// The upstream refused the credentials: rmcp's typed HTTP 401 (`AuthRequired`) or 403
+    /// (`InsufficientScope`), never a guess from the error's text.
+    pub(crate) refused: bool,
+    /// What went wrong, for the log (it may name the upstream's address).
+    pub(crate) detail: String,
+}
+
+impl InitFailure {
+    fn of(e: &ClientInitializeError) -> Self {
+        InitFailure {
+            refused: e.auth_challenge().is_some() || e.is_authorization_required(),
+            detail: format!("initialization failed: {e}"),
+        }
+    }
+}
+
+/// Initializes a connection within `timeout`; `cancel` ends it (also while it initializes).
+async fn serve_within<T>(
+    client: Client,
+    transport: T,
+    timeout: Duration,
+    cancel: CancellationToken,
+) -> Result<Running, InitFailure>
+where
+    T: rmcp::transport::Transport<RoleClient> + Send + 'static,
+    T::Error: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(timeout, client.serve_with_ct(transport, cancel)).await {
+        Ok(Ok(running)) => Ok(running),
+        Ok(Err(e)) => Err(InitFailure::of(&e)),
+        Err(_) => Err(InitFailure {
+            refused: false,
+            detail: format!("did not initialize within {} ms", timeout.as_millis()),
+        }),
+    }
+}
+
+/// A connection of one caller's own to an HTTP upstream (forward.rs): initialized with the
+/// given headers within `timeout`, served until `close` is cancelled or the upstream ends it
+/// (the caller keeps the service running). Its list changes are not heard (the catalog comes
+/// from the main connection); its log messages go to its own `calls`; what it reads counts
+/// as heard from the server (`heard`, the main connection's).
+pub(crate) async fn open_http(
+    server: &str,
+    url: &str,
+    headers: HashMap<http::HeaderName, http::HeaderValue>,
+    calls: Arc<Calls>,
+    heard: Arc<Heard>,
+    timeout: Duration,
+    close: CancellationToken,
+) -> Result<Running, InitFailure> {
+    let client = Client {
+        server: server.to_string(),
+        calls,
+        relist: None,
+    };
+    let transport = Relay::beside(
+        StreamableHttpClientTransport::from_config(http_config(url, headers)),
+        heard,
+    );
+    serve_within(client, transport, timeout, close).await
 }
 
 /// Serves one connection until it closes or the gateway shuts down; relists on list_changed.
@@ -741,16 +867,15 @@ type Ping =
 /// silent for a whole call timeout (a server that serves one request at a time answers the
 /// ping after the call). A hung server under steady traffic is silent for longer than that.
 fn excused(hub: &Hub, upstream: &Upstream) -> bool {
-    let silent = upstream.heard.silent_for();
-    if silent < hub.disco.ping_timeout {
-        return true;
-    }
-    let calls = upstream
-        .calls
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .len();
-    calls > 0 && silent < hub.disco.call_timeout
+    // Calls on the callers' own connections keep the same server busy.
+    let calls = upstream.calls_in_flight();
+    excuses(upstream.heard.silent_for(), calls, &hub.disco)
+}
+
+/// The rule of [`excused`], given how long the server has been silent and how many calls to
+/// it run.
+fn excuses(silent: Duration, calls: usize, disco: &DiscoConfig) -> bool {
+    silent < disco.ping_timeout || (calls > 0 && silent < disco.call_timeout)
 }
 
 /// Ends what is left of a child's process group (rmcp ends and reaps the child itself).
@@ -787,6 +912,93 @@ async fn read_stderr(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn init_error(inner: Box<dyn std::error::Error + Send + Sync>) -> ClientInitializeError {
+        ClientInitializeError::TransportError {
+            error: rmcp::transport::DynamicTransportError::from_parts(
+                "streamable-http",
+                std::any::TypeId::of::<()>(),
+                inner,
+            ),
+            context: "send initialize request".into(),
+        }
+    }
+
+    /// A refusal is read from rmcp's typed errors (401 `AuthRequired`, 403
+    /// `InsufficientScope`), never from the text: an address or message with 401, 403 or
+    /// "Auth required" in it is not one.
+    #[test]
+    fn a_refusal_is_read_from_the_typed_error() {
+        use rmcp::transport::streamable_http_client::{
+            AuthRequiredError, InsufficientScopeError, StreamableHttpError,
+        };
+        type E = StreamableHttpError<std::io::Error>;
+        let refusals: [Box<dyn std::error::Error + Send + Sync>; 2] = [
+            Box::new(E::AuthRequired(AuthRequiredError::new("Bearer".into()))),
+            Box::new(E::InsufficientScope(InsufficientScopeError::new(
+                "Bearer error=\"insufficient_scope\"".into(),
+                None,
+            ))),
+        ];
+        for inner in refusals {
+            let failure = InitFailure::of(&init_error(inner));
+            assert!(failure.refused, "{}", failure.detail);
+        }
+        for text in [
+            "error sending request for url (http://127.0.0.1:401/mcp/403)",
+            "Auth required: HTTP 401 / 403 from a proxy log line",
+        ] {
+            let inner: [Box<dyn std::error::Error + Send + Sync>; 2] = [
+                Box::new(std::io::Error::other(text)),
+                Box::new(E::UnexpectedServerResponse(text.to_string().into())),
+            ];
+            for inner in inner {
+                let failure = InitFailure::of(&init_error(inner));
+                assert!(!failure.refused, "{}", failure.detail);
+                assert!(failure.detail.contains(text), "{}", failure.detail);
+            }
+        }
+    }
+
+    /// The ping excuse over generated silences and call counts, against the rule: a server
+    /// heard within the ping's wait is excused; one silent longer is excused only while calls
+    /// run and for less than a call timeout.
+    #[test]
+    fn an_unanswered_ping_is_excused_while_calls_run() {
+        let mut rng = fastrand::Rng::with_seed(0xE5C);
+        for _ in 0..2_000 {
+            let disco = DiscoConfig {
+                ping_timeout: Duration::from_millis(rng.u64(1..5_000)),
+                call_timeout: Duration::from_millis(rng.u64(1..120_000)),
+                ..DiscoConfig::default()
+            };
+            let silent = Duration::from_millis(rng.u64(..150_000));
+            let calls = rng.usize(..4);
+            let want = if silent < disco.ping_timeout {
+                true
+            } else if calls == 0 {
+                false
+            } else {
+                silent < disco.call_timeout
+            };
+            assert_eq!(excuses(silent, calls, &disco), want, "{silent:?} {calls}");
+        }
+    }
+
+    /// The callers' connections of a forwarding server report what they read to the server's
+    /// own record of when it was last heard, which the ping rule reads.
+    #[test]
+    fn callers_connections_share_the_servers_heard() {
+        let config = crate::config::Config::parse(
+            r#"{"mcpServers": {"up": {"url": "http://127.0.0.1:9/mcp", "forwardToken": true}}}"#,
+            &|_| None,
+        )
+        .expect("the configuration");
+        let hub = Hub::new(config.servers, config.disco);
+        let upstream = &hub.upstreams[0];
+        let forwarded = upstream.forwarded.as_ref().expect("up forwards");
+        assert!(Arc::ptr_eq(forwarded.heard(), &upstream.heard));
+    }
 
     /// The waits of generated lives (failed starts, short runs, healthy runs) against the
     /// rule's closed form: `min(initial * 2^k, max)`, where k counts the waits since the

@@ -1,0 +1,17 @@
+//! The parts of disco-gateway (the binary is `src/main.rs`): the configuration, the upstream
+//! connections, the per-caller connections of token forwarding, and the provider that puts
+//! the upstreams' tools in disco's catalog.
+//!
+//! These modules are internal: they are public only so that the binary and the gateway's
+//! own tests can reach them, and they are no API (nothing here is kept stable).
+
+#[doc(hidden)]
+pub mod config;
+#[doc(hidden)]
+pub mod forward;
+#[doc(hidden)]
+pub mod provider;
+mod relay;
+#[doc(hidden)]
+pub mod upstream;
+mod wire;
