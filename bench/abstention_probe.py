@@ -35,16 +35,8 @@ import numpy as np
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
-BACKGROUND = [
-    "write a story, a poem, an essay, a letter or song lyrics",
-    "explain a concept or answer a general knowledge question",
-    "give advice, tips or an opinion",
-    "summarize, paraphrase, rewrite, edit or translate the given text",
-    "classify a sentence or extract words from a paragraph",
-    "solve a math problem or prove a theorem",
-    "chat, say hello, tell a joke",
-    "write, explain or fix a piece of code",
-]
+from probe_text import BACKGROUND, name_words
+
 MARGINS = [0.1, 0.05, 0.02, 0.0, -0.02, -0.04]
 
 
@@ -69,20 +61,6 @@ class Model:
                 if n > 0:
                     out[i] = v / n
         return out
-
-
-def name_words(name):
-    out, prev = "", None
-    for c in name:
-        if c in "_-./:":
-            if not out.endswith(" "):
-                out += " "
-        else:
-            if c.isupper() and prev is not None and (prev.islower() or prev.isdigit()):
-                out += " "
-            out += c
-        prev = c
-    return out.strip()
 
 
 def parity(row_id):

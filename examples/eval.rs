@@ -6,7 +6,7 @@
 //! cargo run --release --example eval -- search --catalog CATALOG --queries QUERIES [--k N]
 //!        [--threshold X] [--category A,B] [--parity even|odd] [--quiet]
 //!        [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]
-//!         [--vector-cache DIR|off]]
+//!         [--semantic-floor F] [--spread-floor F] [--keyword-floor F] [--vector-cache DIR|off]]
 //! cargo run --release --example eval -- args --catalog CATALOG --cases CASES [--quiet]
 //! ```
 //!
@@ -29,7 +29,8 @@
 //! With `--semantic`, the tools' vectors are kept between runs in `disco-vectors/` beside the
 //! `examples/` directory of the binary (under the cargo target directory), not in the user
 //! cache directory a server uses by default; `--vector-cache DIR` keeps them in DIR, `off`
-//! nowhere.
+//! nowhere. The queries' vectors are kept there too (a server keeps none), so that a rerun
+//! with other weights or floors embeds nothing.
 //!
 //! `args`: CASES is JSON Lines `{"id", "tool", "arguments", "gold"}`: the arguments a model
 //! sent and the call it meant; prints whether repair produced exactly the gold arguments.
@@ -44,7 +45,7 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NameRule};
 use serde_json::{json, Value};
 
-const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T] [--vector-cache DIR|off]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T] [--semantic-floor F] [--spread-floor F] [--keyword-floor F] [--vector-cache DIR|off]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -79,6 +80,11 @@ struct Opts {
     semantic: Option<String>,
     semantic_weight: Option<f32>,
     semantic_threshold: Option<f32>,
+    /// The fusion's floors (`Ranking::semantic_floor`, `semantic_spread_floor`,
+    /// `keyword_scale_floor`).
+    semantic_floor: Option<f32>,
+    spread_floor: Option<f32>,
+    keyword_floor: Option<f32>,
     /// Where the tools' vectors are kept (`off`: nowhere); by default under the target
     /// directory.
     vector_cache: Option<String>,
@@ -124,6 +130,15 @@ impl Opts {
                 "--semantic-threshold" => {
                     o.semantic_threshold = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
                 }
+                "--semantic-floor" => {
+                    o.semantic_floor = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
+                }
+                "--spread-floor" => {
+                    o.spread_floor = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
+                }
+                "--keyword-floor" => {
+                    o.keyword_floor = Some(value()?.parse().map_err(|e| format!("{a}: {e}"))?)
+                }
                 _ => return Err(format!("unknown argument {a}\n{USAGE}")),
             }
         }
@@ -161,16 +176,35 @@ impl Opts {
         if let Some(t) = self.semantic_threshold {
             ranking.semantic_threshold = t;
         }
+        if let Some(f) = self.semantic_floor {
+            ranking.semantic_floor = f;
+        }
+        if let Some(f) = self.spread_floor {
+            ranking.semantic_spread_floor = f;
+        }
+        if let Some(f) = self.keyword_floor {
+            ranking.keyword_scale_floor = f;
+        }
         if ranking != disco_runtime::search::index::Ranking::default() {
             search.ranking = Some(ranking);
         }
         if let Some(dir) = &self.semantic {
             #[cfg(feature = "semantic")]
             {
-                let model = disco_runtime::search::SemanticModel::load(dir)
-                    .map_err(|e| format!("--semantic: {e}"))?;
+                use disco_runtime::search::{SemanticModel, VectorCache};
+                let model = SemanticModel::load(dir).map_err(|e| format!("--semantic: {e}"))?;
+                let cache = self.vector_cache();
+                let model = match &cache {
+                    VectorCache::Dir(d) => {
+                        let id = model.id().to_string();
+                        let memo = memo::wrap(model, d.clone());
+                        let _ = memo::MEMO.set(memo.clone());
+                        SemanticModel::from_encoder(Box::new(memo::Remembering(memo)), id)
+                    }
+                    _ => model,
+                };
                 search.semantic = Some(std::sync::Arc::new(model));
-                search.semantic_cache = self.vector_cache();
+                search.semantic_cache = cache;
                 // The figures are of fused search: the catalog is built with its vectors.
                 search.semantic_background = false;
             }
@@ -344,7 +378,16 @@ fn search(o: &Opts) -> Result<(), String> {
     // Rows with two gold tools or more, and rows that carry `steps` (searched as `queries`).
     let (mut multi, mut multi_recall5) = (0usize, 0f64);
     let (mut stepped, mut steps_recall5, mut steps_query_recall5) = (0usize, 0f64, 0f64);
-    for row in o.rows()? {
+    let rows = o.rows()?;
+    #[cfg(feature = "semantic")]
+    if let Some(memo) = memo::MEMO.get() {
+        let queries: Vec<String> = rows
+            .iter()
+            .map(|r| str_field(r, "query").to_string())
+            .collect();
+        memo.prefetch(&queries);
+    }
+    for row in rows {
         let query = str_field(&row, "query");
         let candidates: Option<HashSet<String>> =
             names(row.get("candidates")).map(|c| c.into_iter().collect());
@@ -399,6 +442,13 @@ fn search(o: &Opts) -> Result<(), String> {
             stepped += 1;
             steps_recall5 += found as f64 / gold.len() as f64;
             steps_query_recall5 += recall;
+        }
+    }
+    #[cfg(feature = "semantic")]
+    if let Some(memo) = memo::MEMO.get() {
+        // Losing the file costs the next run time, not a figure.
+        if let Err(e) = memo.save() {
+            eprintln!("eval: the embedded texts were not kept: {e}");
         }
     }
     let nf = n.max(1) as f64;
@@ -496,4 +546,173 @@ fn repair(o: &Opts) -> Result<(), String> {
                                      "refused": refused, "wrong": wrong, "gold_refused_by_schema": excluded,
                                      "categories": categories}});
     writeln!(out, "{summary}").map_err(|e| e.to_string())
+}
+
+/// The vectors of every text `eval` embeds (tool texts and queries), kept between runs in one
+/// file beside the tools' vector cache, so that a run that changes only the ranking's weights
+/// embeds nothing. A server embeds each query once and keeps no query vectors; this is for the
+/// evaluation's reruns only. The file names the model and the dimension; a file that does not
+/// parse whole is ignored and written anew.
+#[cfg(feature = "semantic")]
+mod memo {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
+
+    use disco_runtime::search::{Encoder, SemanticModel};
+
+    const MAGIC: &[u8; 8] = b"DISCOEVT";
+
+    /// The memo of this run, when `--semantic` has a cache directory.
+    pub(crate) static MEMO: std::sync::OnceLock<Arc<Memo>> = std::sync::OnceLock::new();
+
+    #[derive(Debug)]
+    pub(crate) struct Memo {
+        model: SemanticModel,
+        file: PathBuf,
+        vectors: Mutex<HashMap<String, Option<Vec<f32>>>>,
+        read: usize,
+    }
+
+    /// `model` with its answers remembered in `dir`.
+    pub(crate) fn wrap(model: SemanticModel, dir: PathBuf) -> Arc<Memo> {
+        let short: String = model.id().chars().take(16).collect();
+        let file = dir.join(format!("eval-texts-{short}.bin"));
+        let vectors = std::fs::read(&file)
+            .ok()
+            .and_then(|b| parse(&b, model.id(), model.dim()))
+            .unwrap_or_default();
+        Arc::new(Memo {
+            read: vectors.len(),
+            model,
+            file,
+            vectors: Mutex::new(vectors),
+        })
+    }
+
+    fn parse(b: &[u8], id: &str, dim: usize) -> Option<HashMap<String, Option<Vec<f32>>>> {
+        let mut at = 0usize;
+        let mut take = |n: usize| {
+            let s = b.get(at..at.checked_add(n)?)?;
+            at += n;
+            Some(s)
+        };
+        let u32_at = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes")) as usize;
+        if take(8)? != MAGIC {
+            return None;
+        }
+        let id_len = u32_at(take(4)?);
+        if take(id_len)? != id.as_bytes() || u32_at(take(4)?) != dim {
+            return None;
+        }
+        let count = u32_at(take(4)?);
+        let mut map = HashMap::with_capacity(count);
+        for _ in 0..count {
+            let len = u32_at(take(4)?);
+            let text = std::str::from_utf8(take(len)?).ok()?.to_string();
+            let vector = match take(1)?[0] {
+                0 => None,
+                _ => Some(
+                    take(dim * 4)?
+                        .chunks_exact(4)
+                        .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                        .collect(),
+                ),
+            };
+            map.insert(text, vector);
+        }
+        (at == b.len()).then_some(map)
+    }
+
+    impl Memo {
+        /// Embeds, in batches, those of `texts` not remembered yet.
+        pub(crate) fn prefetch(&self, texts: &[String]) {
+            let missing: Vec<String> = {
+                let have = self.vectors.lock().expect("memo lock");
+                let mut seen = std::collections::HashSet::new();
+                texts
+                    .iter()
+                    .filter(|t| !have.contains_key(*t) && seen.insert(t.as_str()))
+                    .cloned()
+                    .collect()
+            };
+            for block in missing.chunks(64) {
+                let vectors = self.model.embed_all(block);
+                let mut have = self.vectors.lock().expect("memo lock");
+                for (t, v) in block.iter().zip(vectors) {
+                    have.insert(t.clone(), v);
+                }
+            }
+        }
+
+        /// Writes the file when this run embedded a text it did not hold.
+        pub(crate) fn save(&self) -> std::io::Result<()> {
+            let have = self.vectors.lock().expect("memo lock");
+            if have.len() == self.read {
+                return Ok(());
+            }
+            let id = self.model.id().as_bytes();
+            let dim = self.model.dim();
+            let mut out = Vec::with_capacity(have.len() * (dim * 4 + 64));
+            out.extend_from_slice(MAGIC);
+            out.extend_from_slice(&(id.len() as u32).to_le_bytes());
+            out.extend_from_slice(id);
+            out.extend_from_slice(&(dim as u32).to_le_bytes());
+            out.extend_from_slice(&(have.len() as u32).to_le_bytes());
+            for (text, vector) in have.iter() {
+                out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+                out.extend_from_slice(text.as_bytes());
+                match vector {
+                    Some(v) if v.len() == dim => {
+                        out.push(1);
+                        v.iter()
+                            .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+                    }
+                    _ => out.push(0),
+                }
+            }
+            if let Some(dir) = self.file.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let tmp = self.file.with_extension("tmp");
+            std::fs::write(&tmp, out)?;
+            std::fs::rename(tmp, &self.file)
+        }
+    }
+
+    /// The memo as the catalog's encoder.
+    #[derive(Debug)]
+    pub(crate) struct Remembering(pub(crate) Arc<Memo>);
+
+    impl Encoder for Remembering {
+        fn kind(&self) -> &'static str {
+            self.0.model.kind()
+        }
+        fn dim(&self) -> usize {
+            self.0.model.dim()
+        }
+        fn embed(&self, text: &str) -> Option<Vec<f32>> {
+            if let Some(v) = self.0.vectors.lock().expect("memo lock").get(text) {
+                return v.clone();
+            }
+            let v = self.0.model.embed(text);
+            self.0
+                .vectors
+                .lock()
+                .expect("memo lock")
+                .insert(text.to_string(), v.clone());
+            v
+        }
+        fn embed_all(&self, texts: &[String]) -> Vec<Option<Vec<f32>>> {
+            self.0.prefetch(texts);
+            let have = self.0.vectors.lock().expect("memo lock");
+            texts
+                .iter()
+                .map(|t| have.get(t).cloned().flatten())
+                .collect()
+        }
+        fn approx_heap_bytes(&self) -> usize {
+            0
+        }
+    }
 }

@@ -10,21 +10,6 @@ use crate::search::semantic::cache::{self, text_key, TextKey};
 use crate::search::semantic::store::{Found, Job};
 use crate::search::semantic::SemanticModel;
 
-/// With a semantic model, a tool that only the model finds is listed when its cosine with the
-/// query is at least this (unrelated texts score about 0 to 0.1 with the evaluation's model):
-/// results are not filled up with tools that have nothing to do with the query.
-const SEMANTIC_FLOOR: f32 = 0.1;
-
-/// With a semantic model, the fusion scales the keyword scores by the best one, but never by
-/// less than this (in normalised units: one distinctive word matched): when only weak keyword
-/// matches exist, the best of them is not counted as a full match.
-const KEYWORD_SCALE_FLOOR: f32 = 1.0;
-
-/// With a semantic model, the fusion scales the cosines from the nearest tool (1) down over
-/// the spread of the nearest ones, but never over less than this: two candidates whose cosines
-/// differ by 0.01 are nearly tied, not a full unit apart.
-const SEMANTIC_SCALE_FLOOR: f32 = 0.2;
-
 /// With a semantic model, catalogs of fewer tools than this are embedded before the keyword
 /// index is built rather than beside it, on a thread of their own.
 pub(super) const SEMANTIC_THREAD_MIN_TOOLS: usize = 64;
@@ -614,8 +599,8 @@ impl SearchIndex {
             .iter()
             .map(|k| k.1)
             .fold(0f32, f32::max)
-            .max(KEYWORD_SCALE_FLOOR * idf_one);
-        let span = (near_hi - near_lo).max(SEMANTIC_SCALE_FLOOR);
+            .max(r.keyword_scale_floor * idf_one);
+        let span = (near_hi - near_lo).max(r.semantic_spread_floor);
         let mut fused = vec![0f32; self.names.len()];
         let mut seen = vec![false; self.names.len()];
         let mut found: Vec<usize> = Vec::with_capacity(keyword.len() + nearest.len());
@@ -631,7 +616,7 @@ impl SearchIndex {
         {
             if !seen[d] {
                 // Found by meaning alone: listed only when near enough to count.
-                if cos < SEMANTIC_FLOOR {
+                if cos < r.semantic_floor {
                     continue;
                 }
                 seen[d] = true;

@@ -13,6 +13,18 @@ pub const DEFAULT_THRESHOLD: f32 = 0.22;
 /// of the evaluation queries (tests/corpus/search/README.md).
 const SEMANTIC_WEIGHT: f32 = 1.0;
 const SEMANTIC_THRESHOLD: f32 = 0.25;
+/// A tool that only the model finds is listed when its cosine with the query is at least this
+/// (unrelated texts score about 0 to 0.1 with the evaluation's models): results are not filled
+/// up with tools that have nothing to do with the query.
+const SEMANTIC_FLOOR: f32 = 0.1;
+/// The fusion scales the cosines down from the nearest tool over the spread of the nearest
+/// ones, but never over less than this: two candidates whose cosines differ by 0.01 are nearly
+/// tied, not a full unit apart.
+const SEMANTIC_SPREAD_FLOOR: f32 = 0.2;
+/// The fusion scales the keyword scores by the best one, but never by less than this many
+/// distinctive words' worth: when only weak keyword matches exist, the best of them is not
+/// counted as a full match.
+const KEYWORD_SCALE_FLOOR: f32 = 1.0;
 
 /// The name is the strongest evidence (authors name tools after what they do); keywords and
 /// aliases are declared for search and nearly as strong; the description carries most words but
@@ -69,13 +81,22 @@ pub struct Ranking {
     /// With a semantic model (feature `semantic`), the ranking fuses the keyword scores and
     /// the model's cosines, each scaled to [0, 1] over its own list (keyword score over the
     /// best one, or over one distinctive word's worth when the best is weaker; cosine down from
-    /// the first of the model's nearest tools over their spread, or over 0.2 when they are
-    /// closer together): a tool scores
+    /// the first of the model's nearest tools over their spread, or over
+    /// `semantic_spread_floor` when they are closer together): a tool scores
     /// `(keywords + semantic_weight * model) / (1 + semantic_weight)`.
     pub semantic_weight: f32,
     /// With a semantic model, a query abstains only when the keyword ranking abstains and no
     /// tool's cosine with the query reaches this.
     pub semantic_threshold: f32,
+    /// With a semantic model, a tool that only the model finds (no keyword match) is listed
+    /// only when its cosine with the query reaches this.
+    pub semantic_floor: f32,
+    /// With a semantic model, the least spread of cosines the fusion scales over (see
+    /// `semantic_weight`); at least 0.01.
+    pub semantic_spread_floor: f32,
+    /// With a semantic model, the least keyword score the fusion scales over, in distinctive
+    /// words (see `semantic_weight`).
+    pub keyword_scale_floor: f32,
 }
 
 impl Default for Ranking {
@@ -92,6 +113,9 @@ impl Default for Ranking {
             threshold: DEFAULT_THRESHOLD,
             semantic_weight: SEMANTIC_WEIGHT,
             semantic_threshold: SEMANTIC_THRESHOLD,
+            semantic_floor: SEMANTIC_FLOOR,
+            semantic_spread_floor: SEMANTIC_SPREAD_FLOOR,
+            keyword_scale_floor: KEYWORD_SCALE_FLOOR,
         }
     }
 }
@@ -120,6 +144,10 @@ impl SearchIndex {
         r.threshold = clean(r.threshold, d.threshold);
         r.semantic_weight = clean(r.semantic_weight, d.semantic_weight);
         r.semantic_threshold = clean(r.semantic_threshold, d.semantic_threshold);
+        r.semantic_floor = clean(r.semantic_floor, d.semantic_floor);
+        // A spread of 0 would divide by zero when the nearest tools tie.
+        r.semantic_spread_floor = clean(r.semantic_spread_floor, d.semantic_spread_floor).max(0.01);
+        r.keyword_scale_floor = clean(r.keyword_scale_floor, d.keyword_scale_floor);
         self.ranking = r;
         self
     }

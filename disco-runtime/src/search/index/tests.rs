@@ -575,6 +575,92 @@ mod semantic {
     }
 
     #[test]
+    fn the_fusions_floors_are_cleaned_and_every_score_stays_in_range() {
+        // Two tools with the same text tie in meaning.
+        let mut docs = docs();
+        docs.push(doc("get_forecast", "Weather forecast for a city"));
+        let values = [
+            f32::NAN,
+            f32::NEG_INFINITY,
+            -1.0,
+            0.0,
+            1e-9,
+            0.2,
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+        ];
+        for (n, &a) in values.iter().enumerate() {
+            let (b, c) = (
+                values[(n * 4 + 1) % values.len()],
+                values[(n * 7 + 2) % values.len()],
+            );
+            for (floor, spread, keyword) in [(a, b, c), (b, c, a), (c, a, b)] {
+                let idx = SearchIndex::build(&docs)
+                    .with_ranking(Ranking {
+                        semantic_floor: floor,
+                        semantic_spread_floor: spread,
+                        keyword_scale_floor: keyword,
+                        ..Ranking::default()
+                    })
+                    .with_semantic(model(), &docs);
+                // A keyword match is found under every setting, also alone.
+                let alone = idx.search("weather forecast", 5, &|d| d == 2);
+                assert_eq!(
+                    alone.first().map(|h| h.index),
+                    Some(2),
+                    "{floor} / {spread} / {keyword}"
+                );
+                let r = idx.ranking();
+                assert!(r.semantic_spread_floor >= 0.01 && r.semantic_spread_floor.is_finite());
+                assert!(r.semantic_floor.is_finite() && r.keyword_scale_floor.is_finite());
+                for q in [
+                    "rain",
+                    "weather forecast",
+                    "forecast",
+                    "money tool",
+                    "horoscope",
+                ] {
+                    // All tools visible, and one alone: then the nearest is also the
+                    // farthest, a spread of exactly 0.
+                    let hits = idx.search(q, 5, &|_| true);
+                    for h in hits.iter().chain(&idx.search(q, 5, &|d| d == 2)) {
+                        assert!(
+                            h.score.is_finite() && h.score > 0.0 && h.score <= 1.0 + 1e-6,
+                            "{q:?} with floors {floor} / {spread} / {keyword}: {h:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // The floor for tools only the model finds: above every cosine, "rain" (no keyword)
+        // finds nothing; at 0 it finds the weather tools.
+        let high = SearchIndex::build(&docs)
+            .with_ranking(Ranking {
+                semantic_floor: 1.5,
+                semantic_threshold: 0.0,
+                ..Ranking::default()
+            })
+            .with_semantic(model(), &docs);
+        assert!(high.search("rain", 5, &|_| true).is_empty());
+        let low = SearchIndex::build(&docs)
+            .with_ranking(Ranking {
+                semantic_floor: 0.0,
+                ..Ranking::default()
+            })
+            .with_semantic(model(), &docs);
+        let found: Vec<usize> = low
+            .search("rain", 5, &|_| true)
+            .iter()
+            .map(|h| h.index)
+            .collect();
+        assert!(
+            found.starts_with(&[2, 3]) || found.starts_with(&[3, 2]),
+            "{found:?}"
+        );
+    }
+
+    #[test]
     fn building_both_at_once_gives_the_same_index() {
         // Enough tools for the vectors to be made on a thread of their own.
         let mut docs = docs();
