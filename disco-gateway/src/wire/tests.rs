@@ -167,6 +167,8 @@ fn line(rng: &mut Rng) -> (String, bool) {
     let jsonrpc = rng.pick(&[r#""2.0""#, r#""2.0""#, r#""2.0""#, r#""1.0""#, ABSENT]);
     let id = rng.pick(&[
         PENDING[0], PENDING[0], PENDING[1], PENDING[1], "2", r#""s-2""#, "1.0", "null", ABSENT,
+        // The pending number as a string: another id (JSON-RPC compares values, types too).
+        r#""1""#,
     ]);
     let (result, twice) = result(rng);
     let mut pairs = vec![
@@ -315,6 +317,15 @@ fn only_pending_calls_take_the_typed_read_and_each_once() {
     let calls = pending();
     let ping = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#;
     assert!(call_result(ping, &calls).is_none());
+    // The string "1" does not answer request 1 (JSON-RPC compares the value sent, its type
+    // too), here or in rmcp's parse; and the call stays pending for its real answer.
+    let string_one = br#"{"jsonrpc":"2.0","id":"1","result":{"content":[]}}"#;
+    assert!(call_result(string_one, &calls).is_none());
+    assert!(matches!(
+        parse(string_one, &calls),
+        Some(JsonRpcMessage::Response(r)) if r.id == NumberOrString::String("1".into())
+    ));
+    assert!(call_result(answer, &calls).is_some());
 }
 
 #[tokio::test]
