@@ -6,15 +6,30 @@ use serde_json::Value;
 
 use super::{clip, normalise_key, schema_types, Field, MAX_KEY_LEN};
 
-/// The one parameter `key` is a clear near-miss of, if any: a small edit distance relative to
-/// the length, or the same word in singular/plural, and clearly closer than any other.
+/// Which of the fields a key is close to (see [`near_miss`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum NearMiss {
+    /// None comes close.
+    None,
+    /// This one (its index), clearly closer than any other.
+    One(usize),
+    /// These (their indices, closest first): close, and none clearly closer than the others.
+    /// The key is repaired into none of them; the model is told each.
+    Several(Vec<usize>),
+}
+
+/// The fields `key` is a near-miss of: a small edit distance relative to the length, or the
+/// same word in singular/plural. [`NearMiss::One`] when one is clearly closer than any other;
+/// [`NearMiss::Several`] when two or more are close and none clearly closer (`querys` for
+/// `query` and `queries`). `targets` are all the fields, sent or not: a key close to a field
+/// that was sent and to one that was not must not be taken for the second.
 ///
 /// A boolean is switched on or off by its name alone, so closeness alone never names one:
 /// a misspelled key reaches a boolean only when the value is a boolean too and the misspelling
 /// changes no prefix (`recursiv: true` is `recursive`; `nforce` and `reforce` are not `force`).
-pub(super) fn near_miss(key: &str, value: &Value, targets: &[Field<'_>]) -> Option<usize> {
+pub(super) fn near_miss(key: &str, value: &Value, targets: &[Field<'_>]) -> NearMiss {
     if key.len() > MAX_KEY_LEN || key.is_empty() {
-        return None;
+        return NearMiss::None;
     }
     let norm = normalise_key(key);
     let number_free = singular_key(key);
@@ -53,9 +68,45 @@ pub(super) fn near_miss(key: &str, value: &Value, targets: &[Field<'_>]) -> Opti
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let (best, score) = *scored.first()?;
-    let runner_up = scored.get(1).map_or(0.0, |s| s.1);
-    (score >= 0.8 && score - runner_up >= 0.15).then_some(best)
+    let Some(&(best, score)) = scored.first() else {
+        return NearMiss::None;
+    };
+    if score < CLOSE {
+        return NearMiss::None;
+    }
+    // Those close enough, and within the margin of the best: none of them clearly closer.
+    let close: Vec<usize> = scored
+        .iter()
+        .take_while(|(_, s)| *s >= CLOSE && score - s < MARGIN)
+        .map(|(i, _)| *i)
+        .collect();
+    match close.len() {
+        1 => NearMiss::One(best),
+        _ => NearMiss::Several(close),
+    }
+}
+
+/// How close a key must be to a field to be taken for it (a typo, a plural).
+const CLOSE: f64 = 0.8;
+/// How much closer one field must be than the next for a key to be taken for it.
+const MARGIN: f64 = 0.15;
+
+/// What the model is told about a key close to several fields (`names`, closest first),
+/// none of them clearly closer: it was repaired into none of them.
+pub(super) fn several_problem(key: &str, prefix: &str, names: &[&str]) -> String {
+    let mut list: Vec<String> = names.iter().map(|n| format!("`{prefix}{n}`")).collect();
+    let last = list.pop().unwrap_or_default();
+    let (all, none) = if list.len() == 1 {
+        ("both ", "neither")
+    } else {
+        ("", "none of them")
+    };
+    format!(
+        "`{prefix}{}` is close to {all}{} and {last}, none clearly closer, so it was repaired \
+         into {none}; send the one you mean",
+        clip(key),
+        list.join(", ")
+    )
 }
 
 /// The parameter whose opposite `key` states, if any: the same words but for polarity, that
