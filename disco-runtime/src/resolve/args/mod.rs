@@ -411,7 +411,8 @@ impl Run<'_> {
                 self.renamed(prefix, &key, name, "near_miss");
                 self.insert(out, prefix, name.to_string(), key, value);
             } else if let NearMiss::Several(close) = claim {
-                let names: Vec<&str> = close.iter().map(|&i| fields[i].name).collect();
+                let names: Vec<(&str, &str)> =
+                    close.iter().map(|&(i, n)| (fields[i].name, n)).collect();
                 self.problems.push(several_problem(&key, prefix, &names));
             } else {
                 still_unknown.push((key, value));

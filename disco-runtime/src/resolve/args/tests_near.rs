@@ -73,7 +73,17 @@ fn pair(rng: &mut fastrand::Rng) -> Pair {
         words[last] = w;
         words
     };
-    match rng.usize(..4) {
+    match rng.usize(..5) {
+        // A name and its plural, the key, beside a name one edit from the plural (not the
+        // same word): a plural is not clearly closer than a typo of one letter.
+        4 => {
+            let plural = format!("{}s", stem[last]);
+            Pair {
+                a: stem.clone(),
+                b: with_last(edit(&plural, rng)),
+                key: with_last(plural),
+            }
+        }
         // A name in `y`, its plural in `ies`, and the plural in `ys` (`querys`): the plural
         // of both.
         3 => {
@@ -115,7 +125,8 @@ fn pair(rng: &mut fastrand::Rng) -> Pair {
     }
 }
 
-/// A field's type and a value of it.
+/// A field's type and a value of it. A key close to a boolean is sent with a value of any of
+/// these types: a boolean keeps a further field from being taken for the key either way.
 fn typed(rng: &mut fastrand::Rng) -> (Value, Value) {
     match rng.usize(..5) {
         0 => (json!({"type": "string"}), json!("some text")),
@@ -144,7 +155,7 @@ fn close_fields(message: &str, key: &str) -> Option<String> {
 #[test]
 fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
     let mut rng = fastrand::Rng::with_seed(0x0C10_5E70);
-    let mut checked = 0usize;
+    let (mut checked, mut with_alias, mut boolean_not_switched) = (0usize, 0usize, 0usize);
     for case in 0..3000 {
         let p = pair(&mut rng);
         let camel = rng.bool();
@@ -164,25 +175,28 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
         let mut properties = Map::new();
         let mut values = Map::new();
         let mut required = Vec::new();
-        let mut key_value = json!("some text");
+        let key_value = typed(&mut rng).1;
+        // At the top level, `a` or `b` may be an alias of a field of another name: the model
+        // is told the field and the alias.
+        let mut aliased: Vec<(String, String)> = Vec::new();
         for name in &names {
             let (schema, value) = typed(&mut rng);
-            // A boolean is reached by a misspelling only with a boolean value.
-            if value.is_boolean() && (*name == &a || *name == &b) {
-                key_value = json!(false);
-            }
             if rng.usize(..3) == 0 {
                 required.push(json!(name));
             }
             properties.insert(name.to_string(), schema);
             values.insert(name.to_string(), value);
         }
+        let boolean_close = [&a, &b]
+            .iter()
+            .any(|n| properties[n.as_str()]["type"] == "boolean");
         let mut sent = Map::new();
         for name in &names {
             if rng.bool() {
                 sent.insert(name.to_string(), values[name.as_str()].clone());
             }
         }
+        let not_switched = boolean_close && !key_value.is_boolean();
         sent.insert(key.clone(), key_value);
         let object = json!({"type": "object", "properties": properties, "required": required});
         let nested = rng.usize(..3) == 0;
@@ -194,7 +208,16 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
             }));
             (t, args(json!({"options": sent, "id": "x"})), "options.")
         } else {
-            (tool(object), sent.clone(), "")
+            let mut t = tool(object);
+            for p in t.params.iter_mut() {
+                let renamed = format!("{}_{}", word(&mut rng), word(&mut rng));
+                if (p.name == a || p.name == b) && !sent.contains_key(&p.name) && rng.bool() {
+                    let alias = std::mem::replace(&mut p.name, renamed);
+                    aliased.push((p.name.clone(), alias.clone()));
+                    p.aliases.push(alias);
+                }
+            }
+            (t, sent.clone(), "")
         };
         let why = format!(
             "case {case}: {arguments:?} for {}",
@@ -207,14 +230,25 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
         let listed = close_fields(&message, &format!("{prefix}{key}"))
             .unwrap_or_else(|| panic!("not answered as close to both: {why}: {message}"));
         for name in [&a, &b] {
+            let named = match aliased.iter().find(|(_, alias)| alias == name) {
+                Some((field, alias)) => format!("`{field}` (alias `{alias}`)"),
+                None => format!("`{prefix}{name}`"),
+            };
             assert!(
-                listed.contains(&format!("`{prefix}{name}`")),
-                "{name} not named: {why}: {message}"
+                listed.contains(&named),
+                "{named} not named: {why}: {message}"
             );
         }
         checked += 1;
+        with_alias += usize::from(!aliased.is_empty());
+        boolean_not_switched += usize::from(not_switched);
     }
     assert!(checked > 2000, "only {checked} cases");
+    assert!(
+        with_alias > 300 && boolean_not_switched > 300,
+        "{with_alias} cases with an alias, {boolean_not_switched} with a boolean close to a \
+         key of another type"
+    );
 }
 
 /// The cases found: `querys` beside `query` and `queries` (the plural of either), and
@@ -288,4 +322,111 @@ fn query_and_queries_and_user_name_and_user_names() {
     }));
     let p = prepare(&t, args(json!({"querys": "x"})), Repair::Safe).expect("repaired");
     assert_eq!(p.arguments, args(json!({"query": "x"})));
+}
+
+/// A boolean counts as close by its name whatever the value: `recursiv: "yes"` beside the
+/// boolean `recursive` (one edit) and the string `recursion` (two) is neither, as is
+/// `overwrit: "a.txt"` beside `overwrite` and `overwrites`. A boolean alone is reached by a
+/// misspelling only with a boolean value.
+#[test]
+fn a_boolean_close_to_a_key_keeps_a_further_field_from_being_taken_for_it() {
+    let cases = [
+        ("recursive", "recursion", "recursiv", json!("yes")),
+        ("overwrite", "overwrites", "overwrit", json!("a.txt")),
+        ("recursive", "recursion", "recursiv", json!(3)),
+    ];
+    for (boolean, other, key, value) in cases {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {boolean: {"type": "boolean"}, other: {"type": "string"}}
+        }));
+        let message = prepare(&t, args(json!({key: value})), Repair::Safe)
+            .expect_err("repaired into neither");
+        assert!(
+            message.contains(&format!(
+                "`{key}` is close to both `{boolean}` and `{other}`, none clearly closer"
+            )),
+            "{message}"
+        );
+    }
+    let t = tool(json!({
+        "type": "object",
+        "properties": {"recursive": {"type": "boolean"}, "path": {"type": "string"}}
+    }));
+    let p = prepare(
+        &t,
+        args(json!({"path": "/", "recursiv": true})),
+        Repair::Safe,
+    )
+    .expect("a boolean value reaches the boolean");
+    assert_eq!(p.arguments, args(json!({"path": "/", "recursive": true})));
+    let message = prepare(
+        &t,
+        args(json!({"path": "/", "recursiv": "yes"})),
+        Repair::Safe,
+    )
+    .expect_err("closeness alone never switches a boolean");
+    assert!(message.contains("`recursiv`"), "{message}");
+}
+
+/// "Clearly closer" is a margin of at least 15 points between the discrete scores (plural 95,
+/// one edit 90, two edits 80): a plural is clearly closer than a typo of two letters, and not
+/// than a typo of one; a typo of one letter is not clearly closer than one of two.
+#[test]
+fn clearly_closer_is_a_margin_of_at_least_fifteen() {
+    let t = tool(json!({
+        "type": "object",
+        "properties": {"document": {"type": "string"}, "dacumants": {"type": "string"}}
+    }));
+    // 95 against 80: exactly the margin.
+    let p = prepare(&t, args(json!({"documents": "a"})), Repair::Safe).expect("repaired");
+    assert_eq!(p.arguments, args(json!({"document": "a"})));
+    // The closest field sent already: not repaired into the other.
+    let message = prepare(
+        &t,
+        args(json!({"document": "a", "documents": "b"})),
+        Repair::Safe,
+    )
+    .expect_err("not repaired");
+    assert!(
+        message.contains("unknown parameter(s) `documents`"),
+        "{message}"
+    );
+    // 95 against 90, and 90 against 80: neither.
+    for (a, b, key) in [
+        ("document", "documentz", "documents"),
+        ("user_name", "user_names", "user_nam"),
+    ] {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {a: {"type": "string"}, b: {"type": "string"}}
+        }));
+        let message = prepare(&t, args(json!({key: "a"})), Repair::Safe).expect_err("neither");
+        assert!(
+            message.contains(&format!("`{key}` is close to both `{a}` and `{b}`")),
+            "{message}"
+        );
+    }
+}
+
+/// A key close to an alias is answered with the field and the alias (equally close fields
+/// in the order of the parameters).
+#[test]
+fn an_alias_close_to_a_key_is_named_with_its_field() {
+    let mut t = tool(json!({
+        "type": "object",
+        "properties": {"search_text": {"type": "string"}, "queries": {"type": "array"}}
+    }));
+    t.params
+        .iter_mut()
+        .filter(|p| p.name == "search_text")
+        .for_each(|p| p.aliases.push("query".into()));
+    let message = prepare(&t, args(json!({"querys": "a"})), Repair::Safe).expect_err("neither");
+    assert!(
+        message.contains(
+            "`querys` is close to both `queries` and `search_text` (alias `query`), none \
+             clearly closer"
+        ),
+        "{message}"
+    );
 }
