@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 
 use super::{Catalog, JsonCatalogProvider, SearchOptions};
+use crate::search::steps::tests::lookups;
 use crate::search::steps::{Step, MAX_QUERY_STEPS};
 use crate::tool::{Caller, Context};
 
@@ -167,13 +168,25 @@ fn naming_steps_bring_their_tools_beside_the_searching_steps() {
             let answer = search(full, &caller, args.clone()).await;
             let answer_without = search(without, &caller, args.clone()).await;
             // Each step's text as one query, with the room the rule gives that step.
-            let names_room = given.unwrap_or(most);
-            let mut alone: Vec<Vec<(String, f64, Option<u64>)>> = Vec::new();
-            for text in texts
+            // A naming step looks up its share of the names the room allows.
+            let wanted: Vec<usize> = texts
                 .iter()
-                .filter(|t| matches!(Step::of(t), Step::Names(_)))
-            {
-                let one = json!({"query": text, "max_results": names_room, "compact": true});
+                .map(|t| match Step::of(t) {
+                    Step::Names(names) => names.iter().collect::<HashSet<_>>().len(),
+                    Step::Words(_) => 0,
+                })
+                .collect();
+            let lookups = lookups(&wanted, given.unwrap_or(most));
+            let mut alone: Vec<Vec<(String, f64, Option<u64>)>> = Vec::new();
+            for (text, &n) in texts.iter().zip(&lookups) {
+                if !matches!(Step::of(text), Step::Names(_)) {
+                    continue;
+                }
+                if n == 0 {
+                    alone.push(Vec::new());
+                    continue;
+                }
+                let one = json!({"query": text, "max_results": n, "compact": true});
                 alone.push(listed(&search(full, &caller, one).await));
             }
             (answer, alone, answer_without)
@@ -257,8 +270,14 @@ fn naming_steps_bring_their_tools_beside_the_searching_steps() {
                 }
             }
         }
+        // Unanswered: the steps none of whose tools the answer holds (none found, or no
+        // room left).
         let empty: Vec<usize> = (0..texts.len())
-            .filter(|&i| alone_by_step[i].is_empty())
+            .filter(|&i| {
+                !alone_by_step[i]
+                    .iter()
+                    .any(|n| distinct.contains(n.as_str()))
+            })
             .collect();
         let said: Vec<usize> = answer["structuredContent"]["unanswered_steps"]
             .as_array()
@@ -325,4 +344,53 @@ fn a_naming_step_brings_what_the_caller_may_see_and_nothing_else() {
     assert!(none["structuredContent"]["hint"]
         .as_str()
         .is_some_and(|h| h.contains("names")));
+}
+
+/// Options a search cannot answer with are refused when the catalog is built; the largest
+/// there are answer a mix of naming and searching steps.
+#[test]
+fn search_options_are_checked_when_the_catalog_is_built() {
+    let build = |default_results: usize, max_results: usize| {
+        Catalog::builder()
+            .provider(JsonCatalogProvider::from_value(&tools(false)).expect("tools"))
+            .search(
+                SearchOptions::default()
+                    .enabled(true)
+                    .default_results(default_results)
+                    .max_results(max_results),
+            )
+            .from_specs([])
+    };
+    for (default, most, said) in [
+        (
+            1,
+            0,
+            "`max_results` of `tool_search` is 0; it must be at least 1",
+        ),
+        (
+            0,
+            0,
+            "`max_results` of `tool_search` is 0; it must be at least 1",
+        ),
+        (
+            6,
+            5,
+            "`default_results` of `tool_search` (6) is above its `max_results` (5)",
+        ),
+    ] {
+        let error = build(default, most).err().expect("refused");
+        assert_eq!(
+            error.problems(),
+            [super::CatalogProblem::MetaTool { error: said.into() }]
+        );
+    }
+    let largest = build(usize::MAX, usize::MAX).expect("built");
+    let answer = runtime().block_on(search(
+        &largest,
+        &Caller::anonymous(),
+        json!({"queries": ["select:read_file", "send an email"]}),
+    ));
+    let tools = listed(&answer);
+    assert_eq!(tools[0], ("read_file".into(), 1.0, Some(0)), "{answer}");
+    assert_eq!(tools[1].0, "send_email", "{answer}");
 }

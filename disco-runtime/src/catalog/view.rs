@@ -48,7 +48,8 @@ pub struct StepHits {
     /// The tools, balanced over the steps: each with its score and the step (its position
     /// among the queries) that brought it. A tool several steps find is brought by the first.
     pub tools: Vec<(Arc<CatalogTool>, f32, usize)>,
-    /// The steps for which the search found nothing (it abstained).
+    /// The steps none of whose tools the answer holds: the search found nothing (it
+    /// abstained), or the steps before it took all the room.
     pub unanswered: Vec<usize>,
 }
 

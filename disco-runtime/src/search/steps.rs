@@ -14,7 +14,7 @@ use super::index::MAX_QUERY_CHARS;
 pub const MAX_QUERY_STEPS: usize = 8;
 
 /// A query with this prefix loads tools by name (the convention of Claude Code's tool search).
-pub(crate) const SELECT: &str = "select:";
+const SELECT: &str = "select:";
 
 /// What one query of `tool_search` asks: the tools of these names, or a search by these words.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,9 +79,34 @@ impl StepRoom {
     fn limit(self, selected: usize, searching: usize) -> usize {
         match self.given {
             Some(k) => k,
-            None => (selected + self.default.max(searching)).min(self.most),
+            None => selected
+                .saturating_add(self.default.max(searching))
+                .min(self.most),
         }
     }
+}
+
+/// How many names each naming step may look up (`distinct`: how many distinct names each
+/// step asks for), so that all the steps together look up no more than `room` names, as one
+/// `select:` query does: one name to each step that asks for more, in turn, until the room is
+/// used up, so a long list cannot take the room of the steps after it.
+fn name_budgets(distinct: &[usize], room: usize) -> Vec<usize> {
+    let mut budgets = vec![0; distinct.len()];
+    let mut left = room;
+    while left > 0 {
+        let mut gave = false;
+        for (budget, &wanted) in budgets.iter_mut().zip(distinct) {
+            if left > 0 && *budget < wanted {
+                *budget += 1;
+                left -= 1;
+                gave = true;
+            }
+        }
+        if !gave {
+            break;
+        }
+    }
+    budgets
 }
 
 /// What a search by steps found: each tool with the step (its position among the steps) that
@@ -92,10 +117,13 @@ pub(crate) struct Found<T> {
 }
 
 /// A search by steps. The naming steps come first: each brings the tools `select` finds for
-/// its names (balanced over those steps, each tool once, up to [`StepRoom::names`]); then the
-/// searching steps share the room left of [`StepRoom::limit`], balanced over their rankings
-/// (each asked of `rank` with that limit), skipping the tools the naming steps brought. A step
-/// is unanswered when it names no tool `select` finds, or its search finds nothing.
+/// its names (each step looking up its share of [`StepRoom::names`] names, see
+/// [`name_budgets`]; balanced over those steps, each tool once, up to [`StepRoom::names`]);
+/// then the searching steps share the room left of [`StepRoom::limit`] (possibly none),
+/// balanced over their rankings (each asked of `rank` with that limit), skipping the tools
+/// the naming steps brought. A step is unanswered when the answer holds none of the tools it
+/// found: it found none (no tool has its names, its search finds nothing), or the steps
+/// before it took all the room.
 pub(crate) fn by_steps<T, K: Eq + Hash>(
     steps: &[Step<'_>],
     room: StepRoom,
@@ -104,21 +132,29 @@ pub(crate) fn by_steps<T, K: Eq + Hash>(
     key: impl Fn(&T) -> K,
 ) -> Found<T> {
     let steps = &steps[..steps.len().min(MAX_QUERY_STEPS)];
-    let mut unanswered = Vec::new();
+    let distinct: Vec<usize> = steps
+        .iter()
+        .map(|step| match step {
+            Step::Names(names) => names
+                .iter()
+                .enumerate()
+                .filter(|(i, n)| !names[..*i].contains(n))
+                .count(),
+            Step::Words(_) => 0,
+        })
+        .collect();
+    let budgets = name_budgets(&distinct, room.names());
+    // What each step found, by key: a step is answered when the answer holds one of them.
+    let mut found: Vec<Vec<K>> = Vec::with_capacity(steps.len());
     // A searching step's list is empty here; it keeps its place, so its index is its step.
     let named: Vec<Vec<T>> = steps
         .iter()
-        .enumerate()
-        .map(|(i, step)| match step {
-            Step::Names(names) => {
-                let found = select(names, room.names());
-                if found.is_empty() {
-                    unanswered.push(i);
-                }
-                found
-            }
-            Step::Words(_) => Vec::new(),
+        .zip(&budgets)
+        .map(|(step, &budget)| match step {
+            Step::Names(names) if budget > 0 => select(names, budget),
+            _ => Vec::new(),
         })
+        .inspect(|list| found.push(list.iter().map(&key).collect()))
         .collect();
     let mut tools = balance(named, &key, room.names());
     let searching = steps.iter().filter(|s| matches!(s, Step::Words(_))).count();
@@ -131,9 +167,7 @@ pub(crate) fn by_steps<T, K: Eq + Hash>(
             Step::Names(_) => Vec::new(),
             Step::Words(query) => {
                 let ranked = rank(query, limit);
-                if ranked.is_empty() {
-                    unanswered.push(i);
-                }
+                found[i] = ranked.iter().map(&key).collect();
                 ranked
                     .into_iter()
                     .filter(|t| !brought.contains(&key(t)))
@@ -141,9 +175,12 @@ pub(crate) fn by_steps<T, K: Eq + Hash>(
             }
         })
         .collect();
-    unanswered.sort_unstable();
     let room_left = limit.saturating_sub(tools.len());
     tools.extend(balance(rankings, &key, room_left));
+    let answer: HashSet<K> = tools.iter().map(|(t, _)| key(t)).collect();
+    let unanswered = (0..steps.len())
+        .filter(|&i| !found[i].iter().any(|k| answer.contains(k)))
+        .collect();
     Found { tools, unanswered }
 }
 
@@ -181,7 +218,7 @@ pub(crate) fn balance<T, K: Eq + Hash>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::HashSet;
 
     use super::{balance, by_steps, Step, StepRoom, MAX_QUERY_CHARS, MAX_QUERY_STEPS};
@@ -224,6 +261,28 @@ mod tests {
         };
         assert_eq!(names[0], "a");
         assert_eq!(names[1].chars().count(), MAX_QUERY_CHARS - 2);
+    }
+
+    /// The names each naming step may look up (`wanted`: the distinct names each step asks
+    /// for), made another way than [`super::name_budgets`]: all of them when they fit `room`;
+    /// else every step's up to the highest level that fits, and one more for the first steps
+    /// that have more, to fill the room.
+    pub(crate) fn lookups(wanted: &[usize], room: usize) -> Vec<usize> {
+        let upto = |level: usize| wanted.iter().map(|w| (*w).min(level)).sum::<usize>();
+        let most = wanted.iter().copied().max().unwrap_or(0);
+        let level = (0..=most)
+            .take_while(|&l| upto(l) <= room)
+            .last()
+            .unwrap_or(0);
+        let mut extra = room - upto(level);
+        wanted
+            .iter()
+            .map(|&w| {
+                let more = usize::from(w > level && extra > 0);
+                extra -= more;
+                w.min(level) + more
+            })
+            .collect()
     }
 
     /// One generated request: its steps' texts, the ranking of each word query (`q0`..),
@@ -315,10 +374,20 @@ mod tests {
             let why = format!("case {case}: {:?} {:?} {:?}", r.texts, r.rankings, r.room);
 
             let names_room = r.room.given.unwrap_or(r.room.most);
-            let lists: Vec<Vec<usize>> = steps
+            let wanted: Vec<usize> = steps
                 .iter()
                 .map(|s| match s {
-                    Step::Names(names) => select(names, names_room),
+                    Step::Names(names) => names.iter().collect::<HashSet<_>>().len(),
+                    Step::Words(_) => 0,
+                })
+                .collect();
+            let lookups = lookups(&wanted, names_room);
+            assert!(lookups.iter().sum::<usize>() <= names_room, "{why}");
+            let lists: Vec<Vec<usize>> = steps
+                .iter()
+                .zip(&lookups)
+                .map(|(s, &n)| match s {
+                    Step::Names(names) => select(names, n),
                     Step::Words(_) => Vec::new(),
                 })
                 .collect();
@@ -387,8 +456,11 @@ mod tests {
                     }
                 }
             }
-            let unanswered: Vec<usize> =
-                (0..steps.len()).filter(|&i| lists[i].is_empty()).collect();
+            // Unanswered: the steps none of whose tools the answer holds (none found, or
+            // no room left).
+            let unanswered: Vec<usize> = (0..steps.len())
+                .filter(|&i| !lists[i].iter().any(|t| all.contains(t)))
+                .collect();
             assert_eq!(found.unanswered, unanswered, "{why}");
         }
     }
@@ -427,15 +499,76 @@ mod tests {
             [("read_file", 0), ("send_email", 1), ("draft_email", 1)]
         );
         assert!(found.unanswered.is_empty());
+        // The naming step takes the whole room: the searching step is told it got none.
         let found = by_steps(&steps, room(Some(1)), select, rank, |t| *t);
         assert_eq!(found.tools, [("read_file", 0)]);
+        assert_eq!(found.unanswered, [1]);
         let steps = [
             Step::of("select:nope"),
             Step::of("zebra"),
             Step::of("select:write_file,read_file"),
         ];
-        let found = by_steps(&steps, room(Some(1)), select, rank, |t| *t);
+        let found = by_steps(&steps, room(Some(2)), select, rank, |t| *t);
         assert_eq!(found.tools, [("write_file", 2)]);
         assert_eq!(found.unanswered, [0, 1]);
+        // A room of one name: the first naming step looks it up, as `select:nope,write_file`
+        // looks up `nope` only.
+        let found = by_steps(&steps, room(Some(1)), select, rank, |t| *t);
+        assert_eq!(found.tools, []);
+        assert_eq!(found.unanswered, [0, 1, 2]);
+    }
+
+    /// The largest room there is: the limit saturates instead of overflowing.
+    #[test]
+    fn the_room_of_the_largest_options_does_not_overflow() {
+        let room = StepRoom {
+            given: None,
+            default: usize::MAX,
+            most: usize::MAX,
+        };
+        let steps = [Step::of("select:read_file"), Step::of("send an email")];
+        let found = by_steps(
+            &steps,
+            room,
+            |names: &[&str], most| names.iter().take(most).map(|n| n.to_string()).collect(),
+            |_, k| {
+                ["send_email", "read_file"]
+                    .into_iter()
+                    .take(k)
+                    .map(String::from)
+                    .collect()
+            },
+            String::clone,
+        );
+        let names: Vec<(&str, usize)> = found.tools.iter().map(|(t, s)| (t.as_str(), *s)).collect();
+        assert_eq!(names, [("read_file", 0), ("send_email", 1)]);
+    }
+
+    /// The naming steps together look up no more names than the room for names, each step
+    /// in turn one more, whatever the length of the lists.
+    #[test]
+    fn naming_steps_share_the_names_they_may_look_up() {
+        let names: Vec<String> = (0..30).map(|i| format!("n{i}")).collect();
+        let long = format!("select:{}", names.join(","));
+        let steps = [
+            Step::of(&long),
+            Step::of("select:a,b"),
+            Step::of("words"),
+            Step::of(&long),
+        ];
+        let looked_up = std::cell::RefCell::new(Vec::new());
+        let found = by_steps(
+            &steps,
+            StepRoom::exactly(20),
+            |names: &[&str], most| {
+                looked_up.borrow_mut().push(most);
+                names.iter().take(most).map(|n| n.to_string()).collect()
+            },
+            |_, _| Vec::new(),
+            String::clone,
+        );
+        assert_eq!(*looked_up.borrow(), [9, 2, 9]);
+        assert_eq!(found.tools.len(), 11, "{:?}", found.tools);
+        assert_eq!(found.unanswered, [2]);
     }
 }
