@@ -71,8 +71,8 @@ pub(super) async fn run_meta(
 /// embeddings of a model run at once; a call beyond them waits for its turn as a task, not
 /// on a thread. When no model ranks now, none: the search ranks by keywords alone even if
 /// the vectors become ready before it runs (it would embed on this worker otherwise).
-/// `None` (each search embeds its own query, where it runs) when the call loads tools by
-/// name or there is no tokio runtime to hand the work to.
+/// `None` (each search embeds its own query, where it runs) when every query of the call
+/// loads tools by name or there is no tokio runtime to hand the work to.
 #[cfg(feature = "semantic")]
 async fn embed_queries(view: &View<'_>, args: &Map<String, Value>) -> Option<EmbeddedQueries> {
     // The steps that load tools by name rank nothing: only the others are embedded.
