@@ -192,14 +192,7 @@ fn query_embeddings_at_once_are_bounded() {
 fn stepwise(catalog: &Catalog, steps: &[String], k: usize) -> Vec<(String, f64, Option<u64>)> {
     let caller = Caller::anonymous();
     let steps: Vec<Step<'_>> = steps.iter().map(|s| Step::of(s)).collect();
-    let wanted: Vec<usize> = steps
-        .iter()
-        .map(|s| match s {
-            Step::Names(names) => names.iter().collect::<HashSet<_>>().len(),
-            Step::Words(_) => 0,
-        })
-        .collect();
-    let lookups = lookups(&wanted, k);
+    let lookups = lookups(&steps, k);
     let own: Vec<Vec<(String, f32)>> = steps
         .iter()
         .zip(&lookups)

@@ -169,14 +169,8 @@ fn naming_steps_bring_their_tools_beside_the_searching_steps() {
             let answer_without = search(without, &caller, args.clone()).await;
             // Each step's text as one query, with the room the rule gives that step.
             // A naming step looks up its share of the names the room allows.
-            let wanted: Vec<usize> = texts
-                .iter()
-                .map(|t| match Step::of(t) {
-                    Step::Names(names) => names.iter().collect::<HashSet<_>>().len(),
-                    Step::Words(_) => 0,
-                })
-                .collect();
-            let lookups = lookups(&wanted, given.unwrap_or(most));
+            let steps: Vec<Step<'_>> = texts.iter().map(|t| Step::of(t)).collect();
+            let lookups = lookups(&steps, given.unwrap_or(most));
             let mut alone: Vec<Vec<(String, f64, Option<u64>)>> = Vec::new();
             for (text, &n) in texts.iter().zip(&lookups) {
                 if !matches!(Step::of(text), Step::Names(_)) {

@@ -263,11 +263,18 @@ pub(crate) mod tests {
         assert_eq!(names[1].chars().count(), MAX_QUERY_CHARS - 2);
     }
 
-    /// The names each naming step may look up (`wanted`: the distinct names each step asks
-    /// for), made another way than [`super::name_budgets`]: all of them when they fit `room`;
-    /// else every step's up to the highest level that fits, and one more for the first steps
-    /// that have more, to fill the room.
-    pub(crate) fn lookups(wanted: &[usize], room: usize) -> Vec<usize> {
+    /// The names each naming step of `steps` may look up, made another way than
+    /// [`super::name_budgets`]: all its distinct names when they fit `room`; else every
+    /// step's up to the highest level that fits, and one more for the first steps that have
+    /// more, to fill the room.
+    pub(crate) fn lookups(steps: &[Step<'_>], room: usize) -> Vec<usize> {
+        let wanted: Vec<usize> = steps
+            .iter()
+            .map(|s| match s {
+                Step::Names(names) => names.iter().collect::<HashSet<_>>().len(),
+                Step::Words(_) => 0,
+            })
+            .collect();
         let upto = |level: usize| wanted.iter().map(|w| (*w).min(level)).sum::<usize>();
         let most = wanted.iter().copied().max().unwrap_or(0);
         let level = (0..=most)
@@ -374,14 +381,7 @@ pub(crate) mod tests {
             let why = format!("case {case}: {:?} {:?} {:?}", r.texts, r.rankings, r.room);
 
             let names_room = r.room.given.unwrap_or(r.room.most);
-            let wanted: Vec<usize> = steps
-                .iter()
-                .map(|s| match s {
-                    Step::Names(names) => names.iter().collect::<HashSet<_>>().len(),
-                    Step::Words(_) => 0,
-                })
-                .collect();
-            let lookups = lookups(&wanted, names_room);
+            let lookups = lookups(&steps, names_room);
             assert!(lookups.iter().sum::<usize>() <= names_room, "{why}");
             let lists: Vec<Vec<usize>> = steps
                 .iter()
