@@ -372,7 +372,9 @@ fn search_options_are_checked_when_the_catalog_is_built() {
             "`default_results` of `tool_search` (6) is above its `max_results` (5)",
         ),
     ] {
-        let error = build(default, most).err().expect("refused");
+        let Err(error) = build(default, most) else {
+            panic!("({default}, {most}) built")
+        };
         assert_eq!(
             error.problems(),
             [super::CatalogProblem::MetaTool { error: said.into() }]

@@ -69,7 +69,7 @@ pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> 
         })
         .collect();
     // Stable: equally close fields stay in the order of the parameters.
-    scored.sort_by(|a, b| b.1.cmp(&a.1));
+    scored.sort_by_key(|s| std::cmp::Reverse(s.1));
     let Some(&(best, score, _, plural)) = scored.first() else {
         return NearMiss::None;
     };
