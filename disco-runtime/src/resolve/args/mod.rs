@@ -6,10 +6,10 @@
 //! 2. the same key spelled differently: case, separators, camelCase (`maxResults`,
 //!    `Max-Results` -> `max_results`);
 //! 3. an unknown key that is a clear near-miss (typo, plural/singular) of a single parameter
-//!    that was not given, and no other parameter comes close, given or not (never into a
-//!    boolean: a near-miss alone is not enough to switch something on or off); a key close
-//!    to several parameters (`querys` for `query` and `queries`) is repaired into none, and
-//!    the model is told each of them;
+//!    that was not given, and no other parameter comes close, given or not, booleans
+//!    included (into a boolean only with a boolean value: a misspelling alone is not enough
+//!    to switch something on or off); a key close to several parameters (`querys` for
+//!    `query` and `queries`) is repaired into none, and the model is told each of them;
 //! 4. a value of the wrong JSON type that can only mean one thing for the parameter's schema:
 //!    `"5"` for an integer, `"true"` for a boolean, a lone value for an array, a JSON-encoded
 //!    object or array in a string, a number for a string;
