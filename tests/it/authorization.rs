@@ -359,6 +359,8 @@ async fn observe(c: &Catalog, caller: &Caller, probe: &str, query: Option<&str>)
             json!({"query": format!("select:list_rooms, {probe} ,{probe}")}),
             json!({"queries": [q, probe]}),
             json!({"queries": [probe]}),
+            json!({"queries": [format!("select:{probe}"), q]}),
+            json!({"queries": [q, format!("select:list_rooms,{probe}"), probe]}),
         ] {
             let r = c
                 .call_with("tool_search", Some(args), &ctx)
@@ -496,7 +498,7 @@ async fn every_path_answers_as_if_hidden_tools_did_not_exist() {
     }
     eprintln!(
         "{checked} probes x (resolve, tools/call, execute_tool, tool_search x2, select: x4, \
-         queries x3) compared"
+         queries x5, two with select: steps) compared"
     );
 }
 
@@ -764,6 +766,7 @@ async fn over_http_tokens_decide_the_caller_and_nothing_leaks() {
             for arguments in [
                 json!({"query": format!("select:{name},list_rooms")}),
                 json!({"queries": [name, "list the rooms"]}),
+                json!({"queries": [format!("select:{name}"), "list the rooms"]}),
             ] {
                 let call = json!({"name": "tool_search", "arguments": arguments});
                 let r = post(addr, &h, &body(4, "tools/call", call)).await;

@@ -91,6 +91,20 @@ fn found(result: &Value) -> Vec<(String, Option<u64>)> {
         .collect()
 }
 
+/// `tool_search` with `arguments`, which must list exactly the tools `expected` (name, step):
+/// the JSON-RPC result.
+async fn finds(
+    addr: std::net::SocketAddr,
+    arguments: Value,
+    expected: &[(&str, Option<u64>)],
+) -> Value {
+    let r = search(addr, arguments.clone()).await;
+    let expected: Vec<(String, Option<u64>)> =
+        expected.iter().map(|(n, s)| (n.to_string(), *s)).collect();
+    assert_eq!(found(&r), expected, "{arguments}: {}", text(&r));
+    r
+}
+
 fn text(result: &Value) -> String {
     result["content"][0]["text"]
         .as_str()
@@ -106,13 +120,8 @@ async fn every_step_gets_its_best_tool_first() {
     let (addr, _stop) = server().await;
     for &(a, qa) in TASKS {
         for &(b, qb) in TASKS.iter().filter(|(b, _)| *b != a) {
-            let r = search(addr, json!({"queries": [qa, qb], "max_results": 2})).await;
-            assert_eq!(
-                found(&r),
-                [(a.to_string(), Some(0)), (b.to_string(), Some(1))],
-                "{qa:?} then {qb:?}: {}",
-                text(&r)
-            );
+            let two = json!({"queries": [qa, qb], "max_results": 2});
+            finds(addr, two, &[(a, Some(0)), (b, Some(1))]).await;
             let r = search(addr, json!({"queries": [qa, qb], "max_results": 5})).await;
             assert_eq!(
                 &found(&r)[..2],
@@ -263,6 +272,35 @@ async fn select_loads_tools_by_name_exact_names_first() {
             "{unknown}"
         );
     }
+}
+
+/// A step of `queries` may load tools by name: every ordered pair of tasks, one step naming
+/// its tool and one searching for the other's, in both orders, with room for two and with
+/// room for one: the named tool first, for its step, then the searched one for its step (the
+/// room the named tools leave); a step that names a tool no one has is unanswered, and the
+/// hidden tool comes by name.
+#[tokio::test]
+async fn a_step_may_load_tools_by_name_and_the_others_share_the_rest() {
+    let (addr, _stop) = server().await;
+    for &(a, _) in TASKS {
+        for &(b, qb) in TASKS.iter().filter(|(b, _)| *b != a) {
+            let select = format!("select:{a}");
+            let first = json!({"queries": [select, qb], "max_results": 2});
+            finds(addr, first, &[(a, Some(0)), (b, Some(1))]).await;
+            let second = json!({"queries": [qb, select], "max_results": 2});
+            let r = finds(addr, second, &[(a, Some(1)), (b, Some(0))]).await;
+            assert_eq!(r["structuredContent"]["tools"][0]["score"], 1.0);
+            let one = json!({"queries": [qb, select], "max_results": 1});
+            finds(addr, one, &[(a, Some(1))]).await;
+        }
+    }
+    let r = search(
+        addr,
+        json!({"queries": ["select:nope_nothing", "send an email"]}),
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["unanswered_steps"], json!([0]));
+    assert_eq!(found(&r)[0], ("send_email".to_string(), Some(1)));
 }
 
 /// Input `tool_search` refuses, each with a result the model can act on (`isError`, a text

@@ -10,7 +10,8 @@ use serde_json::{json, Map, Value};
 use crate::catalog::stats::Event;
 use crate::catalog::{CatalogTool, View};
 use crate::resolve::args;
-use crate::search::index::{EmbeddedQueries, MAX_QUERY_CHARS};
+use crate::search::index::EmbeddedQueries;
+use crate::search::steps::{Step, StepRoom};
 use crate::search::MAX_QUERY_STEPS;
 use crate::tool::built::{MetaKind, ToolHandler};
 use crate::tool::result::error_result;
@@ -70,15 +71,21 @@ pub(super) async fn run_meta(
 /// embeddings of a model run at once; a call beyond them waits for its turn as a task, not
 /// on a thread. When no model ranks now, none: the search ranks by keywords alone even if
 /// the vectors become ready before it runs (it would embed on this worker otherwise).
-/// `None` (each search embeds its own query, where it runs) when the call loads tools by
-/// name or there is no tokio runtime to hand the work to.
+/// `None` (each search embeds its own query, where it runs) when every query of the call
+/// loads tools by name or there is no tokio runtime to hand the work to.
 #[cfg(feature = "semantic")]
 async fn embed_queries(view: &View<'_>, args: &Map<String, Value>) -> Option<EmbeddedQueries> {
+    // The steps that load tools by name rank nothing: only the others are embedded.
     let queries: Vec<String> = match SearchRequest::read(args).ok()? {
-        SearchRequest::Query(q) if q.trim_start().starts_with(SELECT) => return None,
         SearchRequest::Query(q) => vec![q],
         SearchRequest::Steps(steps) => steps.into_iter().take(MAX_QUERY_STEPS).collect(),
-    };
+    }
+    .into_iter()
+    .filter(|q| !is_select(q))
+    .collect();
+    if queries.is_empty() {
+        return None;
+    }
     let runtime = tokio::runtime::Handle::try_current().ok()?;
     let Some(model) = view.query_model() else {
         return Some(EmbeddedQueries::default());
@@ -130,45 +137,29 @@ fn run_search(
         Err(message) => return error_result(message),
     };
     let mut structured = Map::new();
+    let given = args.contains_key("max_results").then_some(k);
     let found: Vec<(Arc<CatalogTool>, f32, Option<usize>)> = match &request {
-        SearchRequest::Query(query) => match query.trim_start().strip_prefix(SELECT) {
-            Some(list) => {
-                // Cut as a query is: the cap bounds the work one request can cause.
-                let list = match list.char_indices().nth(MAX_QUERY_CHARS) {
-                    Some((i, _)) => &list[..i],
-                    None => list,
-                };
-                let names: Vec<&str> = list
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .collect();
-                // All the names asked for, unless the caller said how many.
-                let most = if args.contains_key("max_results") {
-                    k
-                } else {
-                    options.max_results
-                };
-                view.select(&names, most)
-                    .into_iter()
-                    .map(|t| (t, 1.0, None))
-                    .collect()
-            }
-            None => view
+        SearchRequest::Query(query) => match Step::of(query) {
+            // All the names asked for, unless the caller said how many.
+            Step::Names(names) => view
+                .select(&names, given.unwrap_or(options.max_results))
+                .into_iter()
+                .map(|t| (t, 1.0, None))
+                .collect(),
+            Step::Words(query) => view
                 .search_embedded(query, k, embedded)
                 .into_iter()
                 .map(|(t, s)| (t, s, None))
                 .collect(),
         },
         SearchRequest::Steps(steps) => {
-            let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
-            // Unless the caller said how many, every step has room for its best tool.
-            let k = if args.contains_key("max_results") {
-                k
-            } else {
-                k.max(steps.len()).min(options.max_results)
+            let steps: Vec<Step<'_>> = steps.iter().map(|s| Step::of(s)).collect();
+            let room = StepRoom {
+                given,
+                default: k,
+                most: options.max_results,
             };
-            let found = view.search_steps_embedded(&steps, k, embedded);
+            let found = view.by_steps(&steps, room, embedded);
             if !found.unanswered.is_empty() {
                 structured.insert("unanswered_steps".into(), json!(found.unanswered));
             }
@@ -207,17 +198,18 @@ fn run_search(
         })
         .collect();
     if tools.is_empty() {
-        let hint = match &request {
-            SearchRequest::Query(q) if q.trim_start().starts_with(SELECT) => {
-                "No tool has these names, nor a name they safely correct to \
-                 (`select:read_file,write_file`); search with words to find a tool by what \
-                 it does."
-            }
-            _ => {
-                "No tool matches this query well. Describe the task in other words (the \
-                 action and the object, e.g. \"send email\", \"list files\"), or search with \
-                 an empty query to list tools."
-            }
+        let names_only = match &request {
+            SearchRequest::Query(q) => is_select(q),
+            SearchRequest::Steps(steps) => steps.iter().all(|s| is_select(s)),
+        };
+        let hint = if names_only {
+            "No tool has these names, nor a name they safely correct to \
+             (`select:read_file,write_file`); search with words to find a tool by what it \
+             does."
+        } else {
+            "No tool matches this query well. Describe the task in other words (the action \
+             and the object, e.g. \"send email\", \"list files\"), or search with an empty \
+             query to list tools."
         };
         structured.insert("hint".into(), Value::String(hint.into()));
     }
@@ -229,8 +221,10 @@ fn run_search(
     result
 }
 
-/// `query` with this prefix loads tools by name (the convention of Claude Code's tool search).
-const SELECT: &str = "select:";
+/// Whether `query` loads tools by name (`select:name_a,name_b`).
+fn is_select(query: &str) -> bool {
+    matches!(Step::of(query), Step::Names(_))
+}
 
 /// What a `tool_search` call asks: one query, or one query per step.
 enum SearchRequest {

@@ -76,6 +76,9 @@ impl Catalog {
     ) -> Result<Catalog, CatalogError> {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
 
+        if let Some(error) = config.search.problem().filter(|_| config.search.enabled) {
+            return Err(CatalogError::new(vec![CatalogProblem::MetaTool { error }]));
+        }
         let meta = if config.search.enabled {
             meta::definitions(&config.search)
                 .into_iter()

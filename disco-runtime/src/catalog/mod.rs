@@ -120,6 +120,8 @@ impl Catalog {
 mod tests_embedding;
 #[cfg(all(test, feature = "semantic"))]
 mod tests_queries;
+#[cfg(test)]
+mod tests_steps;
 
 #[cfg(all(test, feature = "semantic"))]
 mod semantic_tests {

@@ -10,6 +10,7 @@ use rmcp::model::Tool;
 use super::{Catalog, CatalogTool, Exposure};
 use crate::resolve::name::{Outcome, Rule};
 use crate::search::index::EmbeddedQueries;
+use crate::search::steps::{Step, StepRoom};
 use crate::tool::built::{MetaKind, ToolHandler};
 use crate::tool::Caller;
 
@@ -47,7 +48,8 @@ pub struct StepHits {
     /// The tools, balanced over the steps: each with its score and the step (its position
     /// among the queries) that brought it. A tool several steps find is brought by the first.
     pub tools: Vec<(Arc<CatalogTool>, f32, usize)>,
-    /// The steps for which the search found nothing (it abstained).
+    /// The steps none of whose tools the answer holds: the search found nothing (it
+    /// abstained), or the steps before it took all the room.
     pub unanswered: Vec<usize>,
 }
 
@@ -175,24 +177,29 @@ impl<'a> View<'a> {
     /// balanced so that every step gets its best tools before any gets its second. See
     /// [`View::search`] and [`StepHits`].
     ///
-    /// Each step's query is embedded on the calling thread, as [`View::search`] says.
+    /// Each step's query is searched as words, whatever it says (a `select:` step is
+    /// `tool_search`'s), and embedded on the calling thread, as [`View::search`] says.
     pub fn search_steps(&self, queries: &[&str], max_results: usize) -> StepHits {
-        self.search_steps_embedded(queries, max_results, None)
+        self.by_steps(&words(queries), StepRoom::exactly(max_results), None)
     }
 
-    /// [`View::search_steps`] with the queries' vectors from `embedded`.
-    pub(crate) fn search_steps_embedded(
+    /// `tool_search`'s `queries`: steps that name their tools (each name as [`View::select`]
+    /// takes it) and steps that search (as [`View::search`]), with the room `room` gives,
+    /// balanced as `search::steps::by_steps` says; the searching steps' vectors from
+    /// `embedded`.
+    pub(crate) fn by_steps(
         &self,
-        queries: &[&str],
-        max_results: usize,
+        steps: &[Step<'_>],
+        room: StepRoom,
         embedded: Option<&EmbeddedQueries>,
     ) -> StepHits {
         let here = self.catalog();
         here.ranked_steps(
-            queries,
-            max_results,
+            steps,
+            room,
             &|i| self.can_see(&here.tools[i]),
             embedded,
+            |names, most| self.select(names, most),
         )
     }
 
@@ -399,33 +406,41 @@ impl Catalog {
         max_results: usize,
         filter: &dyn Fn(&CatalogTool) -> bool,
     ) -> StepHits {
-        self.ranked_steps(queries, max_results, &|i| filter(&self.tools[i]), None)
+        self.ranked_steps(
+            &words(queries),
+            StepRoom::exactly(max_results),
+            &|i| filter(&self.tools[i]),
+            None,
+            // Steps of words name no tools.
+            |_, _| Vec::new(),
+        )
     }
 
-    /// One ranking per step, balanced (`search::steps::balance`).
+    /// One ranking per searching step and the tools `select` finds for each naming step,
+    /// balanced (`search::steps::by_steps`), each tool named by `select` scored 1.
     fn ranked_steps(
         &self,
-        queries: &[&str],
-        max_results: usize,
+        steps: &[Step<'_>],
+        room: StepRoom,
         allowed: &dyn Fn(usize) -> bool,
         embedded: Option<&EmbeddedQueries>,
+        select: impl Fn(&[&str], usize) -> Vec<Arc<CatalogTool>>,
     ) -> StepHits {
-        let rankings: Vec<_> = queries
-            .iter()
-            .take(crate::search::MAX_QUERY_STEPS)
-            .map(|q| {
-                self.search
-                    .search_embedded(q, max_results, allowed, embedded)
-            })
-            .collect();
-        let unanswered = (0..rankings.len())
-            .filter(|&i| rankings[i].is_empty())
-            .collect();
-        let tools = crate::search::steps::balance(rankings, |hit| hit.index, max_results)
-            .into_iter()
-            .map(|(hit, step)| (self.tools[hit.index].clone(), hit.score, step))
-            .collect();
-        StepHits { tools, unanswered }
+        let found = crate::search::steps::by_steps(
+            steps,
+            room,
+            |names, most| select(names, most).into_iter().map(|t| (t, 1.0)).collect(),
+            |query, k| self.ranked(query, k, allowed, embedded),
+            |(tool, _): &(Arc<CatalogTool>, f32)| Arc::as_ptr(tool),
+        );
+        StepHits {
+            tools: found
+                .tools
+                .into_iter()
+                .map(|((tool, score), step)| (tool, score, step))
+                .collect(),
+            unanswered: found.unanswered,
+        }
     }
 
     /// The search index's hits among the tools `allowed` accepts, as tools with their scores.
@@ -442,4 +457,10 @@ impl Catalog {
             .map(|hit| (self.tools[hit.index].clone(), hit.score))
             .collect()
     }
+}
+
+/// Queries that are all words (the public searches by steps name no tools, whatever a query
+/// says).
+fn words<'q>(queries: &[&'q str]) -> Vec<Step<'q>> {
+    queries.iter().map(|q| Step::Words(q)).collect()
 }

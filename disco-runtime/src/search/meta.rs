@@ -25,14 +25,14 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
                 "items": {"type": "string", "minLength": 1},
                 "minItems": 1,
                 "maxItems": MAX_QUERY_STEPS,
-                "description": "Instead of `query`, for a task of several steps: one query per step (e.g. [\"find the paper\", \"save a summary to notes.md\"]). Every step gets its best tools; each result says its step (from 0)."
+                "description": "Instead of `query`, for a task of several steps: one query per step (e.g. [\"find the paper\", \"save a summary to notes.md\"]). A step may be `select:name_a,name_b` to load those tools by name: they come first, and the other steps share what is left of `max_results` (possibly nothing). Each result says its step (from 0); `unanswered_steps` lists the steps that brought no tool (none found, or no room left)."
             },
             "max_results": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": options.max_results,
                 "default": options.default_results,
-                "description": "How many tools to return at most."
+                "description": "How many tools to return at most (without it: the default, or one per step of words when there are more, and the tools named by `select:`, up to the most allowed)."
             },
             "compact": {
                 "type": "boolean",
@@ -93,7 +93,7 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
              first, with their input schemas. Use it before calling a tool you do not see \
              listed, then call the tool directly or through `{}`. For a task of several \
              steps, send one query per step in `queries`; to load tools you know by name, \
-             `select:name_a,name_b`.",
+             `select:name_a,name_b` (as `query` or as a step).",
             options.execute_name
         ),
         object(search_schema),

@@ -26,9 +26,10 @@ pub struct SearchOptions {
     pub exposure: Exposure,
     pub search_name: String,
     pub execute_name: String,
-    /// Results per query when the caller does not say.
+    /// Results per query when the caller does not say; at most [`max_results`](Self::max_results)
+    /// (else the catalog is not built).
     pub default_results: usize,
-    /// The most results a caller may ask for.
+    /// The most results a caller may ask for; at least 1 (else the catalog is not built).
     pub max_results: usize,
     /// Below this keyword score a query finds nothing (abstention); 0 never abstains. With a
     /// semantic model, a query abstains only when, besides, no tool is near it in the model's
@@ -76,6 +77,24 @@ impl Default for SearchOptions {
 }
 
 impl SearchOptions {
+    /// Why these options cannot make `tool_search`, if they cannot: a search returns at least
+    /// one tool, and by default no more than a caller may ask for.
+    pub(crate) fn problem(&self) -> Option<String> {
+        if self.max_results == 0 {
+            Some(format!(
+                "`max_results` of `{}` is 0; it must be at least 1",
+                self.search_name
+            ))
+        } else if self.default_results > self.max_results {
+            Some(format!(
+                "`default_results` of `{}` ({}) is above its `max_results` ({})",
+                self.search_name, self.default_results, self.max_results
+            ))
+        } else {
+            None
+        }
+    }
+
     /// Sets [`enabled`](Self::enabled).
     pub fn enabled(mut self, yes: bool) -> Self {
         self.enabled = yes;

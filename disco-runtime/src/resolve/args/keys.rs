@@ -6,56 +6,138 @@ use serde_json::Value;
 
 use super::{clip, normalise_key, schema_types, Field, MAX_KEY_LEN};
 
-/// The one parameter `key` is a clear near-miss of, if any: a small edit distance relative to
-/// the length, or the same word in singular/plural, and clearly closer than any other.
+/// Which of the fields a key is close to (see [`near_miss`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum NearMiss<'t> {
+    /// None comes close, or the closest is a boolean the value cannot switch.
+    None,
+    /// This one (its index), clearly closer than any other.
+    One(usize),
+    /// These (their indices, each with the name or alias the key is close to, closest
+    /// first): close, and none clearly closer than the others. The key is repaired into none
+    /// of them; the model is told each.
+    Several(Vec<(usize, &'t str)>),
+}
+
+/// The fields `key` is a near-miss of: a small edit distance relative to the length, or the
+/// same word in singular/plural. [`NearMiss::One`] when one is clearly closer than any other
+/// (by at least [`MARGIN`]); [`NearMiss::Several`] when two or more are close and none
+/// clearly closer (`querys` for `query` and `queries`). `targets` are all the fields, sent or
+/// not: a key close to a field that was sent and to one that was not must not be taken for
+/// the second.
 ///
-/// A boolean is switched on or off by its name alone, so closeness alone never names one:
-/// a misspelled key reaches a boolean only when the value is a boolean too and the misspelling
-/// changes no prefix (`recursiv: true` is `recursive`; `nforce` and `reforce` are not `force`).
-pub(super) fn near_miss(key: &str, value: &Value, targets: &[Field<'_>]) -> Option<usize> {
+/// Every field is scored by its names alone, booleans too, so a boolean close to the key
+/// keeps a further field from being taken for it. But a boolean is switched on or off by its
+/// name alone, so closeness alone never names one: a misspelled key is taken for a boolean
+/// only when the value is a boolean too (`recursiv: true` is `recursive`; `recursiv: "yes"`
+/// beside `recursion` is neither). A misspelling that changes a prefix is another key
+/// (`nforce` and `reforce` are not `force`).
+pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> NearMiss<'t> {
     if key.len() > MAX_KEY_LEN || key.is_empty() {
-        return None;
+        return NearMiss::None;
     }
     let norm = normalise_key(key);
     let number_free = singular_key(key);
-    let mut scored: Vec<(usize, f64)> = targets
+    // Each field's best name: (score, the name, whether it is the same word in the other
+    // number).
+    let mut scored: Vec<(usize, u32, &'t str, bool)> = targets
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let best = p
+            let (score, name, plural) = p
                 .names()
                 .map(|n| {
                     if singular_key(n) == number_free {
-                        0.95
-                    } else if schema_types(p.schema).contains(&"boolean") {
-                        let target = normalise_key(n);
-                        let boolean = value.is_boolean()
-                            || value.as_str().is_some_and(|s| {
-                                matches!(s.trim().to_ascii_lowercase().as_str(), "true" | "false")
-                            });
-                        if boolean && crate::resolve::polarity::typo_possible(&norm, &target) {
-                            closeness(&norm, &target)
-                        } else {
-                            0.0
-                        }
+                        return (PLURAL, n, true);
+                    }
+                    // A change of prefix is another key, not a misspelling (`relimit`).
+                    let target = normalise_key(n);
+                    if crate::resolve::polarity::typo_possible(&norm, &target) {
+                        (closeness_score(&norm, &target), n, false)
                     } else {
-                        // A change of prefix is another key, not a misspelling (`relimit`).
-                        let target = normalise_key(n);
-                        if crate::resolve::polarity::typo_possible(&norm, &target) {
-                            closeness(&norm, &target)
-                        } else {
-                            0.0
-                        }
+                        (0, n, false)
                     }
                 })
-                .fold(0.0, f64::max);
-            (i, best)
+                .fold((0, p.name, false), |best, next| {
+                    if next.0 > best.0 {
+                        next
+                    } else {
+                        best
+                    }
+                });
+            (i, score, name, plural)
         })
         .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let (best, score) = *scored.first()?;
-    let runner_up = scored.get(1).map_or(0.0, |s| s.1);
-    (score >= 0.8 && score - runner_up >= 0.15).then_some(best)
+    // Stable: equally close fields stay in the order of the parameters.
+    scored.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let Some(&(best, score, _, plural)) = scored.first() else {
+        return NearMiss::None;
+    };
+    if score < CLOSE {
+        return NearMiss::None;
+    }
+    let runner_up = scored.get(1).map_or(0, |s| s.1);
+    if score - runner_up >= MARGIN {
+        let boolean = schema_types(targets[best].schema).contains(&"boolean");
+        let switch = value.is_boolean()
+            || value.as_str().is_some_and(|s| {
+                matches!(s.trim().to_ascii_lowercase().as_str(), "true" | "false")
+            });
+        return if !boolean || plural || switch {
+            NearMiss::One(best)
+        } else {
+            NearMiss::None
+        };
+    }
+    // None clearly closer: those close enough to be named, within the margin of the best.
+    let close: Vec<(usize, &'t str)> = scored
+        .iter()
+        .take_while(|s| score - s.1 < MARGIN)
+        .filter(|s| s.1 >= CLOSE)
+        .map(|s| (s.0, s.2))
+        .collect();
+    if close.len() < 2 {
+        return NearMiss::None;
+    }
+    NearMiss::Several(close)
+}
+
+/// How close a key must be to a field to be taken for it, or named beside another: a typo
+/// ([`closeness_score`]) or a plural ([`PLURAL`]).
+const CLOSE: u32 = 80;
+/// How much closer one field must be than every other for a key to be taken for it ("clearly
+/// closer"): at least this much, so a plural (95) is not clearly closer than a two-letter
+/// typo (80), nor a one-letter typo (90) than a plural.
+const MARGIN: u32 = 15;
+/// The score of the same word in the other number (`querys` for `query`).
+const PLURAL: u32 = 95;
+
+/// What the model is told about a key close to several fields (`close`: each field's name
+/// and the name or alias of it the key is close to, closest first), none of them clearly
+/// closer: it was repaired into none of them.
+pub(super) fn several_problem(key: &str, prefix: &str, close: &[(&str, &str)]) -> String {
+    let mut list: Vec<String> = close
+        .iter()
+        .map(|(field, name)| {
+            if field == name {
+                format!("`{prefix}{field}`")
+            } else {
+                format!("`{prefix}{field}` (alias `{name}`)")
+            }
+        })
+        .collect();
+    let last = list.pop().unwrap_or_default();
+    let (all, none) = if list.len() == 1 {
+        ("both ", "neither")
+    } else {
+        ("", "none of them")
+    };
+    format!(
+        "`{prefix}{}` is close to {all}{} and {last}, none clearly closer, so it was repaired \
+         into {none}; send the one you mean",
+        clip(key),
+        list.join(", ")
+    )
 }
 
 /// The parameter whose opposite `key` states, if any: the same words but for polarity, that
@@ -198,21 +280,21 @@ pub(super) fn singular_key(key: &str) -> String {
         .collect()
 }
 
-/// 1.0 for the same word, high for a typo, low otherwise.
-pub(super) fn closeness(a: &str, b: &str) -> f64 {
+/// 100 for the same word, 90 for a typo of one edit, 80 for one of two, 0 otherwise.
+pub(super) fn closeness_score(a: &str, b: &str) -> u32 {
     if a == b {
-        return 1.0;
+        return 100;
     }
     let longest = a.chars().count().max(b.chars().count());
     if longest < 4 {
         // Too short to tell a typo from another word (`id` vs `ip`).
-        return 0.0;
+        return 0;
     }
     // One edit (a transposition counts as one) in a word of four or more letters, or two in
     // one of seven or more.
     match strsim::damerau_levenshtein(a, b) {
-        1 => 0.9,
-        2 if longest >= 7 => 0.8,
-        _ => 0.0,
+        1 => 90,
+        2 if longest >= 7 => 80,
+        _ => 0,
     }
 }

@@ -6,8 +6,10 @@
 //! 2. the same key spelled differently: case, separators, camelCase (`maxResults`,
 //!    `Max-Results` -> `max_results`);
 //! 3. an unknown key that is a clear near-miss (typo, plural/singular) of a single parameter
-//!    that was not given, and no other parameter comes close (never into a boolean: a
-//!    near-miss alone is not enough to switch something on or off);
+//!    that was not given, and no other parameter comes close, given or not, booleans
+//!    included (into a boolean only with a boolean value: a misspelling alone is not enough
+//!    to switch something on or off); a key close to several parameters (`querys` for
+//!    `query` and `queries`) is repaired into none, and the model is told each of them;
 //! 4. a value of the wrong JSON type that can only mean one thing for the parameter's schema:
 //!    `"5"` for an integer, `"true"` for a boolean, a lone value for an array, a JSON-encoded
 //!    object or array in a string, a number for a string;
@@ -35,7 +37,7 @@ use crate::tool::built::{CatalogTool, ParamInfo};
 use crate::tool::schema::JsonObject;
 use explain::clip;
 pub use explain::{expected_parameters, explain, type_label};
-use keys::{near_miss, opposite_param, opposite_problem};
+use keys::{near_miss, opposite_param, opposite_problem, several_problem, NearMiss};
 use values::{coerce, enum_value, has_declared_type, schema_types};
 
 mod explain;
@@ -43,6 +45,8 @@ mod keys;
 mod nested;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_near;
 mod values;
 
 /// One change made to the arguments, reported in the result's `_meta`.
@@ -211,7 +215,7 @@ fn repair_and_check(
         }
     }
 
-    // 3: a near-miss of exactly one parameter that was not given.
+    // 3: a near-miss of exactly one parameter, not given, and of no other.
     if fuzzy_allowed && !unknown.is_empty() {
         unknown = run.match_near_misses(unknown, &fields, &mut out, "");
     }
@@ -375,7 +379,10 @@ impl Run<'_> {
     }
 
     /// Rule 3: each unknown key that is a clear near-miss of exactly one field not given, and
-    /// claimed by no other key, renamed to it. Returns the keys still unknown.
+    /// claimed by no other key, renamed to it. Every field is a candidate, given or not: a key
+    /// as close to a field given as to one not given is taken for neither. A key close to
+    /// several fields, none clearly closer, is answered with each of them and repaired into
+    /// none. Returns the keys still unknown.
     fn match_near_misses(
         &mut self,
         pending: Vec<(String, Value)>,
@@ -383,27 +390,32 @@ impl Run<'_> {
         out: &mut Map<String, Value>,
         prefix: &str,
     ) -> Vec<(String, Value)> {
-        let targets: Vec<Field<'_>> = fields
+        let claims: Vec<NearMiss> = pending
             .iter()
-            .filter(|f| !out.contains_key(f.name))
-            .copied()
+            .map(|(k, v)| near_miss(k, v, fields))
             .collect();
-        // Which unknown keys point at which field; a field claimed by two keys is ambiguous
-        // and repaired for neither.
-        let claims: Vec<Option<usize>> = pending
+        // A field claimed by two keys is ambiguous and repaired for neither; a field given
+        // already is not repaired into.
+        let one = |c: &NearMiss| match c {
+            NearMiss::One(t) if !out.contains_key(fields[*t].name) => Some(*t),
+            _ => None,
+        };
+        let unique: Vec<Option<usize>> = claims
             .iter()
-            .map(|(k, v)| near_miss(k, v, &targets))
+            .map(|c| one(c).filter(|t| claims.iter().filter(|c| one(c) == Some(*t)).count() == 1))
             .collect();
         let mut still_unknown = Vec::new();
-        for ((key, value), claim) in pending.into_iter().zip(claims.iter()) {
-            let unique = claim.filter(|t| claims.iter().filter(|c| **c == Some(*t)).count() == 1);
-            match unique {
-                Some(t) => {
-                    let name = targets[t].name;
-                    self.renamed(prefix, &key, name, "near_miss");
-                    self.insert(out, prefix, name.to_string(), key, value);
-                }
-                None => still_unknown.push((key, value)),
+        for (((key, value), claim), unique) in pending.into_iter().zip(&claims).zip(unique) {
+            if let Some(t) = unique {
+                let name = fields[t].name;
+                self.renamed(prefix, &key, name, "near_miss");
+                self.insert(out, prefix, name.to_string(), key, value);
+            } else if let NearMiss::Several(close) = claim {
+                let names: Vec<(&str, &str)> =
+                    close.iter().map(|&(i, n)| (fields[i].name, n)).collect();
+                self.problems.push(several_problem(&key, prefix, &names));
+            } else {
+                still_unknown.push((key, value));
             }
         }
         still_unknown

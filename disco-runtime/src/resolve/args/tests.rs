@@ -1,4 +1,4 @@
-use super::keys::{closeness, singular_key};
+use super::keys::{closeness_score, singular_key};
 use super::values::enum_key;
 use super::*;
 use serde_json::json;
@@ -223,7 +223,7 @@ fn keys_normalise_across_styles() {
 
 #[test]
 fn closeness_prefers_typos_and_plurals() {
-    assert!(closeness("query", "qeury") >= 0.8);
+    assert!(closeness_score("query", "qeury") >= 80);
     assert_eq!(singular_key("tags"), singular_key("tag"));
     assert_eq!(singular_key("boxes"), singular_key("box"));
     assert_eq!(
@@ -232,8 +232,8 @@ fn closeness_prefers_typos_and_plurals() {
     );
     assert_eq!(singular_key("start_cities"), singular_key("startCity"));
     assert_ne!(singular_key("class"), singular_key("cla"));
-    assert_eq!(closeness("id", "ip"), 0.0);
-    assert_eq!(closeness("limit", "offset"), 0.0);
+    assert_eq!(closeness_score("id", "ip"), 0);
+    assert_eq!(closeness_score("limit", "offset"), 0);
 }
 
 #[test]

@@ -1,0 +1,432 @@
+//! A key close to two fields is repaired into neither, whichever of them the call sent, and
+//! the model is told both: generated over tool shapes (random field names, types, other
+//! fields, required or not, at the top level or inside an object parameter), keys one edit or
+//! a plural away from two fields, and every subset of the fields sent; then the cases found.
+
+use serde_json::{json, Map, Value};
+
+use super::tests::{args, tool};
+use super::*;
+
+/// Syllables without the letters of negating words and affixes (`no`, `un`, `min`, `ex`):
+/// the generated names are close to one another by construction only.
+const CONSONANTS: &[u8] = b"bdfgklprtvz";
+const VOWELS: &[u8] = b"aeiou";
+
+fn word(rng: &mut fastrand::Rng) -> String {
+    (0..rng.usize(2..4))
+        .flat_map(|_| {
+            [
+                CONSONANTS[rng.usize(..CONSONANTS.len())],
+                VOWELS[rng.usize(..VOWELS.len())],
+            ]
+        })
+        .map(char::from)
+        .collect()
+}
+
+/// `words` as one key, in snake case or camel case.
+fn key_of(words: &[String], camel: bool) -> String {
+    if !camel {
+        return words.join("_");
+    }
+    let mut out = words[0].clone();
+    for w in &words[1..] {
+        let mut c = w.chars();
+        if let Some(first) = c.next() {
+            out.extend(first.to_uppercase());
+            out.extend(c);
+        }
+    }
+    out
+}
+
+/// One edit of the last word's end (never its first letters: a change of prefix is another
+/// word): a letter changed, dropped, added, or the last two swapped.
+fn edit(word: &str, rng: &mut fastrand::Rng) -> String {
+    let mut w: Vec<char> = word.chars().collect();
+    let n = w.len();
+    let letter = char::from(CONSONANTS[rng.usize(..CONSONANTS.len())]);
+    match rng.usize(..4) {
+        0 => w[n - 1] = letter,
+        1 => {
+            w.pop();
+        }
+        2 => w.push(letter),
+        _ => w.swap(n - 1, n - 2),
+    }
+    w.into_iter().collect()
+}
+
+/// The two fields a key is close to, and the key (as words: the last one edited).
+struct Pair {
+    a: Vec<String>,
+    b: Vec<String>,
+    key: Vec<String>,
+}
+
+fn pair(rng: &mut fastrand::Rng) -> Pair {
+    let stem: Vec<String> = (0..rng.usize(1..3)).map(|_| word(rng)).collect();
+    let last = stem.len() - 1;
+    let with_last = |w: String| {
+        let mut words = stem.clone();
+        words[last] = w;
+        words
+    };
+    match rng.usize(..5) {
+        // A name and its plural, the key, beside a name one edit from the plural (not the
+        // same word): a plural is not clearly closer than a typo of one letter.
+        4 => {
+            let plural = format!("{}s", stem[last]);
+            Pair {
+                a: stem.clone(),
+                b: with_last(edit(&plural, rng)),
+                key: with_last(plural),
+            }
+        }
+        // A name in `y`, its plural in `ies`, and the plural in `ys` (`querys`): the plural
+        // of both.
+        3 => {
+            let y = format!("{}y", stem[last]);
+            Pair {
+                a: with_last(y.clone()),
+                b: with_last(format!("{}ies", &y[..y.len() - 1])),
+                key: with_last(format!("{y}s")),
+            }
+        }
+        // Two edits of the key: one edit from each.
+        0 => {
+            let key = stem.clone();
+            let a = with_last(edit(&stem[last], rng));
+            let b = with_last(edit(&stem[last], rng));
+            Pair { a, b, key }
+        }
+        // A name and its plural, and the name with its last letter dropped: one edit from
+        // the name, two from the plural (which takes seven letters or more to be close).
+        2 if stem.concat().len() >= 6 => {
+            let mut shorter = stem[last].clone();
+            shorter.pop();
+            Pair {
+                a: stem.clone(),
+                b: with_last(format!("{}s", stem[last])),
+                key: with_last(shorter),
+            }
+        }
+        // A name and its plural, and a key one edit from the plural, not a plural itself.
+        _ => {
+            let plural = format!("{}s", stem[last]);
+            let key = with_last(format!("{}z", stem[last]));
+            Pair {
+                a: stem.clone(),
+                b: with_last(plural),
+                key,
+            }
+        }
+    }
+}
+
+/// A field's type and a value of it. A key close to a boolean is sent with a value of any of
+/// these types: a boolean keeps a further field from being taken for the key either way.
+fn typed(rng: &mut fastrand::Rng) -> (Value, Value) {
+    match rng.usize(..5) {
+        0 => (json!({"type": "string"}), json!("some text")),
+        1 => (json!({"type": "integer"}), json!(7)),
+        2 => (json!({"type": "number"}), json!(2.5)),
+        3 => (
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!(["x"]),
+        ),
+        _ => (json!({"type": "boolean"}), json!(true)),
+    }
+}
+
+/// The problem the model is told about `key`, if it names it as close to several fields: the
+/// fields it lists.
+fn close_fields(message: &str, key: &str) -> Option<String> {
+    let start = message.find(&format!("`{key}` is close to "))?;
+    let rest = &message[start..];
+    let end = rest.find("none clearly closer")?;
+    Some(rest[..end].to_string())
+}
+
+/// Generated tool shapes: a key close to two fields (one edit from each, or a plural and a
+/// typo), any subset of the fields sent, at the top level or inside an object: the call is
+/// never repaired into either field, and its error names both.
+#[test]
+fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
+    let mut rng = fastrand::Rng::with_seed(0x0C10_5E70);
+    let (mut checked, mut with_alias, mut boolean_not_switched) = (0usize, 0usize, 0usize);
+    for case in 0..3000 {
+        let p = pair(&mut rng);
+        let camel = rng.bool();
+        let (a, b) = (key_of(&p.a, camel), key_of(&p.b, camel));
+        let key = key_of(&p.key, rng.bool());
+        let others: Vec<String> = (0..rng.usize(0..4)).map(|_| word(&mut rng)).collect();
+        let names: Vec<&String> = [&a, &b].into_iter().chain(&others).collect();
+        let norms: Vec<String> = names.iter().map(|n| normalise_key(n)).collect();
+        // Names that are one name in another spelling, or a key that is: not this rule's case.
+        let distinct = norms
+            .iter()
+            .enumerate()
+            .all(|(i, n)| !norms[..i].contains(n));
+        if !distinct || norms.contains(&normalise_key(&key)) || key.chars().count() < 4 {
+            continue;
+        }
+        let mut properties = Map::new();
+        let mut values = Map::new();
+        let mut required = Vec::new();
+        let key_value = typed(&mut rng).1;
+        // At the top level, `a` or `b` may be an alias of a field of another name: the model
+        // is told the field and the alias.
+        let mut aliased: Vec<(String, String)> = Vec::new();
+        for name in &names {
+            let (schema, value) = typed(&mut rng);
+            if rng.usize(..3) == 0 {
+                required.push(json!(name));
+            }
+            properties.insert(name.to_string(), schema);
+            values.insert(name.to_string(), value);
+        }
+        let boolean_close = [&a, &b]
+            .iter()
+            .any(|n| properties[n.as_str()]["type"] == "boolean");
+        let mut sent = Map::new();
+        for name in &names {
+            if rng.bool() {
+                sent.insert(name.to_string(), values[name.as_str()].clone());
+            }
+        }
+        let not_switched = boolean_close && !key_value.is_boolean();
+        sent.insert(key.clone(), key_value);
+        let object = json!({"type": "object", "properties": properties, "required": required});
+        let nested = rng.usize(..3) == 0;
+        let (t, arguments, prefix) = if nested {
+            let t = tool(json!({
+                "type": "object",
+                "properties": {"options": object, "id": {"type": "string"}},
+                "required": ["options"]
+            }));
+            (t, args(json!({"options": sent, "id": "x"})), "options.")
+        } else {
+            let mut t = tool(object);
+            for p in t.params.iter_mut() {
+                let renamed = format!("{}_{}", word(&mut rng), word(&mut rng));
+                if (p.name == a || p.name == b) && !sent.contains_key(&p.name) && rng.bool() {
+                    let alias = std::mem::replace(&mut p.name, renamed);
+                    aliased.push((p.name.clone(), alias.clone()));
+                    p.aliases.push(alias);
+                }
+            }
+            (t, sent.clone(), "")
+        };
+        let why = format!(
+            "case {case}: {arguments:?} for {}",
+            Value::Object(properties)
+        );
+        let message = match prepare(&t, arguments, Repair::Safe) {
+            Ok(p) => panic!("repaired: {why} -> {:?} {:?}", p.arguments, p.fixes),
+            Err(message) => message,
+        };
+        let listed = close_fields(&message, &format!("{prefix}{key}"))
+            .unwrap_or_else(|| panic!("not answered as close to both: {why}: {message}"));
+        for name in [&a, &b] {
+            let named = match aliased.iter().find(|(_, alias)| alias == name) {
+                Some((field, alias)) => format!("`{field}` (alias `{alias}`)"),
+                None => format!("`{prefix}{name}`"),
+            };
+            assert!(
+                listed.contains(&named),
+                "{named} not named: {why}: {message}"
+            );
+        }
+        checked += 1;
+        with_alias += usize::from(!aliased.is_empty());
+        boolean_not_switched += usize::from(not_switched);
+    }
+    assert!(checked > 2000, "only {checked} cases");
+    assert!(
+        with_alias > 300 && boolean_not_switched > 300,
+        "{with_alias} cases with an alias, {boolean_not_switched} with a boolean close to a \
+         key of another type"
+    );
+}
+
+/// The cases found: `querys` beside `query` and `queries` (the plural of either), and
+/// `user_nam` beside `user_name` and `user_names` (one edit, two edits), for each subset of
+/// the two sent, camelCase too; a field given already is not repaired into either.
+#[test]
+fn query_and_queries_and_user_name_and_user_names() {
+    let cases = [
+        ("query", "queries", "querys"),
+        ("user_name", "user_names", "user_nam"),
+        ("userName", "userNames", "userNam"),
+    ];
+    for (a, b, key) in cases {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {
+                a: {"type": "string"},
+                b: {"type": "array", "items": {"type": "string"}},
+                "limit": {"type": "integer"}
+            }
+        }));
+        for sent in [
+            json!({}),
+            json!({a: "x"}),
+            json!({b: ["x"]}),
+            json!({a: "x", b: ["y"]}),
+        ] {
+            let mut sent = args(sent);
+            sent.insert(key.into(), json!("z"));
+            let message =
+                prepare(&t, sent.clone(), Repair::Safe).expect_err(&format!("{sent:?} repaired"));
+            // Equally close, they come in the order of the parameters.
+            let said = |x: &str, y: &str| {
+                message.contains(&format!(
+                    "`{key}` is close to both `{x}` and `{y}`, none clearly closer, so it was \
+                     repaired into neither; send the one you mean"
+                ))
+            };
+            assert!(said(a, b) || said(b, a), "{sent:?}: {message}");
+        }
+    }
+    // A near-miss of one field only, already given, is not repaired into it, nor elsewhere.
+    let t = tool(json!({
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}
+    }));
+    let message = prepare(&t, args(json!({"query": "x", "qeury": "y"})), Repair::Safe)
+        .expect_err("not repaired");
+    assert!(
+        message.contains("unknown parameter(s) `qeury`"),
+        "{message}"
+    );
+    // Three close fields: each named.
+    let t = tool(json!({
+        "type": "object",
+        "properties": {"kabo": {"type": "string"}, "kabi": {"type": "string"},
+                       "kabu": {"type": "string"}}
+    }));
+    let message = prepare(&t, args(json!({"kabe": "x"})), Repair::Safe).expect_err("several");
+    assert!(
+        message.contains(
+            "`kabe` is close to `kabi`, `kabo` and `kabu`, none clearly closer, so it was \
+             repaired into none of them"
+        ),
+        "{message}"
+    );
+    // Alone, a plural is still repaired into its field.
+    let t = tool(json!({
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}
+    }));
+    let p = prepare(&t, args(json!({"querys": "x"})), Repair::Safe).expect("repaired");
+    assert_eq!(p.arguments, args(json!({"query": "x"})));
+}
+
+/// A boolean counts as close by its name whatever the value: `recursiv: "yes"` beside the
+/// boolean `recursive` (one edit) and the string `recursion` (two) is neither, as is
+/// `overwrit: "a.txt"` beside `overwrite` and `overwrites`. A boolean alone is reached by a
+/// misspelling only with a boolean value.
+#[test]
+fn a_boolean_close_to_a_key_keeps_a_further_field_from_being_taken_for_it() {
+    let cases = [
+        ("recursive", "recursion", "recursiv", json!("yes")),
+        ("overwrite", "overwrites", "overwrit", json!("a.txt")),
+        ("recursive", "recursion", "recursiv", json!(3)),
+    ];
+    for (boolean, other, key, value) in cases {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {boolean: {"type": "boolean"}, other: {"type": "string"}}
+        }));
+        let message = prepare(&t, args(json!({key: value})), Repair::Safe)
+            .expect_err("repaired into neither");
+        assert!(
+            message.contains(&format!(
+                "`{key}` is close to both `{boolean}` and `{other}`, none clearly closer"
+            )),
+            "{message}"
+        );
+    }
+    let t = tool(json!({
+        "type": "object",
+        "properties": {"recursive": {"type": "boolean"}, "path": {"type": "string"}}
+    }));
+    let p = prepare(
+        &t,
+        args(json!({"path": "/", "recursiv": true})),
+        Repair::Safe,
+    )
+    .expect("a boolean value reaches the boolean");
+    assert_eq!(p.arguments, args(json!({"path": "/", "recursive": true})));
+    let message = prepare(
+        &t,
+        args(json!({"path": "/", "recursiv": "yes"})),
+        Repair::Safe,
+    )
+    .expect_err("closeness alone never switches a boolean");
+    assert!(message.contains("`recursiv`"), "{message}");
+}
+
+/// "Clearly closer" is a margin of at least 15 points between the discrete scores (plural 95,
+/// one edit 90, two edits 80): a plural is clearly closer than a typo of two letters, and not
+/// than a typo of one; a typo of one letter is not clearly closer than one of two.
+#[test]
+fn clearly_closer_is_a_margin_of_at_least_fifteen() {
+    let t = tool(json!({
+        "type": "object",
+        "properties": {"document": {"type": "string"}, "dacumants": {"type": "string"}}
+    }));
+    // 95 against 80: exactly the margin.
+    let p = prepare(&t, args(json!({"documents": "a"})), Repair::Safe).expect("repaired");
+    assert_eq!(p.arguments, args(json!({"document": "a"})));
+    // The closest field sent already: not repaired into the other.
+    let message = prepare(
+        &t,
+        args(json!({"document": "a", "documents": "b"})),
+        Repair::Safe,
+    )
+    .expect_err("not repaired");
+    assert!(
+        message.contains("unknown parameter(s) `documents`"),
+        "{message}"
+    );
+    // 95 against 90, and 90 against 80: neither.
+    for (a, b, key) in [
+        ("document", "documentz", "documents"),
+        ("user_name", "user_names", "user_nam"),
+    ] {
+        let t = tool(json!({
+            "type": "object",
+            "properties": {a: {"type": "string"}, b: {"type": "string"}}
+        }));
+        let message = prepare(&t, args(json!({key: "a"})), Repair::Safe).expect_err("neither");
+        assert!(
+            message.contains(&format!("`{key}` is close to both `{a}` and `{b}`")),
+            "{message}"
+        );
+    }
+}
+
+/// A key close to an alias is answered with the field and the alias (equally close fields
+/// in the order of the parameters).
+#[test]
+fn an_alias_close_to_a_key_is_named_with_its_field() {
+    let mut t = tool(json!({
+        "type": "object",
+        "properties": {"search_text": {"type": "string"}, "queries": {"type": "array"}}
+    }));
+    t.params
+        .iter_mut()
+        .filter(|p| p.name == "search_text")
+        .for_each(|p| p.aliases.push("query".into()));
+    let message = prepare(&t, args(json!({"querys": "a"})), Repair::Safe).expect_err("neither");
+    assert!(
+        message.contains(
+            "`querys` is close to both `queries` and `search_text` (alias `query`), none \
+             clearly closer"
+        ),
+        "{message}"
+    );
+}
