@@ -121,33 +121,51 @@ fn steps_in(queue: &mut ProgressQueue) -> Vec<f64> {
     seen
 }
 
+/// One message of the upstream's: the call it belongs to, whether it comes after that call's
+/// answer (progress an upstream sends late), and the message.
+type Sent = (Option<usize>, bool, RxJsonRpcMessage<RoleClient>);
+
 /// What the upstream sends, in one generated order that keeps each call's own order: its
-/// progress steps, then its answer. Stray notifications (another token, a log line) in between.
-fn traffic(
-    rng: &mut Rng,
-    calls: &[Call],
-) -> VecDeque<(Option<usize>, RxJsonRpcMessage<RoleClient>)> {
+/// progress steps, then its answer, then now and then one more progress step (late). Stray
+/// notifications (another token, a log line) in between.
+fn traffic(rng: &mut Rng, calls: &[Call]) -> VecDeque<Sent> {
     let mut next_step: Vec<u32> = vec![1; calls.len()];
     let mut answered = vec![false; calls.len()];
+    let mut late: Vec<usize> = Vec::new();
     let mut out = VecDeque::new();
-    while answered.iter().any(|a| !a) {
+    while answered.iter().any(|a| !a) || !late.is_empty() {
+        if !late.is_empty() && rng.below(3) == 0 {
+            let i = late.swap_remove(rng.below(late.len() as u64) as usize);
+            out.push_back((Some(i), true, progress(&calls[i].token, calls[i].steps + 1)));
+            continue;
+        }
+        if answered.iter().all(|a| *a) {
+            continue;
+        }
         if rng.below(6) == 0 {
             let stray = if rng.below(2) == 0 {
                 progress(&NumberOrString::String("not-ours".into()), 1)
             } else {
                 log_line()
             };
-            out.push_back((None, stray));
+            out.push_back((None, false, stray));
             continue;
         }
         let open: Vec<usize> = (0..calls.len()).filter(|&i| !answered[i]).collect();
         let i = open[rng.below(open.len() as u64) as usize];
         if next_step[i] <= calls[i].steps {
-            out.push_back((Some(i), progress(&calls[i].token, next_step[i])));
+            out.push_back((Some(i), false, progress(&calls[i].token, next_step[i])));
             next_step[i] += 1;
         } else {
-            out.push_back((Some(i), answer(&calls[i].id, calls[i].answered_with_error)));
+            out.push_back((
+                Some(i),
+                false,
+                answer(&calls[i].id, calls[i].answered_with_error),
+            ));
             answered[i] = true;
+            if rng.below(3) == 0 {
+                late.push(i);
+            }
         }
     }
     out
@@ -181,6 +199,7 @@ fn answer_id(message: &RxJsonRpcMessage<RoleClient>) -> Option<&RequestId> {
 
 #[tokio::test]
 async fn progress_reaches_its_call_in_order_before_the_answer() {
+    let mut late_to_a_caller = 0;
     for seed in 1..=500u64 {
         let mut rng = Rng(fastrand::Rng::with_seed(seed));
         let count = 1 + rng.below(5) as usize;
@@ -206,9 +225,15 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
             })
             .collect();
         let script = traffic(&mut rng, &calls);
+        late_to_a_caller += script
+            .iter()
+            .filter(|(owner, late, _)| {
+                *late && owner.is_some_and(|i| calls[i].asked && !calls[i].leaves)
+            })
+            .count();
         let mut relay = Relay::new(
             Script {
-                incoming: script.iter().map(|(_, m)| m.clone()).collect(),
+                incoming: script.iter().map(|(_, _, m)| m.clone()).collect(),
             },
             Heard::new(),
         );
@@ -229,12 +254,17 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
             .filter(|c| c.leaves)
             .map(|c| ProgressToken(c.token.clone()))
             .collect();
-        // What must pass on: all but the progress of calls that asked for it. A gone caller's
-        // progress may pass on or not; it is left out of the comparison.
+        // What must pass on: all but the progress of calls that asked for it, before their
+        // answer (progress after it has no call to go to, and passes on as any stray
+        // notification does). A gone caller's progress may pass on or not; it is left out of
+        // the comparison.
         let expected: Vec<serde_json::Value> = script
             .iter()
-            .filter(|(owner, m)| !(owner.is_some_and(|i| calls[i].asked) && is_progress(m)))
-            .map(|(_, m)| serde_json::to_value(m).unwrap())
+            .filter(|(owner, late, m)| match owner {
+                Some(i) if calls[*i].asked && is_progress(m) => *late && !calls[*i].leaves,
+                _ => true,
+            })
+            .map(|(_, _, m)| serde_json::to_value(m).unwrap())
             .collect();
         let mut passed = Vec::new();
         let mut answers = 0;
@@ -257,6 +287,16 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
             passed.push(serde_json::to_value(&got).unwrap());
         }
         assert_eq!(answers, calls.len(), "seed {seed}: every answer passes on");
+        // Nothing reached a call's queue after its answer: its late step went on instead.
+        for (i, call) in calls.iter_mut().enumerate() {
+            if let Some(queue) = call.queue.as_mut() {
+                assert_eq!(
+                    steps_in(queue),
+                    Vec::<f64>::new(),
+                    "seed {seed}: call {i} after its answer"
+                );
+            }
+        }
         assert_eq!(
             passed, expected,
             "seed {seed}: the rest passes on unchanged, in order"
@@ -267,6 +307,10 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
             "seed {seed}: answered calls leave no route"
         );
     }
+    assert!(
+        late_to_a_caller > 100,
+        "{late_to_a_caller} late steps to a waiting caller"
+    );
 }
 
 #[tokio::test]
