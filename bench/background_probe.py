@@ -12,9 +12,10 @@ margin. Hit@5 losses are against the run without abstention.
     $E search --catalog C --queries Q --category CATS --parity even --semantic DIR > /tmp/default.jsonl
     $E search --catalog C --queries Q --category CATS --parity even --semantic DIR \\
         --threshold 0 --semantic-threshold 0 > /tmp/open.jsonl
-    python3 bench/background_probe.py --texts target/release/disco-vectors/eval-texts-*.bin \\
+    python3 bench/background_probe.py --texts target/release/disco-vectors/eval-texts-<model>.bin \\
         --catalog C --queries Q --default /tmp/default.jsonl --open /tmp/open.jsonl
 
+`<model>` is the start of the model's id: the file eval wrote for DIR (one per model).
 Needs numpy.
 """
 import argparse
@@ -73,11 +74,15 @@ def main():
     catalog = catalog["tools"] if isinstance(catalog, dict) else catalog
     names, vectors = [], []
     for t in catalog:
-        text = f"{name_words(t['name'])}. {t.get('title') or ''}. {t.get('description') or ''}"
-        if texts.get(text) is not None:
-            names.append(t["name"])
-            vectors.append(texts[text])
-    print(f"tools with a kept vector: {len(names)} of {len(catalog)}")
+        # As disco's semantic text: the name's words, the title (else the annotations'), the
+        # description.
+        title = t.get("title") or (t.get("annotations") or {}).get("title") or ""
+        text = f"{name_words(t['name'])}. {title}. {t.get('description') or ''}"
+        if texts.get(text) is None:
+            raise SystemExit(f"{t['name']}: no kept vector for its text; run eval on this "
+                             "catalog with this model first")
+        names.append(t["name"])
+        vectors.append(texts[text])
     tools = np.stack(vectors)
     index = {n: i for i, n in enumerate(names)}
     rows = {}
@@ -89,7 +94,8 @@ def main():
     cases = []
     for d, o in zip(default, opened):
         r = rows[d["id"]]
-        q = texts.get(r["query"])
+        # The index embeds a query's first 1,000 characters (MAX_QUERY_CHARS).
+        q = texts.get(r.get("query", "")[:1000])
         allowed = [index[c] for c in r["candidates"] if c in index] if r.get("candidates") \
             else list(range(len(names)))
         tool_cos = float((tools[allowed] @ q).max()) if q is not None and allowed else 0.0

@@ -381,9 +381,15 @@ fn search(o: &Opts) -> Result<(), String> {
     let rows = o.rows()?;
     #[cfg(feature = "semantic")]
     if let Some(memo) = memo::MEMO.get() {
+        // As the index cuts a query before embedding it.
         let queries: Vec<String> = rows
             .iter()
-            .map(|r| str_field(r, "query").to_string())
+            .map(|r| {
+                str_field(r, "query")
+                    .chars()
+                    .take(disco_runtime::search::index::MAX_QUERY_CHARS)
+                    .collect()
+            })
             .collect();
         memo.prefetch(&queries);
     }
@@ -552,7 +558,9 @@ fn repair(o: &Opts) -> Result<(), String> {
 /// file beside the tools' vector cache, so that a run that changes only the ranking's weights
 /// embeds nothing. A server embeds each query once and keeps no query vectors; this is for the
 /// evaluation's reruns only. The file names the model and the dimension; a file that does not
-/// parse whole is ignored and written anew.
+/// parse whole (or holds a value that is not finite) is ignored and written anew. The wrapped
+/// model has an id of its own, so its tool vectors go to a file of their own in the cache
+/// directory too.
 #[cfg(feature = "semantic")]
 mod memo {
     use std::collections::HashMap;
@@ -606,18 +614,25 @@ mod memo {
             return None;
         }
         let count = u32_at(take(4)?);
-        let mut map = HashMap::with_capacity(count);
+        // Each entry takes at least 5 bytes: a damaged count cannot ask for more room.
+        let mut map = HashMap::with_capacity(count.min(b.len() / 5));
         for _ in 0..count {
             let len = u32_at(take(4)?);
             let text = std::str::from_utf8(take(len)?).ok()?.to_string();
             let vector = match take(1)?[0] {
                 0 => None,
-                _ => Some(
-                    take(dim * 4)?
+                1 => {
+                    let v: Vec<f32> = take(dim.checked_mul(4)?)?
                         .chunks_exact(4)
                         .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-                        .collect(),
-                ),
+                        .collect();
+                    // A vector of unit length holds no such value: the file is damaged.
+                    if !v.iter().all(|x| x.is_finite()) {
+                        return None;
+                    }
+                    Some(v)
+                }
+                _ => return None,
             };
             map.insert(text, vector);
         }
@@ -674,10 +689,28 @@ mod memo {
             if let Some(dir) = self.file.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            let tmp = self.file.with_extension("tmp");
-            std::fs::write(&tmp, out)?;
-            std::fs::rename(tmp, &self.file)
+            // A name of this process's own, written whole and synced before it replaces the
+            // file: runs at once (a sweep in parallel) each leave a whole file, never a mix.
+            let tmp = self
+                .file
+                .with_extension(format!("{}.tmp", std::process::id()));
+            let written = write_whole(&tmp, &out).and_then(|()| std::fs::rename(&tmp, &self.file));
+            if written.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            written
         }
+    }
+
+    /// `bytes` in a new file at `path`, synced.
+    fn write_whole(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        f.write_all(bytes)?;
+        f.sync_all()
     }
 
     /// The memo as the catalog's encoder.

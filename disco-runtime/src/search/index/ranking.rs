@@ -55,6 +55,7 @@ const GENERIC_WEIGHT: f32 = 0.4;
 
 /// The ranking's weights. The defaults were chosen on half of the evaluation queries (see
 /// tests/corpus/search/README.md); they are public so the evaluation can show their effect.
+/// Fields may be added: build one from `Ranking::default()` and set the fields you change.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ranking {
     /// Per field (name, title, keywords, aliases, description, parameter names, parameter

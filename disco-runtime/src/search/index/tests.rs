@@ -576,7 +576,7 @@ mod semantic {
 
     #[test]
     fn the_fusions_floors_are_cleaned_and_every_score_stays_in_range() {
-        // Two tools with the same text tie in meaning.
+        // Two tools whose texts are the same but for the name tie in meaning.
         let mut docs = docs();
         docs.push(doc("get_forecast", "Weather forecast for a city"));
         let values = [
@@ -633,6 +633,47 @@ mod semantic {
                 }
             }
         }
+        // Each floor has its effect. The spread: two texts at cosines 1 and 0.95 of the
+        // query are 0.05 apart, a quarter of a unit over a floor of 0.2 and a sixteenth over
+        // 0.8, so the farther one scores higher with the larger floor.
+        let near = vec![
+            doc("daily_report", "Currency weather"),
+            doc("currency_weather_feed", "Weather feed"),
+        ];
+        let with = |r: Ranking, docs: &[SearchDoc], q: &str, d: usize| {
+            let idx = SearchIndex::build(docs)
+                .with_ranking(r)
+                .with_semantic(model(), docs);
+            let hits = idx.search(q, 5, &|_| true);
+            hits.iter().find(|h| h.index == d).map(|h| h.score)
+        };
+        let spread = |f: f32| Ranking {
+            semantic_spread_floor: f,
+            ..Ranking::default()
+        };
+        let (tight, loose) = (
+            with(spread(0.2), &near, "currency weather", 1),
+            with(spread(0.8), &near, "currency weather", 1),
+        );
+        assert!(loose > tight, "{tight:?} {loose:?}");
+        // The keyword scale: a weak match (one generic word) counts for less over a larger
+        // floor.
+        let weak = vec![
+            doc("tool_box", "A tool"),
+            doc("weather_now", "Weather forecast for a city"),
+        ];
+        let scale = |f: f32| Ranking {
+            keyword_scale_floor: f,
+            ..Ranking::default()
+        };
+        let (one, four) = (
+            with(scale(1.0), &weak, "rain tool", 0),
+            with(scale(4.0), &weak, "rain tool", 0),
+        );
+        assert!(
+            one.zip(four).is_some_and(|(a, b)| b < a),
+            "{one:?} {four:?}"
+        );
         // The floor for tools only the model finds: above every cosine, "rain" (no keyword)
         // finds nothing; at 0 it finds the weather tools.
         let high = SearchIndex::build(&docs)
