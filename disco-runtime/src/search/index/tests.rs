@@ -576,6 +576,16 @@ mod semantic {
 
     #[test]
     fn the_fusions_floors_are_cleaned_and_every_score_stays_in_range() {
+        let index = |r: Ranking, docs: &[SearchDoc]| {
+            SearchIndex::build(docs)
+                .with_ranking(r)
+                .with_semantic(model(), docs)
+        };
+        // The score of tool `d` for `q`, if found.
+        let score = |r: Ranking, docs: &[SearchDoc], q: &str, d: usize| {
+            let hits = index(r, docs).search(q, 5, &|_| true);
+            hits.iter().find(|h| h.index == d).map(|h| h.score)
+        };
         // Two tools whose texts are the same but for the name tie in meaning.
         let mut docs = docs();
         docs.push(doc("get_forecast", "Weather forecast for a city"));
@@ -596,14 +606,15 @@ mod semantic {
                 values[(n * 7 + 2) % values.len()],
             );
             for (floor, spread, keyword) in [(a, b, c), (b, c, a), (c, a, b)] {
-                let idx = SearchIndex::build(&docs)
-                    .with_ranking(Ranking {
+                let idx = index(
+                    Ranking {
                         semantic_floor: floor,
                         semantic_spread_floor: spread,
                         keyword_scale_floor: keyword,
                         ..Ranking::default()
-                    })
-                    .with_semantic(model(), &docs);
+                    },
+                    &docs,
+                );
                 // A keyword match is found under every setting, also alone.
                 let alone = idx.search("weather forecast", 5, &|d| d == 2);
                 assert_eq!(
@@ -640,21 +651,12 @@ mod semantic {
             doc("daily_report", "Currency weather"),
             doc("currency_weather_feed", "Weather feed"),
         ];
-        let with = |r: Ranking, docs: &[SearchDoc], q: &str, d: usize| {
-            let idx = SearchIndex::build(docs)
-                .with_ranking(r)
-                .with_semantic(model(), docs);
-            let hits = idx.search(q, 5, &|_| true);
-            hits.iter().find(|h| h.index == d).map(|h| h.score)
-        };
         let spread = |f: f32| Ranking {
             semantic_spread_floor: f,
             ..Ranking::default()
         };
-        let (tight, loose) = (
-            with(spread(0.2), &near, "currency weather", 1),
-            with(spread(0.8), &near, "currency weather", 1),
-        );
+        let tight = score(spread(0.2), &near, "currency weather", 1);
+        let loose = score(spread(0.8), &near, "currency weather", 1);
         assert!(loose > tight, "{tight:?} {loose:?}");
         // The keyword scale: a weak match (one generic word) counts for less over a larger
         // floor.
@@ -666,30 +668,30 @@ mod semantic {
             keyword_scale_floor: f,
             ..Ranking::default()
         };
-        let (one, four) = (
-            with(scale(1.0), &weak, "rain tool", 0),
-            with(scale(4.0), &weak, "rain tool", 0),
-        );
+        let one = score(scale(1.0), &weak, "rain tool", 0);
+        let four = score(scale(4.0), &weak, "rain tool", 0);
         assert!(
             one.zip(four).is_some_and(|(a, b)| b < a),
             "{one:?} {four:?}"
         );
         // The floor for tools only the model finds: above every cosine, "rain" (no keyword)
         // finds nothing; at 0 it finds the weather tools.
-        let high = SearchIndex::build(&docs)
-            .with_ranking(Ranking {
+        let high = index(
+            Ranking {
                 semantic_floor: 1.5,
                 semantic_threshold: 0.0,
                 ..Ranking::default()
-            })
-            .with_semantic(model(), &docs);
+            },
+            &docs,
+        );
         assert!(high.search("rain", 5, &|_| true).is_empty());
-        let low = SearchIndex::build(&docs)
-            .with_ranking(Ranking {
+        let low = index(
+            Ranking {
                 semantic_floor: 0.0,
                 ..Ranking::default()
-            })
-            .with_semantic(model(), &docs);
+            },
+            &docs,
+        );
         let found: Vec<usize> = low
             .search("rain", 5, &|_| true)
             .iter()
