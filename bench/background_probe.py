@@ -19,6 +19,7 @@ margin. Hit@5 losses are against the run without abstention.
 Needs numpy.
 """
 import argparse
+import hashlib
 import json
 import struct
 
@@ -30,28 +31,29 @@ MARGINS = [0.15, 0.1, 0.05, 0.0, -0.03, -0.06, -0.1]
 
 
 def read_texts(path):
-    """`eval`'s kept vectors: text -> vector (None for a text without a token)."""
+    """`eval`'s kept vectors (the tools' cache format, disco-runtime/src/search/semantic/
+    cache.rs): the 16-byte key of a text -> its vector. Use `key` to look a text up."""
     b = open(path, "rb").read()
-    assert b[:8] == b"DISCOEVT", f"{path}: not a file of eval's kept vectors"
-    at = 8
+    assert b[:8] == b"DISCOVEC", f"{path}: not a file of kept vectors"
+    body, digest = b[:-32], b[-32:]
+    assert hashlib.sha256(body).digest() == digest, f"{path}: its checksum does not match"
+    at = 12
     (id_len,) = struct.unpack_from("<I", b, at)
     at += 4 + id_len
-    dim, count = struct.unpack_from("<II", b, at)
-    at += 8
+    (dim,) = struct.unpack_from("<I", b, at)
+    (count,) = struct.unpack_from("<Q", b, at + 4)
+    at += 12
     texts = {}
     for _ in range(count):
-        (n,) = struct.unpack_from("<I", b, at)
-        at += 4
-        text = b[at:at + n].decode()
-        at += n
-        present = b[at]
-        at += 1
-        if present:
-            texts[text] = np.frombuffer(b, dtype="<f4", count=dim, offset=at)
-            at += 4 * dim
-        else:
-            texts[text] = None
+        k = bytes(b[at:at + 16])
+        texts[k] = np.frombuffer(b, dtype="<f4", count=dim, offset=at + 16)
+        at += 16 + 4 * dim
     return texts
+
+
+def key(text):
+    """A text's key in the file: the first 16 bytes of its sha256."""
+    return hashlib.sha256(text.encode()).digest()[:16]
 
 
 def main():
@@ -69,7 +71,7 @@ def main():
                 f.write(json.dumps({"id": f"background{i}", "query": s, "gold": []}) + "\n")
         return
     texts = read_texts(a.texts)
-    background = np.stack([texts[s] for s in BACKGROUND])
+    background = np.stack([texts[key(s)] for s in BACKGROUND])
     catalog = json.load(open(a.catalog))
     catalog = catalog["tools"] if isinstance(catalog, dict) else catalog
     names, vectors = [], []
@@ -78,11 +80,11 @@ def main():
         # description.
         title = t.get("title") or (t.get("annotations") or {}).get("title") or ""
         text = f"{name_words(t['name'])}. {title}. {t.get('description') or ''}"
-        if texts.get(text) is None:
+        if texts.get(key(text)) is None:
             raise SystemExit(f"{t['name']}: no kept vector for its text; run eval on this "
                              "catalog with this model first")
         names.append(t["name"])
-        vectors.append(texts[text])
+        vectors.append(texts[key(text)])
     tools = np.stack(vectors)
     index = {n: i for i, n in enumerate(names)}
     rows = {}
@@ -95,7 +97,7 @@ def main():
     for d, o in zip(default, opened):
         r = rows[d["id"]]
         # The index embeds a query's first 1,000 characters (MAX_QUERY_CHARS).
-        q = texts.get(r.get("query", "")[:1000])
+        q = texts.get(key(r.get("query", "")[:1000]))
         allowed = [index[c] for c in r["candidates"] if c in index] if r.get("candidates") \
             else list(range(len(names)))
         tool_cos = float((tools[allowed] @ q).max()) if q is not None and allowed else 0.0

@@ -193,18 +193,19 @@ impl Opts {
             {
                 use disco_runtime::search::{SemanticModel, VectorCache};
                 let model = SemanticModel::load(dir).map_err(|e| format!("--semantic: {e}"))?;
-                let cache = self.vector_cache();
-                let model = match &cache {
+                // With a directory, the memo keeps every text's vector, the tools' too: the
+                // catalog keeps no file of its own, so every tool text reaches the memo.
+                let model = match self.vector_cache() {
                     VectorCache::Dir(d) => {
                         let id = model.id().to_string();
-                        let memo = memo::wrap(model, d.clone());
+                        let memo = memo::wrap(model, d);
                         let _ = memo::MEMO.set(memo.clone());
                         SemanticModel::from_encoder(Box::new(memo::Remembering(memo)), id)
                     }
                     _ => model,
                 };
                 search.semantic = Some(std::sync::Arc::new(model));
-                search.semantic_cache = cache;
+                search.semantic_cache = VectorCache::Off;
                 // The figures are of fused search: the catalog is built with its vectors.
                 search.semantic_background = false;
             }
@@ -557,19 +558,18 @@ fn repair(o: &Opts) -> Result<(), String> {
 /// The vectors of every text `eval` embeds (tool texts and queries), kept between runs in one
 /// file beside the tools' vector cache, so that a run that changes only the ranking's weights
 /// embeds nothing. A server embeds each query once and keeps no query vectors; this is for the
-/// evaluation's reruns only. The file names the model and the dimension; a file that does not
-/// parse whole (or holds a value that is not finite) is ignored and written anew. The wrapped
-/// model has an id of its own, so its tool vectors go to a file of their own in the cache
-/// directory too.
+/// evaluation's reruns only. The file is in the tools' cache format (`kept::read_texts`,
+/// `write_texts`): it names the model and the dimension, ends with a checksum, and is ignored
+/// and written anew when it does not check. A text without a token has no vector and is not
+/// kept. It holds the tools' vectors too: the catalog is given no cache of its own.
 #[cfg(feature = "semantic")]
 mod memo {
     use std::collections::HashMap;
     use std::path::PathBuf;
     use std::sync::{Arc, Mutex};
 
+    use disco_runtime::search::semantic::kept::{read_texts, text_key, write_texts, TextKey};
     use disco_runtime::search::{Encoder, SemanticModel};
-
-    const MAGIC: &[u8; 8] = b"DISCOEVT";
 
     /// The memo of this run, when `--semantic` has a cache directory.
     pub(crate) static MEMO: std::sync::OnceLock<Arc<Memo>> = std::sync::OnceLock::new();
@@ -578,7 +578,7 @@ mod memo {
     pub(crate) struct Memo {
         model: SemanticModel,
         file: PathBuf,
-        vectors: Mutex<HashMap<String, Option<Vec<f32>>>>,
+        vectors: Mutex<HashMap<TextKey, Vec<f32>>>,
         read: usize,
     }
 
@@ -586,10 +586,7 @@ mod memo {
     pub(crate) fn wrap(model: SemanticModel, dir: PathBuf) -> Arc<Memo> {
         let short: String = model.id().chars().take(16).collect();
         let file = dir.join(format!("eval-texts-{short}.bin"));
-        let vectors = std::fs::read(&file)
-            .ok()
-            .and_then(|b| parse(&b, model.id(), model.dim()))
-            .unwrap_or_default();
+        let vectors = read_texts(&file, model.id(), model.dim());
         Arc::new(Memo {
             read: vectors.len(),
             model,
@@ -598,119 +595,44 @@ mod memo {
         })
     }
 
-    fn parse(b: &[u8], id: &str, dim: usize) -> Option<HashMap<String, Option<Vec<f32>>>> {
-        let mut at = 0usize;
-        let mut take = |n: usize| {
-            let s = b.get(at..at.checked_add(n)?)?;
-            at += n;
-            Some(s)
-        };
-        let u32_at = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes")) as usize;
-        if take(8)? != MAGIC {
-            return None;
-        }
-        let id_len = u32_at(take(4)?);
-        if take(id_len)? != id.as_bytes() || u32_at(take(4)?) != dim {
-            return None;
-        }
-        let count = u32_at(take(4)?);
-        // Each entry takes at least 5 bytes: a damaged count cannot ask for more room.
-        let mut map = HashMap::with_capacity(count.min(b.len() / 5));
-        for _ in 0..count {
-            let len = u32_at(take(4)?);
-            let text = std::str::from_utf8(take(len)?).ok()?.to_string();
-            let vector = match take(1)?[0] {
-                0 => None,
-                1 => {
-                    let v: Vec<f32> = take(dim.checked_mul(4)?)?
-                        .chunks_exact(4)
-                        .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-                        .collect();
-                    // A vector of unit length holds no such value: the file is damaged.
-                    if !v.iter().all(|x| x.is_finite()) {
-                        return None;
-                    }
-                    Some(v)
-                }
-                _ => return None,
-            };
-            map.insert(text, vector);
-        }
-        (at == b.len()).then_some(map)
-    }
-
     impl Memo {
+        fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TextKey, Vec<f32>>> {
+            self.vectors.lock().expect("memo lock")
+        }
+
         /// Embeds, in batches, those of `texts` not remembered yet.
         pub(crate) fn prefetch(&self, texts: &[String]) {
             let missing: Vec<String> = {
-                let have = self.vectors.lock().expect("memo lock");
+                let have = self.lock();
                 let mut seen = std::collections::HashSet::new();
                 texts
                     .iter()
-                    .filter(|t| !have.contains_key(*t) && seen.insert(t.as_str()))
+                    .filter(|t| {
+                        let key = text_key(t);
+                        !have.contains_key(&key) && seen.insert(key)
+                    })
                     .cloned()
                     .collect()
             };
             for block in missing.chunks(64) {
                 let vectors = self.model.embed_all(block);
-                let mut have = self.vectors.lock().expect("memo lock");
+                let mut have = self.lock();
                 for (t, v) in block.iter().zip(vectors) {
-                    have.insert(t.clone(), v);
+                    if let Some(v) = v {
+                        have.insert(text_key(t), v);
+                    }
                 }
             }
         }
 
         /// Writes the file when this run embedded a text it did not hold.
         pub(crate) fn save(&self) -> std::io::Result<()> {
-            let have = self.vectors.lock().expect("memo lock");
+            let have = self.lock();
             if have.len() == self.read {
                 return Ok(());
             }
-            let id = self.model.id().as_bytes();
-            let dim = self.model.dim();
-            let mut out = Vec::with_capacity(have.len() * (dim * 4 + 64));
-            out.extend_from_slice(MAGIC);
-            out.extend_from_slice(&(id.len() as u32).to_le_bytes());
-            out.extend_from_slice(id);
-            out.extend_from_slice(&(dim as u32).to_le_bytes());
-            out.extend_from_slice(&(have.len() as u32).to_le_bytes());
-            for (text, vector) in have.iter() {
-                out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-                out.extend_from_slice(text.as_bytes());
-                match vector {
-                    Some(v) if v.len() == dim => {
-                        out.push(1);
-                        v.iter()
-                            .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
-                    }
-                    _ => out.push(0),
-                }
-            }
-            if let Some(dir) = self.file.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            // A name of this process's own, written whole and synced before it replaces the
-            // file: runs at once (a sweep in parallel) each leave a whole file, never a mix.
-            let tmp = self
-                .file
-                .with_extension(format!("{}.tmp", std::process::id()));
-            let written = write_whole(&tmp, &out).and_then(|()| std::fs::rename(&tmp, &self.file));
-            if written.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-            written
+            write_texts(&self.file, self.model.id(), self.model.dim(), &have)
         }
-    }
-
-    /// `bytes` in a new file at `path`, synced.
-    fn write_whole(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)?;
-        f.write_all(bytes)?;
-        f.sync_all()
     }
 
     /// The memo as the catalog's encoder.
@@ -725,23 +647,20 @@ mod memo {
             self.0.model.dim()
         }
         fn embed(&self, text: &str) -> Option<Vec<f32>> {
-            if let Some(v) = self.0.vectors.lock().expect("memo lock").get(text) {
-                return v.clone();
+            let key = text_key(text);
+            if let Some(v) = self.0.lock().get(&key) {
+                return Some(v.clone());
             }
-            let v = self.0.model.embed(text);
-            self.0
-                .vectors
-                .lock()
-                .expect("memo lock")
-                .insert(text.to_string(), v.clone());
-            v
+            let v = self.0.model.embed(text)?;
+            self.0.lock().insert(key, v.clone());
+            Some(v)
         }
         fn embed_all(&self, texts: &[String]) -> Vec<Option<Vec<f32>>> {
             self.0.prefetch(texts);
-            let have = self.0.vectors.lock().expect("memo lock");
+            let have = self.0.lock();
             texts
                 .iter()
-                .map(|t| have.get(t).cloned().flatten())
+                .map(|t| have.get(&text_key(t)).cloned())
                 .collect()
         }
         fn approx_heap_bytes(&self) -> usize {

@@ -27,10 +27,11 @@ const FORMAT: u32 = 1;
 const MAX_ENTRIES: usize = 200_000;
 
 /// A tool text's key in the file: the first 16 bytes of its sha256.
-pub(crate) type TextKey = [u8; 16];
+pub type TextKey = [u8; 16];
 
 /// The key of `text`.
-pub(crate) fn text_key(text: &str) -> TextKey {
+#[doc(hidden)]
+pub fn text_key(text: &str) -> TextKey {
     let d = Sha256::digest(text.as_bytes());
     let mut k = [0u8; 16];
     k.copy_from_slice(&d[..16]);
@@ -214,6 +215,33 @@ pub(crate) fn serialize<'a>(
     let sum = Sha256::digest(&out);
     out.extend_from_slice(&sum);
     out
+}
+
+/// The vectors of any texts kept in `path` for `model_id` at `dim`, by [`text_key`]: the
+/// file format of the tools' cache, for a caller that keeps texts of its own (the evaluation
+/// harness keeps its queries' vectors this way). Empty when the file is missing, foreign or
+/// damaged, as [`read`] says.
+#[doc(hidden)]
+pub fn read_texts(path: &Path, model_id: &str, dim: usize) -> HashMap<TextKey, Vec<f32>> {
+    read(path, model_id, dim)
+}
+
+/// Writes `vectors` to `path` for `model_id` at `dim`, as the tools' cache writes its file
+/// (whole, checksummed, renamed over the old one): the counterpart of [`read_texts`].
+#[doc(hidden)]
+pub fn write_texts(
+    path: &Path,
+    model_id: &str,
+    dim: usize,
+    vectors: &HashMap<TextKey, Vec<f32>>,
+) -> std::io::Result<()> {
+    let bytes = serialize(
+        model_id,
+        dim,
+        vectors.iter().map(|(k, v)| (k, v.as_slice())),
+        &HashMap::new(),
+    );
+    write(path, &bytes)
 }
 
 /// Writes `bytes` to `path` through a new file beside it, renamed over it: a reader sees the

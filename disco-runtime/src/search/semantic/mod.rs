@@ -17,6 +17,12 @@
 
 mod bert;
 pub(crate) mod cache;
+/// The tools' vector file format, for callers that keep vectors of texts of their own (the
+/// evaluation harness): not part of the API.
+#[doc(hidden)]
+pub mod kept {
+    pub use super::cache::{read_texts, text_key, write_texts, TextKey};
+}
 mod pieces;
 pub(crate) mod store;
 mod tensors;
