@@ -358,9 +358,6 @@ impl Forwarded {
                  in the gateway's configuration; the call was not run."
             ));
         };
-        // Before any place is taken (the configuration has checked them already).
-        let headers = forwarded_headers(&self.headers, token)
-            .map_err(|e| format!("Server `{server}`: {e}"))?;
         let running = Running::new(&self.running);
         let slot = {
             let mut state = self.state();
@@ -403,20 +400,32 @@ impl Forwarded {
             return Err(closed(server));
         }
         let calls = Arc::new(Calls::default());
-        let close = slot.close.clone();
-        let heard = self.heard.clone();
-        let timeout = self.open_timeout;
-        match open_http(
-            server,
-            &self.url,
-            headers,
-            calls.clone(),
-            heard,
-            timeout,
-            close,
-        )
-        .await
-        {
+        // Built only to open a connection, not on every call (the configuration has checked
+        // the token and the headers already).
+        let service = match forwarded_headers(&self.headers, token) {
+            Ok(headers) => open_http(
+                server,
+                &self.url,
+                headers,
+                calls.clone(),
+                self.heard.clone(),
+                self.open_timeout,
+                slot.close.clone(),
+            )
+            .await
+            .map_err(|failure| {
+                let why = failure.detail.replace(token.as_str(), "(token)");
+                tracing::warn!(server = %server, caller = %caller, reason = %why,
+                    "connection with the caller's token failed");
+                if slot.close.is_cancelled() {
+                    closed(server)
+                } else {
+                    failed(server, &failure)
+                }
+            }),
+            Err(e) => Err(format!("Server `{server}`: {e}")),
+        };
+        match service {
             Ok(service) => {
                 let conn = Conn {
                     peer: service.peer().clone(),
@@ -465,15 +474,7 @@ impl Forwarded {
                 self.opened.fetch_add(1, Ordering::Relaxed);
                 Ok(lease(conn))
             }
-            Err(failure) => {
-                let answer = if slot.close.is_cancelled() {
-                    closed(server)
-                } else {
-                    failed(server, &failure)
-                };
-                let why = failure.detail.replace(token.as_str(), "(token)");
-                tracing::warn!(server = %server, caller = %caller, reason = %why,
-                    "connection with the caller's token failed");
+            Err(answer) => {
                 *opened = Opened::Failed(answer.clone());
                 drop(opened);
                 // A refused token keeps no place another caller could use.
