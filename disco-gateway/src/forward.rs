@@ -198,6 +198,12 @@ struct State {
 impl State {
     /// Takes `slot` out of wherever `caller`'s entry is it.
     fn forget(&mut self, caller: &str, slot: &Arc<Slot>) {
+        self.leave_opening(caller, slot);
+        self.table.remove_if(caller, |s| Arc::ptr_eq(s, slot));
+    }
+
+    /// Takes `slot` out of the connections being opened if `caller`'s entry there is it.
+    fn leave_opening(&mut self, caller: &str, slot: &Arc<Slot>) {
         if self
             .opening
             .get(caller)
@@ -205,7 +211,6 @@ impl State {
         {
             self.opening.remove(caller);
         }
-        self.table.remove_if(caller, |s| Arc::ptr_eq(s, slot));
     }
 }
 
@@ -448,13 +453,7 @@ impl Forwarded {
                         state.forget(caller, &slot);
                         return Err(closed(server));
                     }
-                    if state
-                        .opening
-                        .get(caller)
-                        .is_some_and(|s| Arc::ptr_eq(s, &slot))
-                    {
-                        state.opening.remove(caller);
-                    }
+                    state.leave_opening(caller, &slot);
                     if state
                         .table
                         .peek(caller)
