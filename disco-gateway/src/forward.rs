@@ -517,11 +517,36 @@ pub(crate) fn forwarded_headers(
     token: &str,
 ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
     let mut map = header_map(configured)?;
-    let mut value = http::HeaderValue::from_str(&format!("Bearer {token}"))
-        .map_err(|_| "the caller's token is not a valid header value".to_string())?;
-    value.set_sensitive(true);
+    let value = bearer(token)
+        .ok_or_else(|| "the caller's token is not a valid header value".to_string())?;
     map.insert(http::header::AUTHORIZATION, value);
     Ok(map)
+}
+
+/// `Bearer <token>` as a header value, marked sensitive; `None` when the token cannot be in
+/// one. The configuration's check and the connections' headers both use it.
+pub(crate) fn bearer(token: &str) -> Option<http::HeaderValue> {
+    let mut value = http::HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// What makes a configured header unusable.
+pub(crate) enum BadHeader {
+    Name,
+    Value,
+}
+
+/// One configured header as the HTTP client takes it, its value marked sensitive. The
+/// configuration's check and the connections' headers both use it.
+pub(crate) fn header(
+    name: &str,
+    value: &str,
+) -> Result<(http::HeaderName, http::HeaderValue), BadHeader> {
+    let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| BadHeader::Name)?;
+    let mut value = http::HeaderValue::from_str(value).map_err(|_| BadHeader::Value)?;
+    value.set_sensitive(true);
+    Ok((name, value))
 }
 
 /// The configured headers as the HTTP client takes them, every value marked sensitive. An
@@ -531,11 +556,10 @@ pub(crate) fn header_map(
 ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
     let mut map = HashMap::new();
     for (k, v) in configured {
-        let name = http::HeaderName::from_bytes(k.as_bytes())
-            .map_err(|_| format!("header `{k}` is not a valid header name"))?;
-        let mut value = http::HeaderValue::from_str(v)
-            .map_err(|_| format!("the value of header `{k}` is not valid"))?;
-        value.set_sensitive(true);
+        let (name, value) = header(k, v).map_err(|bad| match bad {
+            BadHeader::Name => format!("header `{k}` is not a valid header name"),
+            BadHeader::Value => format!("the value of header `{k}` is not valid"),
+        })?;
         map.insert(name, value);
     }
     Ok(map)
