@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::forward::BadHeader;
+
 /// One upstream server.
 #[derive(Clone)]
 pub struct ServerConfig {
@@ -293,7 +295,7 @@ impl Config {
             }
             // The token goes upstream in a header: one that cannot be a header's value is
             // said here, not on each call. The error names the key, never the token.
-            if http::HeaderValue::from_str(&format!("Bearer {}", t.token)).is_err() {
+            if crate::forward::bearer(&t.token).is_none() {
                 return Err(err(
                     &format!("disco.tokens[{j}].token"),
                     format!(
@@ -315,14 +317,15 @@ impl Config {
             // Each caller's connection is opened with them: a bad one is said once, here.
             for (k, v) in headers {
                 let key = format!("mcpServers.{}.headers.{k}", s.name);
-                if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
-                    return Err(err(&key, "not a valid header name"));
-                }
-                if http::HeaderValue::from_str(v).is_err() {
-                    return Err(err(
-                        &key,
-                        "not a valid header value (no control characters)",
-                    ));
+                match crate::forward::header(k, v) {
+                    Ok(_) => {}
+                    Err(BadHeader::Name) => return Err(err(&key, "not a valid header name")),
+                    Err(BadHeader::Value) => {
+                        return Err(err(
+                            &key,
+                            "not a valid header value (no control characters)",
+                        ))
+                    }
                 }
             }
         }

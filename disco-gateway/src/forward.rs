@@ -198,6 +198,12 @@ struct State {
 impl State {
     /// Takes `slot` out of wherever `caller`'s entry is it.
     fn forget(&mut self, caller: &str, slot: &Arc<Slot>) {
+        self.leave_opening(caller, slot);
+        self.table.remove_if(caller, |s| Arc::ptr_eq(s, slot));
+    }
+
+    /// Takes `slot` out of the connections being opened if `caller`'s entry there is it.
+    fn leave_opening(&mut self, caller: &str, slot: &Arc<Slot>) {
         if self
             .opening
             .get(caller)
@@ -205,7 +211,6 @@ impl State {
         {
             self.opening.remove(caller);
         }
-        self.table.remove_if(caller, |s| Arc::ptr_eq(s, slot));
     }
 }
 
@@ -358,9 +363,6 @@ impl Forwarded {
                  in the gateway's configuration; the call was not run."
             ));
         };
-        // Before any place is taken (the configuration has checked them already).
-        let headers = forwarded_headers(&self.headers, token)
-            .map_err(|e| format!("Server `{server}`: {e}"))?;
         let running = Running::new(&self.running);
         let slot = {
             let mut state = self.state();
@@ -403,20 +405,32 @@ impl Forwarded {
             return Err(closed(server));
         }
         let calls = Arc::new(Calls::default());
-        let close = slot.close.clone();
-        let heard = self.heard.clone();
-        let timeout = self.open_timeout;
-        match open_http(
-            server,
-            &self.url,
-            headers,
-            calls.clone(),
-            heard,
-            timeout,
-            close,
-        )
-        .await
-        {
+        // Built only to open a connection, not on every call (the configuration has checked
+        // the token and the headers already).
+        let service = match forwarded_headers(&self.headers, token) {
+            Ok(headers) => open_http(
+                server,
+                &self.url,
+                headers,
+                calls.clone(),
+                self.heard.clone(),
+                self.open_timeout,
+                slot.close.clone(),
+            )
+            .await
+            .map_err(|failure| {
+                let why = failure.detail.replace(token.as_str(), "(token)");
+                tracing::warn!(server = %server, caller = %caller, reason = %why,
+                    "connection with the caller's token failed");
+                if slot.close.is_cancelled() {
+                    closed(server)
+                } else {
+                    failed(server, &failure)
+                }
+            }),
+            Err(e) => Err(format!("Server `{server}`: {e}")),
+        };
+        match service {
             Ok(service) => {
                 let conn = Conn {
                     peer: service.peer().clone(),
@@ -439,13 +453,7 @@ impl Forwarded {
                         state.forget(caller, &slot);
                         return Err(closed(server));
                     }
-                    if state
-                        .opening
-                        .get(caller)
-                        .is_some_and(|s| Arc::ptr_eq(s, &slot))
-                    {
-                        state.opening.remove(caller);
-                    }
+                    state.leave_opening(caller, &slot);
                     if state
                         .table
                         .peek(caller)
@@ -465,15 +473,7 @@ impl Forwarded {
                 self.opened.fetch_add(1, Ordering::Relaxed);
                 Ok(lease(conn))
             }
-            Err(failure) => {
-                let answer = if slot.close.is_cancelled() {
-                    closed(server)
-                } else {
-                    failed(server, &failure)
-                };
-                let why = failure.detail.replace(token.as_str(), "(token)");
-                tracing::warn!(server = %server, caller = %caller, reason = %why,
-                    "connection with the caller's token failed");
+            Err(answer) => {
                 *opened = Opened::Failed(answer.clone());
                 drop(opened);
                 // A refused token keeps no place another caller could use.
@@ -517,11 +517,36 @@ pub(crate) fn forwarded_headers(
     token: &str,
 ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
     let mut map = header_map(configured)?;
-    let mut value = http::HeaderValue::from_str(&format!("Bearer {token}"))
-        .map_err(|_| "the caller's token is not a valid header value".to_string())?;
-    value.set_sensitive(true);
+    let value = bearer(token)
+        .ok_or_else(|| "the caller's token is not a valid header value".to_string())?;
     map.insert(http::header::AUTHORIZATION, value);
     Ok(map)
+}
+
+/// `Bearer <token>` as a header value, marked sensitive; `None` when the token cannot be in
+/// one. The configuration's check and the connections' headers both use it.
+pub(crate) fn bearer(token: &str) -> Option<http::HeaderValue> {
+    let mut value = http::HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// What makes a configured header unusable.
+pub(crate) enum BadHeader {
+    Name,
+    Value,
+}
+
+/// One configured header as the HTTP client takes it, its value marked sensitive. The
+/// configuration's check and the connections' headers both use it.
+pub(crate) fn header(
+    name: &str,
+    value: &str,
+) -> Result<(http::HeaderName, http::HeaderValue), BadHeader> {
+    let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| BadHeader::Name)?;
+    let mut value = http::HeaderValue::from_str(value).map_err(|_| BadHeader::Value)?;
+    value.set_sensitive(true);
+    Ok((name, value))
 }
 
 /// The configured headers as the HTTP client takes them, every value marked sensitive. An
@@ -531,11 +556,10 @@ pub(crate) fn header_map(
 ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
     let mut map = HashMap::new();
     for (k, v) in configured {
-        let name = http::HeaderName::from_bytes(k.as_bytes())
-            .map_err(|_| format!("header `{k}` is not a valid header name"))?;
-        let mut value = http::HeaderValue::from_str(v)
-            .map_err(|_| format!("the value of header `{k}` is not valid"))?;
-        value.set_sensitive(true);
+        let (name, value) = header(k, v).map_err(|bad| match bad {
+            BadHeader::Name => format!("header `{k}` is not a valid header name"),
+            BadHeader::Value => format!("the value of header `{k}` is not valid"),
+        })?;
         map.insert(name, value);
     }
     Ok(map)

@@ -286,9 +286,8 @@ impl Upstream {
                 "Server `{name}` is not available: {why}. Try again shortly."
             ));
         };
-        let caller = ctx.caller().id().map(str::to_string);
-        match (&self.forwarded, caller) {
-            (Some(forwarded), Some(caller)) => match forwarded.lease(&caller).await {
+        match (&self.forwarded, ctx.caller().id()) {
+            (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
                 Ok(lease) => {
                     let conn = &lease.conn;
                     call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx).await
