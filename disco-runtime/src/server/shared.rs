@@ -71,7 +71,7 @@ impl Shared {
 
 /// Sends one notice of a change, waiting [`NOTIFY_TIMEOUT`] at most; a failure is only
 /// logged (`who`: the kind of client).
-async fn notify<E: std::fmt::Display>(
+pub(super) async fn notify<E: std::fmt::Display>(
     who: &str,
     notice: impl std::future::Future<Output = Result<(), E>>,
 ) {

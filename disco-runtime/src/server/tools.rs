@@ -105,7 +105,14 @@ use crate::util::json_kind;
 pub struct Tools {
     shared: Arc<Shared>,
     log_filter: Arc<LogLevelFilter>,
+    /// The catalog each accepted `subscriptions/listen` of this session was acknowledged on,
+    /// oldest first, until its `listen` runs (see [`Tools::listen`]).
+    acknowledged: Arc<std::sync::Mutex<std::collections::VecDeque<Arc<Catalog>>>>,
 }
+
+/// At most this many acknowledged subscriptions wait for their `listen` in one session (one
+/// whose acknowledgment failed never runs it); past it the oldest is dropped.
+const MAX_ACKNOWLEDGED: usize = 16;
 
 impl Clone for Tools {
     /// A new session's handle: the same catalog, its own log level (at the default).
@@ -119,6 +126,7 @@ impl Tools {
         Tools {
             shared,
             log_filter: Arc::new(LogLevelFilter::default()),
+            acknowledged: Arc::default(),
         }
     }
 
@@ -287,12 +295,27 @@ impl Tools {
         &self,
         _requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        // rmcp acknowledges next and only then runs `listen`, which registers the stream: a
+        // reload in between would find no stream to tell. The catalog of now is what the
+        // acknowledgment stands for; `listen` compares it with the one it registers on.
+        let mut acknowledged = self.acknowledged.lock().unwrap_or_else(|e| e.into_inner());
+        if acknowledged.len() >= MAX_ACKNOWLEDGED {
+            acknowledged.pop_front();
+        }
+        acknowledged.push_back(self.shared.catalog());
         Some(SubscriptionFilter::builder().tools_list_changed().build())
     }
 
     /// Holds the subscription open until the client ends it; [`ServerHandle::reload`] sends
     /// the tool list changes on it meanwhile.
     pub async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        // The oldest acknowledged catalog: when two listens of one session overlap, the one
+        // that runs first compares with the earlier catalog, which can only add a notice.
+        let acknowledged_on = self
+            .acknowledged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front();
         if context.accepted().tools_list_changed != Some(true) {
             context.cancelled().await;
             return Ok(());
@@ -307,8 +330,19 @@ impl Tools {
         let caller = caller_of(&context.request_context().extensions);
         let _registered = Registered(
             &self.shared,
-            self.shared.add_subscription(caller, context.sink().clone()),
+            self.shared
+                .add_subscription(caller.clone(), context.sink().clone()),
         );
+        // A reload that swapped the catalog after the acknowledgment and collected the streams
+        // before this one was registered told it nothing: tell it now, under the reload's own
+        // rule (only when this caller's list changed). A reload that came later tells it
+        // itself; one notice too many only makes a client list again.
+        if let Some(before) = acknowledged_on {
+            let now = self.shared.catalog();
+            if !Arc::ptr_eq(&before, &now) && before.list(&caller) != now.list(&caller) {
+                super::shared::notify("listener", context.sink().notify_tool_list_changed()).await;
+            }
+        }
         context.cancelled().await;
         Ok(())
     }
