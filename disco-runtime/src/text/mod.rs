@@ -24,4 +24,5 @@
 
 pub(crate) mod edits;
 pub(crate) mod hash;
+pub mod lexicon;
 pub(crate) mod words;
