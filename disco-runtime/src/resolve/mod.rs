@@ -3,5 +3,6 @@
 
 pub mod args;
 pub mod name;
+pub(crate) mod meaning;
 pub(crate) mod polarity;
 pub(crate) mod vocab;

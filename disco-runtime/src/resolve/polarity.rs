@@ -2,8 +2,9 @@
 
 use std::sync::OnceLock;
 
-use super::vocab::SYNONYMS;
+use super::vocab::{FAMILIES, SYNONYMS};
 use crate::text::hash::FastMap;
+use crate::text::lexicon;
 
 /// Word pairs of opposite meaning. Pairs that differ by a negation prefix (`lock`/`unlock`)
 /// are also caught by `NEGATION_PREFIXES`; the table lists the ones the prefix alone would not
@@ -278,6 +279,16 @@ fn affix_range(first: u8) -> (u8, u8) {
     ranges[usize::from(first)]
 }
 
+/// Whether `prefix` before `stem` may be a prefix at all: a letter typed twice is not one
+/// (`aarchived`, `ssync`), nor is `a` before a vowel (English negates a vowel with `an-`).
+fn reads_as_prefix(prefix: &str, stem: &str) -> bool {
+    !(prefix.len() == 1
+        && stem
+            .bytes()
+            .next()
+            .is_some_and(|c| c == prefix.as_bytes()[0] || b"aeiou".contains(&c)))
+}
+
 /// The shortest stem an affix may stand before (`undo` is `un` + `do` only through the table).
 const MIN_STEM: usize = 3;
 const MIN_WEAK_STEM: usize = 4;
@@ -340,6 +351,9 @@ impl Polarity {
                 continue;
             };
             let stem = rest.strip_prefix(['_', '-']).unwrap_or(rest);
+            if !reads_as_prefix(a.text, stem) {
+                continue;
+            }
             let min = if a.weak { MIN_WEAK_STEM } else { MIN_STEM };
             if usize::from(out.len) < out.prefixed.len() && stem.chars().take(min).count() == min {
                 // A prefix and its separator are at most eight bytes.
@@ -531,24 +545,91 @@ fn prefix_added(a: &str, b: &str) -> Affixes {
     if long.len() == short.len() || !long.ends_with(short) {
         return Affixes::Unrelated;
     }
-    let extra = long[..long.len() - short.len()].chars().count();
-    if extra <= 2 && short.chars().take(MIN_STEM).count() == MIN_STEM {
+    // Only a real prefix before a known word: `sstock` is `stock` with a letter typed twice,
+    // `ppayer` is `payer`, but `reinstall` is another word than `install`.
+    let extra = &long[..long.len() - short.len()];
+    let extra = extra.strip_suffix(['_', '-']).unwrap_or(extra);
+    if extra.chars().count() <= 3
+        && short.chars().take(MIN_STEM).count() == MIN_STEM
+        && AFFIXES.iter().any(|affix| affix.text == extra)
+        && reads_as_prefix(extra, short)
+        && super::vocab::is_known_word(short)
+    {
         Affixes::Changed
     } else {
         Affixes::Unrelated
     }
 }
 
+/// Every curated pair of opposites: the table above and the families of `vocab.rs`, each
+/// side of a family against every word of the other.
+pub(crate) fn curated_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
+    let families = FAMILIES.iter().flat_map(|&(left, right)| {
+        left.iter()
+            .flat_map(move |&a| right.iter().map(move |&b| (a, b)))
+    });
+    OPPOSITES.iter().copied().chain(families)
+}
+
+/// The opposites of each word of `OPPOSITES`, both ways: the words the letter-level guard looks
+/// for inside fused names, and the stems a negating prefix is read before (`unlock`). The
+/// families of `vocab.rs` are left out of both: their words are short (`lt`, `hi`) or stand
+/// inside plain words (`detail` is not a negated `tail`).
 pub(crate) fn opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
     static MAP: OnceLock<FastMap<&'static str, Vec<&'static str>>> = OnceLock::new();
-    MAP.get_or_init(|| {
-        let mut map: FastMap<&'static str, Vec<&'static str>> = FastMap::default();
-        for &(a, b) in OPPOSITES {
-            map.entry(a).or_default().push(b);
-            map.entry(b).or_default().push(a);
+    MAP.get_or_init(|| pair_map(OPPOSITES.iter().copied()))
+}
+
+/// `opposites` with the families of `vocab.rs`: every word that carries polarity.
+fn curated_opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
+    static MAP: OnceLock<FastMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+    MAP.get_or_init(|| pair_map(curated_pairs()))
+}
+
+fn pair_map(
+    pairs: impl Iterator<Item = (&'static str, &'static str)>,
+) -> FastMap<&'static str, Vec<&'static str>> {
+    let mut map: FastMap<&'static str, Vec<&'static str>> = FastMap::default();
+    for (a, b) in pairs {
+        for (x, y) in [(a, b), (b, a)] {
+            let list = map.entry(x).or_default();
+            if !list.contains(&y) {
+                list.push(y);
+            }
         }
-        map
-    })
+    }
+    map
+}
+
+/// Whether `word`, or the head of its synonym class, has an opposite in the curated pairs:
+/// the words that carry polarity wherever they stand (WordNet's antonyms only oppose words to
+/// one another, they do not make every adjective a negation).
+fn curated(word: &str) -> bool {
+    let head = super::vocab::canon(word);
+    let map = curated_opposites();
+    map.contains_key(word) || (!head.is_empty() && map.contains_key(head))
+}
+
+/// Two nouns of one relation seen from its two ends: the one it is done to (`-ee`: `payee`,
+/// `employee`, `lessee`, `followee`, `callee`) and the one who does it (`-er`, `-or`: `payer`,
+/// `employer`, `lessor`, `follower`, `caller`). A rule of English morphology rather than a
+/// list: the pairs are open-ended (`grantee`, `assignee`, `interviewee`, ...).
+pub(crate) fn role_opposed(a: &str, b: &str) -> bool {
+    role_pair(a, b) || role_pair(b, a)
+}
+
+/// `patient` ends in `-ee` and `agent` in `-er`/`-or` on the same stem of three letters or more
+/// (`referee`/`referrer`: the agent may double the stem's last letter).
+fn role_pair(patient: &str, agent: &str) -> bool {
+    let Some(p) = patient.strip_suffix("ee").filter(|s| s.len() >= 3) else {
+        return false;
+    };
+    let Some(g) = agent.strip_suffix("er").or_else(|| agent.strip_suffix("or")) else {
+        return false;
+    };
+    p == g
+        || g.strip_prefix(p)
+            .is_some_and(|rest| rest.len() == 1 && p.ends_with(rest))
 }
 
 /// Whether two words mean opposite things: by their prefixes (`lock`/`unlock`,
@@ -563,7 +644,7 @@ pub(crate) fn opposed_of(a: Word<'_>, b: Word<'_>) -> bool {
     if a.text == b.text {
         return false;
     }
-    if ids_opposed(a.polarity.table, b.polarity.table) {
+    if ids_opposed(a.polarity.table, b.polarity.table) || role_opposed(a.text, b.text) {
         return true;
     }
     // Two words without a prefix are opposed by the table alone: every other opposition
@@ -623,7 +704,7 @@ fn affixes_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
 /// Whether the table (with synonyms) says two words are opposites.
 fn table_opposed(a: &str, b: &str) -> bool {
     let ids = &opposite_ids().ids;
-    ids_opposed(ids.get(a).map(Vec::as_slice), ids.get(b).map(Vec::as_slice))
+    ids_opposed(ids.get(a).map(Vec::as_slice), ids.get(b).map(Vec::as_slice)) || role_opposed(a, b)
 }
 
 pub(crate) fn ids_opposed(a: Option<&[u16]>, b: Option<&[u16]>) -> bool {
@@ -678,7 +759,9 @@ pub(crate) fn typo_possible(a: &str, b: &str) -> bool {
 
 /// `typo_possible` of two words whose polarity is known.
 pub(crate) fn typo_possible_of(a: Word<'_>, b: Word<'_>) -> bool {
-    affixes_of(a, b) == Affixes::Unrelated && !ids_opposed(a.polarity.table, b.polarity.table)
+    affixes_of(a, b) == Affixes::Unrelated
+        && !ids_opposed(a.polarity.table, b.polarity.table)
+        && !role_opposed(a.text, b.text)
 }
 
 /// `word` negates a word this catalog or the tables know (`unget`, `unrun`, `noforce`): the
@@ -709,8 +792,8 @@ pub(crate) fn carries_polarity<'b>(
 ) -> bool {
     if is_negation(word)
         || is_affix(word)
-        || inflected_ids(word).is_some()
-        || inflection_bases(word, is_negation)
+        || curated(word)
+        || inflection_bases(word, |base| is_negation(base) || curated(base))
     {
         return true;
     }
@@ -756,17 +839,20 @@ pub(crate) fn same_stem_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
 /// The ids the opposites table gives `word` as written or with a regular inflection undone
 /// (`created`, `creating` and `creates` stand for `create`, `stopped` for `stop`, `copies` for
 /// `copy`).
-pub(crate) fn inflected_ids(word: &str) -> Option<&'static [u16]> {
+pub(crate) fn inflected_ids(word: &str) -> Option<Box<[u16]>> {
     let ids = &opposite_ids().ids;
-    if let Some(found) = ids.get(word) {
-        return Some(found);
-    }
-    let mut found = None;
+    // The word's own ids and those of every base it may inflect: `destroyed` is an antonym
+    // in WordNet of its own and the past of `destroy`, the opposite of `create`.
+    let mut found: Vec<u16> = ids.get(word).cloned().unwrap_or_default();
     inflection_bases(word, |base| {
-        found = ids.get(base).map(Vec::as_slice);
-        found.is_some()
+        for &id in ids.get(base).map_or(&[][..], Vec::as_slice) {
+            if !found.contains(&id) {
+                found.push(id);
+            }
+        }
+        false
     });
-    found
+    (!found.is_empty()).then(|| found.into_boxed_slice())
 }
 
 /// Whether `f` holds for a base `word` may be an inflection of: without `-s`, `-es`, `-ies`
@@ -800,22 +886,22 @@ fn inflection_bases(word: &str, mut f: impl FnMut(&str) -> bool) -> bool {
     false
 }
 
-/// The opposites table in a form that costs two lookups per word pair: every word of the
-/// table, and every synonym of a word of the table, gets the ids it stands for.
+/// The opposites in a form that costs two lookups per word pair: every word of a pair (the
+/// curated ones and WordNet's antonyms), and every synonym of a word of the table, gets the
+/// ids it stands for.
 pub(crate) struct OppositeIds {
     ids: FastMap<&'static str, Vec<u16>>,
-    /// Which ids are opposites: a bit per pair, row by row (a few hundred ids, a few KiB),
-    /// tested without hashing.
-    pairs: Vec<u64>,
-    row: usize,
+    /// The ids opposed to each id, sorted: a few each, among a few thousand ids.
+    opposite: Vec<Vec<u16>>,
+    /// The words that hold each id.
+    words: Vec<Vec<&'static str>>,
 }
 
 impl OppositeIds {
     fn pair_opposed(&self, x: u16, y: u16) -> bool {
-        let bit = usize::from(x) * self.row * 64 + usize::from(y);
-        self.pairs
-            .get(bit / 64)
-            .is_some_and(|word| word & (1 << (bit % 64)) != 0)
+        self.opposite
+            .get(usize::from(x))
+            .is_some_and(|list| list.binary_search(&y).is_ok())
     }
 }
 
@@ -823,36 +909,59 @@ pub(crate) fn opposite_ids() -> &'static OppositeIds {
     static TABLE: OnceLock<OppositeIds> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut id_of: FastMap<&'static str, u16> = FastMap::default();
-        let mut pair_ids = Vec::with_capacity(OPPOSITES.len());
-        for &(a, b) in OPPOSITES {
-            let next = id_of.len() as u16;
-            let ia = *id_of.entry(a).or_insert(next);
-            let next = id_of.len() as u16;
-            let ib = *id_of.entry(b).or_insert(next);
-            pair_ids.push((ia, ib));
+        let mut opposite: Vec<Vec<u16>> = Vec::new();
+        for (a, b) in curated_pairs().chain(lexicon::antonyms()) {
+            let mut id = |w: &'static str| {
+                let next = u16::try_from(id_of.len()).expect("fewer than 65,536 opposed words");
+                *id_of.entry(w).or_insert(next)
+            };
+            let (ia, ib) = (id(a), id(b));
+            opposite.resize(id_of.len(), Vec::new());
+            opposite[usize::from(ia)].push(ib);
+            opposite[usize::from(ib)].push(ia);
         }
-        let row = id_of.len().div_ceil(64);
-        let mut pairs = vec![0u64; row * 64 * row];
-        for (ia, ib) in pair_ids {
-            for (x, y) in [(ia, ib), (ib, ia)] {
-                let bit = usize::from(x) * row * 64 + usize::from(y);
-                pairs[bit / 64] |= 1 << (bit % 64);
-            }
+        for list in &mut opposite {
+            list.sort_unstable();
+            list.dedup();
         }
         let mut ids: FastMap<&'static str, Vec<u16>> = FastMap::default();
+        let mut words: Vec<Vec<&'static str>> = vec![Vec::new(); id_of.len()];
         for (&word, &id) in &id_of {
             ids.entry(word).or_default().push(id);
+            words[usize::from(id)].push(word);
         }
         for &(word, head) in SYNONYMS {
             if let Some(&id) = id_of.get(head) {
                 let list = ids.entry(word).or_default();
                 if !list.contains(&id) {
                     list.push(id);
+                    words[usize::from(id)].push(word);
                 }
             }
         }
-        OppositeIds { ids, pairs, row }
+        OppositeIds {
+            ids,
+            opposite,
+            words,
+        }
     })
+}
+
+/// The words opposed to `word` by the tables (curated, WordNet's antonyms, through synonyms),
+/// as written or with a regular inflection undone.
+pub(crate) fn opposite_words(word: &str) -> Vec<&'static str> {
+    let table = opposite_ids();
+    let mut out: Vec<&'static str> = Vec::new();
+    for &x in inflected_ids(word).as_deref().unwrap_or(&[]) {
+        for &y in &table.opposite[usize::from(x)] {
+            for &w in &table.words[usize::from(y)] {
+                if !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether the request and a tool's words differ by an opposite: some word present on one side
@@ -1226,7 +1335,11 @@ mod tests {
             ("invalid", "valid", Opposed),
             ("reinstall", "install", Changed),
             ("unregister", "deregister", Changed),
-            ("dactivate", "activate", Changed),
+            // A letter put in front that is no prefix is a typo here; that `dactivate` is as
+            // close to `deactivate` is for `meaning.rs` to weigh.
+            ("dactivate", "activate", Unrelated),
+            ("sstock", "stock", Unrelated),
+            ("aarchived", "archived", Unrelated),
             // `a` cannot tell `amount` from a negated `mount`: the safe side is to not suggest.
             ("amount", "mount", Opposed),
             // Plain typos and plain words.
@@ -1234,7 +1347,8 @@ mod tests {
             ("reprot", "report", Unrelated),
             ("enbedded", "embedded", Unrelated),
             ("raed", "read", Unrelated),
-            ("index", "dex", Changed),
+            ("index", "dex", Unrelated),
+            ("reopen", "open", Changed),
             ("unit", "it", Unrelated),
             ("lock", "lock", Unrelated),
         ] {

@@ -113,16 +113,24 @@ pub(crate) fn singular(word: &str) -> String {
     if n < 3 || !word.ends_with('s') || ["ss", "us", "is", "as"].iter().any(|e| word.ends_with(e)) {
         return word.to_string();
     }
-    if word.ends_with("ies") && n > 4 {
-        return format!("{}y", &word[..n - 3]);
-    }
-    if ["sses", "xes", "ches", "shes", "zzes"]
+    let rule = if word.ends_with("ies") && n > 4 {
+        format!("{}y", &word[..n - 3])
+    } else if ["sses", "xes", "ches", "shes", "zzes"]
         .iter()
         .any(|e| word.ends_with(e))
     {
-        return word[..n - 2].to_string();
+        word[..n - 2].to_string()
+    } else {
+        word[..n - 1].to_string()
+    };
+    // A word of English that WordNet reads: the rule holds only where the morphology agrees
+    // (`files` is `file`; `news`, `lens` and `series` are not plurals of `new`, `len`, `sery`).
+    if let Some(mut lemmas) = super::lexicon::lemmas(word) {
+        if !lemmas.any(|l| l == rule) {
+            return word.to_string();
+        }
     }
-    word[..n - 1].to_string()
+    rule
 }
 
 pub(crate) fn char_len(s: &str) -> usize {

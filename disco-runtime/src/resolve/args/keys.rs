@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::{clip, normalise_key, schema_types, Field, MAX_KEY_LEN};
+use crate::resolve::meaning::{read_key, Reading};
 
 /// Which of the fields a key is close to (see [`near_miss`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,68 +39,103 @@ pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> 
     }
     let norm = normalise_key(key);
     let number_free = singular_key(key);
-    // Each field's best name: (score, the name, whether it is the same word in the other
-    // number).
-    let mut scored: Vec<(usize, u32, &'t str, bool)> = targets
+    let words = field_words(targets);
+    // Each field's best name: its score, the name, whether it is the same word in the other
+    // number, and how the key reads against it (`resolve/meaning.rs`): a field the key is
+    // close to but may not be taken for (another word, a misspelling as close to a rival, an
+    // opposite) still counts against the others, so that removing it never makes another
+    // field "clearly closer".
+    let mut scored: Vec<Scored<'t>> = targets
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let (score, name, plural) = p
-                .names()
+            p.names()
                 .map(|n| {
                     if singular_key(n) == number_free {
-                        return (PLURAL, n, true);
+                        return Scored::new(i, PLURAL, n, true, Reading::Typo);
                     }
                     // A change of prefix is another key, not a misspelling (`relimit`).
                     let target = normalise_key(n);
-                    if crate::resolve::polarity::typo_possible(&norm, &target) {
-                        (closeness_score(&norm, &target), n, false)
-                    } else {
-                        (0, n, false)
+                    if !crate::resolve::polarity::typo_possible(&norm, &target) {
+                        return Scored::new(i, 0, n, false, Reading::Opposed);
                     }
+                    let score = closeness_score(&norm, &target);
+                    let reading = if score > 0 {
+                        read_key(key, n, &words)
+                    } else {
+                        Reading::Typo
+                    };
+                    // A key whose words are words is not close to another word at all.
+                    let score = if reading == Reading::Word { 0 } else { score };
+                    Scored::new(i, score, n, false, reading)
                 })
-                .fold((0, p.name, false), |best, next| {
-                    if next.0 > best.0 {
+                .fold(Scored::new(i, 0, p.name, false, Reading::Typo), |best, next| {
+                    if next.score > best.score {
                         next
                     } else {
                         best
                     }
-                });
-            (i, score, name, plural)
+                })
         })
         .collect();
     // Stable: equally close fields stay in the order of the parameters.
-    scored.sort_by_key(|s| std::cmp::Reverse(s.1));
-    let Some(&(best, score, _, plural)) = scored.first() else {
+    scored.sort_by_key(|s| std::cmp::Reverse(s.score));
+    let Some(best) = scored.first().cloned() else {
         return NearMiss::None;
     };
-    if score < CLOSE {
+    if best.score < CLOSE {
         return NearMiss::None;
     }
-    let runner_up = scored.get(1).map_or(0, |s| s.1);
-    if score - runner_up >= MARGIN {
-        let boolean = schema_types(targets[best].schema).contains(&"boolean");
+    let runner_up = scored.get(1).map_or(0, |s| s.score);
+    if best.score - runner_up >= MARGIN {
+        if best.reading != Reading::Typo {
+            return NearMiss::None;
+        }
+        let boolean = schema_types(targets[best.field].schema).contains(&"boolean");
         let switch = value.is_boolean()
             || value.as_str().is_some_and(|s| {
                 matches!(s.trim().to_ascii_lowercase().as_str(), "true" | "false")
             });
-        return if !boolean || plural || switch {
-            NearMiss::One(best)
+        return if !boolean || best.plural || switch {
+            NearMiss::One(best.field)
         } else {
             NearMiss::None
         };
     }
-    // None clearly closer: those close enough to be named, within the margin of the best.
+    // None clearly closer: those close enough to be named, within the margin of the best; an
+    // opposite is never named (the model is never pointed at it).
     let close: Vec<(usize, &'t str)> = scored
         .iter()
-        .take_while(|s| score - s.1 < MARGIN)
-        .filter(|s| s.1 >= CLOSE)
-        .map(|s| (s.0, s.2))
+        .take_while(|s| best.score - s.score < MARGIN)
+        .filter(|s| s.score >= CLOSE && s.reading != Reading::Opposed)
+        .map(|s| (s.field, s.name))
         .collect();
     if close.len() < 2 {
         return NearMiss::None;
     }
     NearMiss::Several(close)
+}
+
+/// One field as `near_miss` scores it.
+#[derive(Clone)]
+struct Scored<'t> {
+    field: usize,
+    score: u32,
+    name: &'t str,
+    plural: bool,
+    reading: Reading,
+}
+
+impl<'t> Scored<'t> {
+    fn new(field: usize, score: u32, name: &'t str, plural: bool, reading: Reading) -> Self {
+        Scored {
+            field,
+            score,
+            name,
+            plural,
+            reading,
+        }
+    }
 }
 
 /// How close a key must be to a field to be taken for it, or named beside another: a typo
@@ -171,13 +207,42 @@ pub(super) fn opposite_param<'t>(key: &str, params: &[Field<'t>]) -> Option<Fiel
     {
         return None;
     }
-    params
+    if let Some(p) = params.iter().find(|p| {
+        p.names()
+            .any(|name| differ_by_polarity(&key_words, &singular_words(name)))
+    }) {
+        return Some(*p);
+    }
+    // A misspelling of a parameter's opposite (`mn_results` beside `max_results`, `dsable_beta`
+    // beside `enable_beta`), unless it reads as a misspelling of some parameter itself.
+    let words = field_words(params);
+    let close = |name: &str| closeness_score(&compact, &normalise_key(name)) > 0;
+    let readings: Vec<(Field<'t>, Reading)> = params
         .iter()
-        .find(|p| {
-            p.names()
-                .any(|name| differ_by_polarity(&key_words, &singular_words(name)))
-        })
-        .copied()
+        .flat_map(|p| p.names().map(move |n| (p, n)))
+        .filter(|(_, n)| close(n))
+        .map(|(p, n)| (*p, read_key(key, n, &words)))
+        .collect();
+    if readings.iter().any(|(_, r)| *r == Reading::Typo) {
+        return None;
+    }
+    readings
+        .into_iter()
+        .find(|(_, r)| *r == Reading::Opposed)
+        .map(|(p, _)| p)
+}
+
+/// The words of every name and alias of `fields`, in the singular: the catalog a key is read
+/// against.
+pub(super) fn field_words(fields: &[Field<'_>]) -> Vec<String> {
+    let mut words: Vec<String> = fields
+        .iter()
+        .flat_map(|f| f.names())
+        .flat_map(singular_words)
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 pub(super) fn singular_words(key: &str) -> Vec<String> {
@@ -194,17 +259,8 @@ pub(super) fn singular_words(key: &str) -> Vec<String> {
 pub(super) fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
     use crate::resolve::polarity::{is_negating_particle, opposed};
     let mut flips = 0usize;
-    let mut left: Vec<&str> = Vec::with_capacity(a.len());
-    let mut right: Vec<&str> = Vec::with_capacity(b.len());
-    for (words, kept) in [(a, &mut left), (b, &mut right)] {
-        for w in words {
-            if is_negating_particle(w) {
-                flips += 1;
-            } else {
-                kept.push(w);
-            }
-        }
-    }
+    let mut left: Vec<&str> = a.iter().map(String::as_str).collect();
+    let mut right: Vec<&str> = b.iter().map(String::as_str).collect();
     left.retain(|w| match right.iter().position(|r| r == w) {
         Some(i) => {
             right.remove(i);
@@ -212,24 +268,9 @@ pub(super) fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
         }
         None => true,
     });
-    if left.len() != right.len() {
-        // Words fused on one side (`maxprice` against `min_price`): the same letters but for
-        // a word of opposite meaning.
-        let (fused, words) = if left.len() < right.len() {
-            (left.concat(), &right)
-        } else {
-            (right.concat(), &left)
-        };
-        let joined = words.concat();
-        if fused == joined {
-            return flips % 2 == 1;
-        }
-        let opposed_letters = strsim::osa_distance(&fused, &joined) <= 3
-            && crate::resolve::polarity::fused_affixes(&fused, words)
-                == crate::resolve::polarity::Affixes::Opposed;
-        return opposed_letters && flips.is_multiple_of(2);
-    }
-    for w in &left {
+    // Opposed words pair up before the negating words are set aside: `off` in `power_off`
+    // stands against `on` in `power_on`, it does not just negate.
+    left.retain(|w| {
         let pair = right
             .iter()
             .position(|r| opposed(w, r) || negated_by_suffix(w, r) || negated_by_suffix(r, w));
@@ -237,11 +278,40 @@ pub(super) fn differ_by_polarity(a: &[String], b: &[String]) -> bool {
             Some(i) => {
                 right.remove(i);
                 flips += 1;
+                false
             }
-            None => return false,
+            None => true,
         }
+    });
+    for side in [&mut left, &mut right] {
+        side.retain(|w| {
+            let negating = is_negating_particle(w);
+            flips += usize::from(negating);
+            !negating
+        });
     }
-    flips % 2 == 1
+    if left.is_empty() && right.is_empty() {
+        return flips % 2 == 1;
+    }
+    if left.len() == right.len() || left.is_empty() || right.is_empty() {
+        // Words left over on both sides that are not opposites: another key.
+        return false;
+    }
+    // Words fused on one side (`maxprice` against `min_price`): the same letters but for a word
+    // of opposite meaning.
+    let (fused, words) = if left.len() < right.len() {
+        (left.concat(), &right)
+    } else {
+        (right.concat(), &left)
+    };
+    let joined = words.concat();
+    if fused == joined {
+        return flips % 2 == 1;
+    }
+    let opposed_letters = strsim::osa_distance(&fused, &joined) <= 3
+        && crate::resolve::polarity::fused_affixes(&fused, words)
+            == crate::resolve::polarity::Affixes::Opposed;
+    opposed_letters && flips.is_multiple_of(2)
 }
 
 /// `long` is `short` with a negating word glued after it: `forceoff`, `recursiveno`.
@@ -252,7 +322,10 @@ pub(super) fn negated_by_suffix(long: &str, short: &str) -> bool {
     })
 }
 
-/// What the model is told about a key that states the opposite of a parameter.
+/// What the model is told about a key that states the opposite of a parameter (or is a
+/// misspelling of its opposite): which parameter it stands against, and that nothing was
+/// applied. It never tells the model what to send: a key read wrongly must not turn into
+/// advice to send the opposite of what was meant.
 pub(super) fn opposite_problem(key: &str, key_prefix: &str, p: &Field<'_>, prefix: &str) -> String {
     let ty = crate::tool::schema::type_label(p.schema);
     let name = format!("{prefix}{}", p.name);
@@ -260,13 +333,12 @@ pub(super) fn opposite_problem(key: &str, key_prefix: &str, p: &Field<'_>, prefi
     if schema_types(p.schema).contains(&"boolean") {
         format!(
             "`{key}` states the opposite of the boolean parameter `{name}`, so it was not \
-             applied; to turn `{name}` off, send `\"{}\": false`",
-            p.name
+             applied to it, nor to any other parameter"
         )
     } else {
         format!(
-            "`{key}` states the opposite of parameter `{name}` ({ty}), so it was not applied; \
-             send `{name}` with the value you mean"
+            "`{key}` states the opposite of parameter `{name}` ({ty}), so it was not applied \
+             to it, nor to any other parameter"
         )
     }
 }

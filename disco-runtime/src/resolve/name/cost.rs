@@ -118,7 +118,10 @@ pub(super) fn score(
             blocked |= query.negates_known(known)[i]
                 || (0..form.stems.len()).any(|j| {
                     same_stem_opposed(word, Word::new(&form.stems[j], &form.stem_polarity[j]))
-                        || ids_opposed(query.raw_inflected()[i], form.raw_inflected[j])
+                        || ids_opposed(
+                            query.raw_inflected()[i].as_deref(),
+                            form.raw_inflected[j].as_deref(),
+                        )
                 });
         }
     }

@@ -24,7 +24,7 @@ pub(super) struct Form {
     /// `Polarity::of` each of `stems`.
     pub(super) stem_polarity: Box<[Polarity]>,
     /// `inflected_ids` of each word as written (`raw`: the singular of `yes` is no word).
-    pub(super) raw_inflected: Box<[Option<&'static [u16]>]>,
+    pub(super) raw_inflected: Box<[Option<Box<[u16]>>]>,
     /// Lowercase letters and digits only.
     pub(super) compact: Box<str>,
     /// `fused_ids(compact)`.

@@ -14,7 +14,7 @@ pub(super) struct Query {
     /// `Polarity::of` each of `stems`, computed on first use: only the fuzzy tier needs it.
     stem_polarity: std::cell::OnceCell<Vec<Polarity>>,
     /// `inflected_ids` of each word as written (`raw`), computed on first use.
-    raw_inflected: std::cell::OnceCell<Vec<Option<&'static [u16]>>>,
+    raw_inflected: std::cell::OnceCell<Vec<Option<Box<[u16]>>>>,
     /// `negates_known_word` of each of `stems`, computed on first use: it depends on the
     /// word alone (and the catalog), not on the form it is compared with.
     negates_known: std::cell::OnceCell<Vec<bool>>,
@@ -36,7 +36,7 @@ impl Query {
             .get_or_init(|| self.stems.iter().map(|s| Polarity::of(s)).collect())
     }
 
-    pub(super) fn raw_inflected(&self) -> &[Option<&'static [u16]>] {
+    pub(super) fn raw_inflected(&self) -> &[Option<Box<[u16]>>] {
         self.raw_inflected
             .get_or_init(|| self.raw.iter().map(|w| inflected_ids(w)).collect())
     }

@@ -1,0 +1,252 @@
+//! Whether a word that differs from a catalog word by a few letters is a misspelling of it,
+//! another word, or its opposite: the rules that keep a correction from changing what the
+//! model meant, shared by tool names (`name/fuzzy.rs`, `name/cost.rs`) and argument keys
+//! (`args/keys.rs`).
+//!
+//! 1. A word that is a word is not a typo. A request word that is itself a known word
+//!    (English, a word of APIs, or a word of the catalog the caller sees) is never read as a
+//!    misspelling of a different word, unless the two are forms of one lemma (`created` for
+//!    `create`): `payee` is not `payer`, `lte` is not `lt`, `ad` is not `add`.
+//! 2. A non-word is a misspelling of catalog word W only when nothing that competes with W is
+//!    as close: no word opposed to W (its opposites, its role partner, W negated), no other
+//!    word of the catalog, no word of APIs. English words that are not in the catalog do not
+//!    compete (`serch` is `search`, although `perch` is one edit away). `mn` is one edit from
+//!    `min` and two from `max`, so it is not `max`; `eclude` is one edit from `exclude`, so it
+//!    is not `include`.
+//!
+//! When a rival opposed to W is at least as close, the reading is [`Reading::Opposed`]: never
+//! corrected, never suggested, never advised. Any other rival, or a known word, gives
+//! [`Reading::Guess`]: suggested, never corrected.
+
+use super::polarity::{opposed, opposite_words};
+use super::vocab::{api_words, is_known_word};
+use crate::text::edits::each_deletion;
+use crate::text::hash::{FastMap, FastSet};
+use crate::text::lexicon::{is_english, same_lemma};
+use crate::text::words::{singular, split_words};
+use std::sync::OnceLock;
+
+/// What a request word may be taken for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Reading {
+    /// A misspelling (or another form) of the catalog word: may be corrected.
+    Typo,
+    /// A misspelling that is as close to a rival: may be suggested, not corrected.
+    Guess,
+    /// Another word (a known word that is no form of the catalog word): may be suggested,
+    /// never corrected, and not even close for the margin between argument keys.
+    Word,
+    /// A misspelling of the catalog word's opposite, or the opposite itself: never used.
+    Opposed,
+}
+
+/// Negating prefixes a rival may carry (`lock` against `unlock`, `able` against `disable`).
+const NEGATIONS: &[&str] = &["un", "dis", "de", "non", "no"];
+
+/// The words opposed to `word`: its opposites in the tables (with synonyms and inflections),
+/// its role partner (`payee` for `payer`), and the word negated or un-negated by a prefix.
+pub(crate) fn opposed_rivals(word: &str) -> Vec<String> {
+    let mut out: Vec<String> = opposite_words(word)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    // The role partner, where the stem is a word of English or the partner is a known word:
+    // `kader` is no agent noun, and `kadee` no rival of it.
+    let role = |stem: &str, partner: String| {
+        (is_english(stem) || is_english(&format!("{stem}e")) || is_known_word(&partner))
+            .then_some(partner)
+    };
+    if let Some(stem) = word.strip_suffix("ee").filter(|s| s.len() >= 3) {
+        out.extend(role(stem, format!("{stem}er")));
+        out.extend(role(stem, format!("{stem}or")));
+    }
+    for agent in ["er", "or"] {
+        if let Some(stem) = word.strip_suffix(agent).filter(|s| s.len() >= 3) {
+            out.extend(role(stem, format!("{stem}ee")));
+        }
+    }
+    if word.len() >= 3 {
+        for prefix in NEGATIONS {
+            out.push(format!("{prefix}{word}"));
+            if let Some(rest) = word.strip_prefix(prefix).filter(|r| r.len() >= 3) {
+                out.push(rest.to_string());
+            }
+        }
+    }
+    out.retain(|w| w != word);
+    out
+}
+
+/// The deletion neighbourhoods of the words of APIs, to find those within two edits of a
+/// request word without measuring each.
+fn api_deletes() -> &'static FastMap<String, Vec<&'static str>> {
+    static MAP: OnceLock<FastMap<String, Vec<&'static str>>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let mut map: FastMap<String, Vec<&'static str>> = FastMap::default();
+        for &word in api_words() {
+            each_deletion(word, 2, &mut |del| {
+                let list = map.entry(del.to_string()).or_default();
+                if !list.contains(&word) {
+                    list.push(word);
+                }
+            });
+        }
+        map
+    })
+}
+
+/// The words of APIs within `d` edits of `word` (at most 2), other than `word`, with their
+/// distances.
+pub(crate) fn api_words_within(word: &str, d: usize) -> Vec<(&'static str, usize)> {
+    let d = d.min(2);
+    let map = api_deletes();
+    let mut seen: FastSet<&'static str> = FastSet::default();
+    let mut out = Vec::new();
+    each_deletion(word, d, &mut |del| {
+        for &candidate in map.get(del).map_or(&[][..], Vec::as_slice) {
+            if candidate != word && seen.insert(candidate) {
+                let distance = strsim::osa_distance(word, candidate);
+                if distance <= d {
+                    out.push((candidate, distance));
+                }
+            }
+        }
+    });
+    out
+}
+
+/// How `request` (a request word; `known`: whether it is a known word, the caller's catalog
+/// included) reads against `target`, a catalog word `d` edits away. `rivals`: the other
+/// catalog words the caller can see that are within reach of `request`, with their distances.
+pub(crate) fn read_word<'r>(
+    request: &str,
+    target: &str,
+    d: usize,
+    known: bool,
+    rivals: impl IntoIterator<Item = (&'r str, usize)>,
+) -> Reading {
+    if request == target {
+        return Reading::Typo;
+    }
+    if opposed(request, target) {
+        return Reading::Opposed;
+    }
+    if known {
+        return if same_lemma(request, target) {
+            Reading::Typo
+        } else {
+            Reading::Word
+        };
+    }
+    let close = |x: &str| strsim::osa_distance(request, x) <= d;
+    if opposed_rivals(target).iter().any(|x| close(x)) {
+        return Reading::Opposed;
+    }
+    let other = |x: &str| x != target && !same_lemma(x, target);
+    let api = api_words_within(request, d);
+    if let Some((a, _)) = api.iter().find(|(a, _)| other(a)) {
+        return if opposed(a, target) {
+            Reading::Opposed
+        } else {
+            Reading::Guess
+        };
+    }
+    if rivals.into_iter().any(|(x, dx)| dx <= d && other(x)) {
+        return Reading::Guess;
+    }
+    Reading::Typo
+}
+
+/// A key or a fused name against a catalog name whose letters it is close to, when their words
+/// do not pair one to one: the request is compared, letters to letters, with the catalog name
+/// in which one word is replaced by one of its rivals (opposed words, words of APIs within two
+/// edits); a rival spelling that comes at least as close as the name itself settles it
+/// (`pricelt` against `price_gt`: `pricelt` is `price_lt` exactly). `d`: the edit distance of
+/// the two as compact strings.
+pub(crate) fn read_letters(request: &str, target_words: &[String], d: usize) -> Reading {
+    let mut worst = Reading::Typo;
+    for (j, word) in target_words.iter().enumerate() {
+        let apis = api_words_within(word, 2);
+        let opposed_rivals = opposed_rivals(word);
+        let rivals = opposed_rivals
+            .iter()
+            .map(|r| (r.as_str(), true))
+            .chain(apis.iter().map(|&(a, _)| (a, opposed(a, word))));
+        for (rival, is_opposed) in rivals {
+            if same_lemma(rival, word) {
+                continue;
+            }
+            let mut spelled = String::with_capacity(request.len() + 8);
+            for (k, w) in target_words.iter().enumerate() {
+                spelled.push_str(if k == j { rival } else { w });
+            }
+            if strsim::osa_distance(request, &spelled) <= d {
+                if is_opposed {
+                    return Reading::Opposed;
+                }
+                worst = Reading::Guess;
+            }
+        }
+    }
+    worst
+}
+
+/// How argument key `key` reads against a parameter name `name`, with `other_words`: the words
+/// of every name and alias of the tool's parameters (the catalog a key is read against).
+/// `Typo` when a misspelling of `name` may be corrected into it.
+pub(crate) fn read_key(key: &str, name: &str, other_words: &[String]) -> Reading {
+    let kw: Vec<String> = split_words(key).iter().map(|w| singular(w)).collect();
+    let nw: Vec<String> = split_words(name).iter().map(|w| singular(w)).collect();
+    if kw == nw {
+        return Reading::Typo;
+    }
+    let known = |w: &str| is_known_word(w) || other_words.iter().any(|o| o == w);
+    if kw.len() == nw.len() {
+        let mut worst = Reading::Typo;
+        for (k, w) in kw.iter().zip(&nw) {
+            if k == w {
+                continue;
+            }
+            let d = strsim::osa_distance(k, w);
+            // The other fields compete as whole names, by the margin of `near_miss`: here only
+            // the words that are no field's (opposites, words of APIs) are rivals.
+            worst = worst.max(read_word(k, w, d, known(k), std::iter::empty()));
+            if worst == Reading::Opposed {
+                return worst;
+            }
+        }
+        return worst;
+    }
+    let compact = kw.concat();
+    read_letters(&compact, &nw, strsim::osa_distance(&compact, &nw.concat()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(k: &str, name: &str, others: &[&str]) -> Reading {
+        let words: Vec<String> = others
+            .iter()
+            .flat_map(|o| split_words(o))
+            .map(|w| singular(&w))
+            .collect();
+        read_key(k, name, &words)
+    }
+
+    #[test]
+    fn keys_that_are_words_or_typos_of_opposites_are_not_repaired() {
+        assert_eq!(key("payee_id", "payer_id", &["payer_id"]), Reading::Opposed);
+        assert_eq!(key("price_lt", "price_gt", &["price_gt"]), Reading::Opposed);
+        assert_eq!(key("mn_results", "max_results", &["max_results"]), Reading::Opposed);
+        assert_eq!(key("eclude_archived", "include_archived", &["include_archived"]), Reading::Opposed);
+        assert_eq!(key("dsable_beta", "enable_beta", &["enable_beta"]), Reading::Opposed);
+        assert_eq!(key("sort_decending", "sort_ascending", &["sort_ascending"]), Reading::Opposed);
+        assert_eq!(key("notify_ff", "notify_on", &["notify_on"]), Reading::Opposed);
+        assert_eq!(key("pricelt", "price_gt", &["price_gt"]), Reading::Opposed);
+        assert_eq!(key("ppayer_id", "payer_id", &["payer_id", "payee_id"]), Reading::Typo);
+        assert_eq!(key("ayer_id", "payee_id", &["payer_id", "payee_id"]), Reading::Opposed);
+        assert_eq!(key("serch_query", "search_query", &["search_query"]), Reading::Typo);
+        assert_eq!(key("include_aarchived", "include_archived", &["include_archived"]), Reading::Typo);
+    }
+}
