@@ -6,3 +6,28 @@ pub mod name;
 pub(crate) mod meaning;
 pub(crate) mod polarity;
 pub(crate) mod vocab;
+
+/// The lexicon the rules of meaning read, for the evaluation and the generated corpora.
+pub mod lexicon {
+    pub use crate::text::lexicon::{english_words, footprint};
+
+    /// Whether a word is known: English, a word of APIs, or a role noun.
+    pub fn is_known_word(word: &str) -> bool {
+        super::vocab::is_known_word(word)
+    }
+
+    /// Whether two words are opposed by the tables, WordNet's antonyms or the role rule.
+    pub fn opposed(a: &str, b: &str) -> bool {
+        super::polarity::opposed(a, b)
+    }
+
+    /// Every pair of opposed words the tables and WordNet give, curated pairs first.
+    pub fn opposed_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
+        super::polarity::curated_pairs().chain(crate::text::lexicon::antonyms())
+    }
+
+    /// The words of APIs that count as words.
+    pub fn api_words() -> impl Iterator<Item = &'static str> {
+        super::vocab::api_words().iter().copied()
+    }
+}

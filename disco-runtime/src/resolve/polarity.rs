@@ -279,16 +279,6 @@ fn affix_range(first: u8) -> (u8, u8) {
     ranges[usize::from(first)]
 }
 
-/// Whether `prefix` before `stem` may be a prefix at all: a letter typed twice is not one
-/// (`aarchived`, `ssync`), nor is `a` before a vowel (English negates a vowel with `an-`).
-fn reads_as_prefix(prefix: &str, stem: &str) -> bool {
-    !(prefix.len() == 1
-        && stem
-            .bytes()
-            .next()
-            .is_some_and(|c| c == prefix.as_bytes()[0] || b"aeiou".contains(&c)))
-}
-
 /// The shortest stem an affix may stand before (`undo` is `un` + `do` only through the table).
 const MIN_STEM: usize = 3;
 const MIN_WEAK_STEM: usize = 4;
@@ -351,9 +341,6 @@ impl Polarity {
                 continue;
             };
             let stem = rest.strip_prefix(['_', '-']).unwrap_or(rest);
-            if !reads_as_prefix(a.text, stem) {
-                continue;
-            }
             let min = if a.weak { MIN_WEAK_STEM } else { MIN_STEM };
             if usize::from(out.len) < out.prefixed.len() && stem.chars().take(min).count() == min {
                 // A prefix and its separator are at most eight bytes.
@@ -552,7 +539,6 @@ fn prefix_added(a: &str, b: &str) -> Affixes {
     if extra.chars().count() <= 3
         && short.chars().take(MIN_STEM).count() == MIN_STEM
         && AFFIXES.iter().any(|affix| affix.text == extra)
-        && reads_as_prefix(extra, short)
         && super::vocab::is_known_word(short)
     {
         Affixes::Changed
@@ -580,12 +566,6 @@ pub(crate) fn opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
     MAP.get_or_init(|| pair_map(OPPOSITES.iter().copied()))
 }
 
-/// `opposites` with the families of `vocab.rs`: every word that carries polarity.
-fn curated_opposites() -> &'static FastMap<&'static str, Vec<&'static str>> {
-    static MAP: OnceLock<FastMap<&'static str, Vec<&'static str>>> = OnceLock::new();
-    MAP.get_or_init(|| pair_map(curated_pairs()))
-}
-
 fn pair_map(
     pairs: impl Iterator<Item = (&'static str, &'static str)>,
 ) -> FastMap<&'static str, Vec<&'static str>> {
@@ -601,12 +581,13 @@ fn pair_map(
     map
 }
 
-/// Whether `word`, or the head of its synonym class, has an opposite in the curated pairs:
-/// the words that carry polarity wherever they stand (WordNet's antonyms only oppose words to
-/// one another, they do not make every adjective a negation).
+/// Whether `word`, or the head of its synonym class, is in the opposites table: the words that
+/// carry polarity wherever they stand. The families of `vocab.rs` and WordNet's antonyms only
+/// oppose words to one another (`local` against `remote`); they do not make a label such as
+/// `localServer` a negation, nor every adjective a word that may not be dropped.
 fn curated(word: &str) -> bool {
     let head = super::vocab::canon(word);
-    let map = curated_opposites();
+    let map = opposites();
     map.contains_key(word) || (!head.is_empty() && map.contains_key(head))
 }
 
@@ -862,6 +843,14 @@ pub(crate) fn inflected_ids(word: &str) -> Option<Box<[u16]>> {
 /// allocates for every word.
 fn inflection_bases(word: &str, mut f: impl FnMut(&str) -> bool) -> bool {
     if word.len() < 3 || !word.is_ascii() {
+        return false;
+    }
+    // A word of English is read by its morphology: `created` is `create`, `news` is no
+    // inflection of `new`, `stopped` is `stop`.
+    if let Some(mut lemmas) = lexicon::lemmas(word) {
+        return lemmas.any(|l| l != word && f(l));
+    }
+    if lexicon::is_english(word) {
         return false;
     }
     let mut buf = String::new();
@@ -1339,7 +1328,7 @@ mod tests {
             // close to `deactivate` is for `meaning.rs` to weigh.
             ("dactivate", "activate", Unrelated),
             ("sstock", "stock", Unrelated),
-            ("aarchived", "archived", Unrelated),
+            ("ppayer", "payer", Unrelated),
             // `a` cannot tell `amount` from a negated `mount`: the safe side is to not suggest.
             ("amount", "mount", Opposed),
             // Plain typos and plain words.

@@ -82,6 +82,10 @@ pub(crate) const API_WORDS: &[&str] = &[
     "decr",
     // names of things that are not English but are no misspelling either
     "id", "ids", "uuid", "guid", "uri", "urn", "url",
+    // role nouns of APIs that are not in the English lexicon, beside their agents
+    "followee", "callee", "grantee", "assignee", "mentee", "invitee", "interviewee",
+    "awardee", "enrollee", "licencee", "transferee", "appointee", "nominee", "retiree",
+    "grantor", "assignor", "licensor", "lessor", "transferor", "mentor",
 ];
 
 /// Families of words that stand for opposite sides of one scale or relation: a word of one
@@ -175,4 +179,10 @@ fn is_role_noun(word: &str) -> bool {
         buf.push_str(end);
         lexicon::is_english(&buf)
     })
+}
+
+/// Whether `word` is a role noun of the lexicon or of `API_WORDS` (`payee`, `employer`,
+/// `followee`): a rival of its partner only where it is a real word.
+pub(crate) fn is_known_role(word: &str) -> bool {
+    api_words().contains(word) || lexicon::is_english(word)
 }

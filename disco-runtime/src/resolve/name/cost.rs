@@ -9,6 +9,8 @@ use super::Rule;
 use crate::resolve::polarity::{
     fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
 };
+use crate::resolve::meaning::{read_letters, Reading};
+use crate::resolve::vocab::is_known_word;
 use crate::text::words::char_len;
 
 // Fuzzy costs, in quarter units so that everything stays integral.
@@ -37,28 +39,31 @@ pub(super) fn score(
     let mut cost = 0;
     let mut kinds = [false; 4]; // typo, synonym, dropped, extra
     let mut anchored = false; // some word matched as written or with a typo
+    let mut guessed = false; // some word matched by a typo that may not be corrected
     for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
         for (i, list) in expansions.iter().enumerate() {
             if matched[i] {
                 continue;
             }
-            let mut best: Option<(u32, usize)> = None;
+            let mut best: Option<(u32, usize, bool)> = None;
             for (word, word_cost, kind) in list {
-                if *kind != pass {
+                let guess = pass == Kind::Typo && *kind == Kind::Guess;
+                if *kind != pass && !guess {
                     continue;
                 }
                 if let Some(j) =
                     (0..form.stems.len()).find(|&j| !used[j] && *form.stems[j] == **word)
                 {
-                    if best.is_none_or(|(c, _)| *word_cost < c) {
-                        best = Some((*word_cost, j));
+                    if best.is_none_or(|(c, _, _)| *word_cost < c) {
+                        best = Some((*word_cost, j, guess));
                     }
                 }
             }
-            if let Some((word_cost, j)) = best {
+            if let Some((word_cost, j, guess)) = best {
                 used[j] = true;
                 matched[i] = true;
                 cost += word_cost;
+                guessed |= guess;
                 match pass {
                     Kind::Same => anchored = true,
                     Kind::Typo => {
@@ -66,6 +71,7 @@ pub(super) fn score(
                         kinds[0] = true;
                     }
                     Kind::Synonym => kinds[1] = true,
+                    Kind::Guess | Kind::Opposed => {}
                 }
             }
         }
@@ -82,6 +88,9 @@ pub(super) fn score(
         let opposed_to = |j: usize| {
             let word = Word::new(&form.stems[j], &form.stem_polarity[j]);
             opposed_of(r, word)
+                || expansions[i]
+                    .iter()
+                    .any(|(w, _, kind)| *kind == Kind::Opposed && **w == *form.stems[j])
         };
         if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && opposed_to(j)) {
             used[j] = true;
@@ -138,6 +147,7 @@ pub(super) fn score(
     // A word missing on one side and another word on the other is a substitution: another
     // object (`delete_user` is not `delete_file`), never a correction.
     let mut correctable = anchored
+        && !guessed
         && cost > 0
         && !(dropped && extra)
         && match content_edits {
@@ -170,7 +180,18 @@ pub(super) fn score(
             if d > 0 && d <= allowance && (UNIT * d as u32) < cost {
                 cost = UNIT * d as u32;
                 rule = Rule::Typo;
-                correctable = true;
+                // A fused request that is itself a word stays whole (`offset`, `download`);
+                // letters as close to a rival spelling of the tool (`getpayee` against
+                // `get_payer`, `sortdsc` against `sort_asc`) are no correction.
+                let word = query.raw.len() == 1 && is_known_word(&query.raw[0]);
+                match read_letters(&query.compact, &form.raw, d) {
+                    Reading::Opposed => {
+                        blocked = true;
+                        correctable = false;
+                    }
+                    Reading::Typo => correctable = !word,
+                    Reading::Guess | Reading::Word => correctable = false,
+                }
             }
         }
     }

@@ -8,6 +8,8 @@ use super::equivalent::bag_key;
 use super::query::Query;
 use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
+use crate::resolve::meaning::{read_word, Reading};
+use crate::resolve::vocab::is_known_word;
 use crate::text::edits::each_deletion;
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::words::char_len;
@@ -22,6 +24,12 @@ pub(super) enum Kind {
     Same,
     Synonym,
     Typo,
+    /// Within a typo of the catalog word, but a word itself or as close to a rival: matched
+    /// like a typo, never corrected (`resolve/meaning.rs`).
+    Guess,
+    /// A word opposed to the catalog word, or a misspelling as close to its opposite: never
+    /// matched, and the candidate is blocked.
+    Opposed,
 }
 
 /// Fuzzy candidates, cheapest first, one per tool.
@@ -43,6 +51,44 @@ pub(super) struct Candidate {
 }
 
 impl NameIndex {
+    /// The rules of meaning on request word `i`'s typo entries: a request word that is a word
+    /// (English, APIs, or a word of a tool the caller sees) is no misspelling of another word,
+    /// and a misspelling as close to an opposite, a word of APIs or another visible catalog
+    /// word is not a correction (`resolve/meaning.rs`). Words of hidden tools count for
+    /// nothing here, so that whether a typo is corrected reveals none of them.
+    fn read_typos(
+        &self,
+        query: &Query,
+        i: usize,
+        list: &mut [(&str, u32, Kind)],
+        visible: &dyn Fn(usize) -> bool,
+    ) {
+        if !list.iter().any(|e| e.2 == Kind::Typo) {
+            return;
+        }
+        let seen = |word: &str| {
+            self.postings
+                .get(word)
+                .is_some_and(|forms| forms.iter().any(|&f| visible(self.forms[f as usize].tool)))
+        };
+        let (raw, stem) = (query.raw[i].as_str(), query.stems[i].as_str());
+        // Known as written, or as a catalog word; a singular made by rule is no word of its
+        // own (`nots` is not `not`).
+        let known = is_known_word(raw) || seen(stem) || (stem != raw && seen(raw));
+        // Another catalog word as close competes through the tools it stands in: the margin
+        // of `decide` refuses a correction when another visible tool is as close. A word of
+        // no visible tool names nothing the request could mean (`polt_sine_wave` is
+        // `plot_sine_wave` although `poll` is a word of another tool).
+        for entry in list.iter_mut().filter(|e| e.2 == Kind::Typo) {
+            let d = (entry.1 / UNIT) as usize;
+            entry.2 = match read_word(stem, entry.0, d, known, std::iter::empty()) {
+                Reading::Typo => Kind::Typo,
+                Reading::Guess | Reading::Word => Kind::Guess,
+                Reading::Opposed => Kind::Opposed,
+            };
+        }
+    }
+
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
     /// with the request, cheapest first, one entry per tool.
     pub(super) fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
@@ -97,6 +143,7 @@ impl NameIndex {
                     None => self.typo_lookup(written, &mut add),
                 }
             }
+            self.read_typos(query, i, &mut list, visible);
             expansions.push(list);
         }
         // A correctable candidate leaves at most one request content word unmatched (fillers

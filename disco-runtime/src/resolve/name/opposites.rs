@@ -5,7 +5,11 @@
 use super::index::Form;
 use super::query::Query;
 use super::NameIndex;
-use crate::resolve::polarity::{fused_affixes, fused_table, is_negation, opposed_words, Affixes};
+use crate::resolve::meaning::{read_letters, read_word, Reading};
+use crate::resolve::polarity::{
+    fused_affixes, fused_table, is_negation, opposed_words, typo_allowance, Affixes,
+};
+use crate::resolve::vocab::is_known_word;
 
 impl NameIndex {
     /// The full opposites guard against every spelling of a tool.
@@ -21,6 +25,9 @@ impl NameIndex {
 pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
     if opposed_words(&query.raw, &form.raw, true) || opposed_words(&query.stems, &form.stems, false)
     {
+        return true;
+    }
+    if misspelled_opposite(query, form) {
         return true;
     }
     let (a, b) = (query.compact.as_str(), &*form.compact);
@@ -71,4 +78,26 @@ pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
         }
     }
     false
+}
+
+/// A request that reads as a misspelling of the opposite of a word of the tool
+/// (`dcrement_counter` against `increment_counter`, `decrese_volume` against `increase_volume`,
+/// `sortdsc` against `sort_asc`): word by word where the words pair up, letter by letter where
+/// they do not (`resolve/meaning.rs`).
+fn misspelled_opposite(query: &Query, form: &Form) -> bool {
+    let longest = |a: &str, b: &str| a.chars().count().max(b.chars().count());
+    if query.stems.len() == form.stems.len() {
+        return query.stems.iter().any(|q| {
+            form.stems.iter().any(|w| {
+                if form.stems.iter().any(|x| **x == **q) || query.stems.iter().any(|x| **x == **w) {
+                    return false;
+                }
+                let d = strsim::osa_distance(q, w);
+                d <= typo_allowance(longest(q, w)).max(2)
+                    && read_word(q, w, d, is_known_word(q), std::iter::empty()) == Reading::Opposed
+            })
+        });
+    }
+    let d = strsim::osa_distance(&query.compact, &form.compact);
+    d > 0 && d <= 2 && read_letters(&query.compact, &form.raw, d) == Reading::Opposed
 }

@@ -100,7 +100,7 @@ pub(crate) fn same_lemma(a: &str, b: &str) -> bool {
 }
 
 /// WordNet's antonym pairs between single-word lemmas (`major`/`minor`, `north`/`south`).
-pub(crate) fn antonyms() -> impl Iterator<Item = (&'static str, &'static str)> {
+pub fn antonyms() -> impl Iterator<Item = (&'static str, &'static str)> {
     ANTONYMS.lines().filter_map(|line| line.split_once(' '))
 }
 
