@@ -242,17 +242,51 @@ mod tests {
     fn keys_that_are_words_or_typos_of_opposites_are_not_repaired() {
         assert_eq!(key("payee_id", "payer_id", &["payer_id"]), Reading::Opposed);
         assert_eq!(key("price_lt", "price_gt", &["price_gt"]), Reading::Opposed);
-        assert_eq!(key("mn_results", "max_results", &["max_results"]), Reading::Opposed);
-        assert_eq!(key("eclude_archived", "include_archived", &["include_archived"]), Reading::Opposed);
-        assert_eq!(key("dsable_beta", "enable_beta", &["enable_beta"]), Reading::Opposed);
-        assert_eq!(key("sort_decending", "sort_ascending", &["sort_ascending"]), Reading::Opposed);
-        assert_eq!(key("notify_ff", "notify_on", &["notify_on"]), Reading::Opposed);
+        assert_eq!(
+            key("mn_results", "max_results", &["max_results"]),
+            Reading::Opposed
+        );
+        assert_eq!(
+            key("eclude_archived", "include_archived", &["include_archived"]),
+            Reading::Opposed
+        );
+        assert_eq!(
+            key("dsable_beta", "enable_beta", &["enable_beta"]),
+            Reading::Opposed
+        );
+        assert_eq!(
+            key("sort_decending", "sort_ascending", &["sort_ascending"]),
+            Reading::Opposed
+        );
+        assert_eq!(
+            key("notify_ff", "notify_on", &["notify_on"]),
+            Reading::Opposed
+        );
         assert_eq!(key("pricelt", "price_gt", &["price_gt"]), Reading::Opposed);
-        assert_eq!(key("ppayer_id", "payer_id", &["payer_id", "payee_id"]), Reading::Typo);
-        assert_eq!(key("ayer_id", "payee_id", &["payer_id", "payee_id"]), Reading::Opposed);
-        assert_eq!(key("serch_query", "search_query", &["search_query"]), Reading::Typo);
+        assert_eq!(
+            key("ppayer_id", "payer_id", &["payer_id", "payee_id"]),
+            Reading::Typo
+        );
+        assert_eq!(
+            key("ayer_id", "payee_id", &["payer_id", "payee_id"]),
+            Reading::Opposed
+        );
+        assert_eq!(
+            key("serch_query", "search_query", &["search_query"]),
+            Reading::Typo
+        );
         // `a` is a prefix and `archived` a word: an affix change, not a typo.
-        assert_eq!(key("include_aarchived", "include_archived", &["include_archived"]), Reading::Opposed);
-        assert_eq!(key("get_sstock", "get_stock", &["get_stock"]), Reading::Typo);
+        assert_eq!(
+            key(
+                "include_aarchived",
+                "include_archived",
+                &["include_archived"]
+            ),
+            Reading::Opposed
+        );
+        assert_eq!(
+            key("get_sstock", "get_stock", &["get_stock"]),
+            Reading::Typo
+        );
     }
 }

@@ -2,8 +2,8 @@
 //! were meant to be ([`args`]). Both are pure functions of the catalog and the request.
 
 pub mod args;
-pub mod name;
 pub(crate) mod meaning;
+pub mod name;
 pub(crate) mod polarity;
 pub(crate) mod vocab;
 
@@ -14,6 +14,11 @@ pub mod lexicon {
     /// Whether a word is known: English, a word of APIs, or a role noun.
     pub fn is_known_word(word: &str) -> bool {
         super::vocab::is_known_word(word)
+    }
+
+    /// Whether two words are forms of one lemma (WordNet's morphology).
+    pub fn same_lemma(a: &str, b: &str) -> bool {
+        crate::text::lexicon::same_lemma(a, b)
     }
 
     /// Whether two words are opposed by the tables, WordNet's antonyms or the role rule.

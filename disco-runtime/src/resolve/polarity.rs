@@ -605,7 +605,10 @@ fn role_pair(patient: &str, agent: &str) -> bool {
     let Some(p) = patient.strip_suffix("ee").filter(|s| s.len() >= 3) else {
         return false;
     };
-    let Some(g) = agent.strip_suffix("er").or_else(|| agent.strip_suffix("or")) else {
+    let Some(g) = agent
+        .strip_suffix("er")
+        .or_else(|| agent.strip_suffix("or"))
+    else {
         return false;
     };
     p == g

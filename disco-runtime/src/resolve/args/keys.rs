@@ -69,13 +69,16 @@ pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> 
                     let score = if reading == Reading::Word { 0 } else { score };
                     Scored::new(i, score, n, false, reading)
                 })
-                .fold(Scored::new(i, 0, p.name, false, Reading::Typo), |best, next| {
-                    if next.score > best.score {
-                        next
-                    } else {
-                        best
-                    }
-                })
+                .fold(
+                    Scored::new(i, 0, p.name, false, Reading::Typo),
+                    |best, next| {
+                        if next.score > best.score {
+                            next
+                        } else {
+                            best
+                        }
+                    },
+                )
         })
         .collect();
     // Stable: equally close fields stay in the order of the parameters.

@@ -175,7 +175,10 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
         // A key that is another number of one field is that field's word, which is never a
         // misspelling of the other (`resolve/meaning.rs`): `a_key_that_is_a_word_...` below.
         let number = super::keys::singular_key(&key);
-        if [&a, &b].iter().any(|n| super::keys::singular_key(n) == number) {
+        if [&a, &b]
+            .iter()
+            .any(|n| super::keys::singular_key(n) == number)
+        {
             continue;
         }
         // Likewise a key that holds a word of English or of APIs the fields do not (`tubiDog`

@@ -6,10 +6,10 @@ use super::fuzzy::{Candidate, Kind};
 use super::index::Form;
 use super::query::Query;
 use super::Rule;
+use crate::resolve::meaning::{read_letters, Reading};
 use crate::resolve::polarity::{
     fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
 };
-use crate::resolve::meaning::{read_letters, Reading};
 use crate::resolve::vocab::is_known_word;
 use crate::text::words::char_len;
 

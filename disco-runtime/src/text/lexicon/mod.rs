@@ -132,10 +132,14 @@ mod tests {
 
     #[test]
     fn words_and_lemmas() {
-        for w in ["payee", "payer", "minor", "major", "news", "offset", "download", "stock"] {
+        for w in [
+            "payee", "payer", "minor", "major", "news", "offset", "download", "stock",
+        ] {
             assert!(is_english(w), "{w}");
         }
-        for w in ["serch", "sstock", "mn", "dsable", "eclude", "poweroff", "", "PAYEE"] {
+        for w in [
+            "serch", "sstock", "mn", "dsable", "eclude", "poweroff", "", "PAYEE",
+        ] {
             assert!(!is_english(w), "{w}");
         }
         assert!(same_lemma("created", "create"));
