@@ -27,6 +27,7 @@ mod hostile_stdio;
 mod lint;
 mod listen;
 mod load;
+mod meaning_corpus;
 mod polarity_corpus;
 mod readme;
 mod reload;

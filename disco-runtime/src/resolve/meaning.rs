@@ -65,7 +65,12 @@ pub(crate) fn opposed_rivals(word: &str) -> Vec<String> {
     if word.len() >= 3 {
         for prefix in NEGATIONS {
             out.push(format!("{prefix}{word}"));
-            if let Some(rest) = word.strip_prefix(prefix).filter(|r| r.len() >= 3) {
+            // Un-negated only where what remains is a word (`unlock` -> `lock`): `nodes` is
+            // not `no` + `des`.
+            if let Some(rest) = word
+                .strip_prefix(prefix)
+                .filter(|r| r.len() >= 3 && is_known_word(r))
+            {
                 out.push(rest.to_string());
             }
         }
@@ -167,15 +172,29 @@ pub(crate) fn read_word<'r>(
 /// (`pricelt` against `price_gt`: `pricelt` is `price_lt` exactly). `d`: the edit distance of
 /// the two as compact strings.
 pub(crate) fn read_letters<T: AsRef<str>>(request: &str, target_words: &[T], d: usize) -> Reading {
+    read_letters_within(request, target_words, d, d)
+}
+
+/// `read_letters`, where a rival spelling must also be within `reach` edits of the request: a
+/// request far from the tool's letters but within a typo of its opposite's (`addppresence`
+/// against `add_absence`: four edits from it, one from `add_presence`).
+pub(crate) fn read_letters_within<T: AsRef<str>>(
+    request: &str,
+    target_words: &[T],
+    d: usize,
+    reach: usize,
+) -> Reading {
     let mut worst = Reading::Typo;
     for (j, word) in target_words.iter().enumerate() {
         let word = word.as_ref();
         let apis = api_words_within(word, 2);
         let opposed_rivals = opposed_rivals(word);
-        let rivals = opposed_rivals
-            .iter()
-            .map(|r| (r.as_str(), true))
-            .chain(apis.iter().map(|&(a, _)| (a, opposed(a, word))));
+        // Words of APIs compete only when opposed, as in `read_word`.
+        let rivals = opposed_rivals.iter().map(|r| (r.as_str(), true)).chain(
+            apis.iter()
+                .filter(|&&(a, _)| opposed(a, word))
+                .map(|&(a, _)| (a, true)),
+        );
         for (rival, is_opposed) in rivals {
             if same_lemma(rival, word) {
                 continue;
@@ -184,7 +203,7 @@ pub(crate) fn read_letters<T: AsRef<str>>(request: &str, target_words: &[T], d: 
             for (k, w) in target_words.iter().enumerate() {
                 spelled.push_str(if k == j { rival } else { w.as_ref() });
             }
-            if strsim::osa_distance(request, &spelled) <= d {
+            if strsim::osa_distance(request, &spelled) <= d.min(reach) {
                 if is_opposed {
                     return Reading::Opposed;
                 }
@@ -199,9 +218,12 @@ pub(crate) fn read_letters<T: AsRef<str>>(request: &str, target_words: &[T], d: 
 /// of every name and alias of the tool's parameters (the catalog a key is read against).
 /// `Typo` when a misspelling of `name` may be corrected into it.
 pub(crate) fn read_key(key: &str, name: &str, other_words: &[String]) -> Reading {
-    let kw: Vec<String> = split_words(key).iter().map(|w| singular(w)).collect();
-    let nw: Vec<String> = split_words(name).iter().map(|w| singular(w)).collect();
-    if kw == nw {
+    // Words as written: the rivals of a word are spelled in full (`mits` is a misspelling of
+    // `miss`, its rule-made singular `mit` is nothing), and forms of one lemma meet through
+    // `same_lemma`.
+    let singular_of = |words: &[String]| words.iter().map(|w| singular(w)).collect::<Vec<_>>();
+    let (kw, nw) = (split_words(key), split_words(name));
+    if singular_of(&kw) == singular_of(&nw) {
         return Reading::Typo;
     }
     let known = |w: &str| is_known_word(w) || other_words.iter().any(|o| o == w);

@@ -21,6 +21,12 @@ pub mod lexicon {
         crate::text::lexicon::same_lemma(a, b)
     }
 
+    /// Whether two words are one word in two numbers, as name resolution reads them (by
+    /// WordNet's morphology where it knows the word, by the regular plural elsewhere).
+    pub fn same_singular(a: &str, b: &str) -> bool {
+        crate::text::words::singular(a) == crate::text::words::singular(b)
+    }
+
     /// Whether two words are opposed by the tables, WordNet's antonyms or the role rule.
     pub fn opposed(a: &str, b: &str) -> bool {
         super::polarity::opposed(a, b)
@@ -29,6 +35,18 @@ pub mod lexicon {
     /// Every pair of opposed words the tables and WordNet give, curated pairs first.
     pub fn opposed_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
         super::polarity::curated_pairs().chain(crate::text::lexicon::antonyms())
+    }
+
+    /// The words opposed to `word` that a misspelling may not be as close to: its opposites,
+    /// its role partner, the word negated or un-negated by a prefix.
+    pub fn opposed_rivals(word: &str) -> Vec<String> {
+        super::meaning::opposed_rivals(word)
+    }
+
+    /// Whether two words are of one curated synonym class (`get`/`fetch`).
+    pub fn synonyms(a: &str, b: &str) -> bool {
+        let (x, y) = (super::vocab::canon(a), super::vocab::canon(b));
+        !x.is_empty() && x == y
     }
 
     /// The words of APIs that count as words.

@@ -440,7 +440,9 @@ pub(crate) enum Affixes {
 }
 
 /// The relation of two words through their polarity prefixes. The allowance for a typo is
-/// the stem's: a typo in the stem does not hide a change of prefix.
+/// the stem's: a typo in the stem does not hide a change of prefix. `a` is the request's word
+/// and `b` the catalog's: letters of the request read bare count as a stem only when they are
+/// a word (see `stem_is_word`).
 pub(crate) fn affixes(a: &str, b: &str) -> Affixes {
     of_both(a, b, affixes_of)
 }
@@ -477,6 +479,9 @@ pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
             }
             let opposed = roles_opposed(x.roles, y.roles);
             if x_stem == y_stem {
+                if !stem_is_word(i, a) {
+                    continue;
+                }
                 best = best.max(if opposed {
                     Affixes::Opposed
                 } else {
@@ -659,7 +664,10 @@ fn affixes_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
                 continue;
             }
             if x_stem == y_stem {
-                return true;
+                if stem_is_word(i, a) {
+                    return true;
+                }
+                continue;
             }
             if x.weak || y.weak {
                 continue;
@@ -683,6 +691,38 @@ fn affixes_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
         }
     }
     false
+}
+
+/// The roles of the polarity prefix `word` has before `base` (`reinstall` of `install`: a
+/// repetition; `unlock` of `lock`: a negation), if it is `base` behind one.
+fn prefix_roles(word: &str, base: &str) -> Option<u16> {
+    AFFIXES.iter().find_map(|a| {
+        word.strip_prefix(a.text)
+            .map(|rest| rest.strip_prefix(['_', '-']).unwrap_or(rest))
+            .filter(|rest| *rest == base)
+            .map(|_| a.roles)
+    })
+}
+
+/// Whether `word` is `base` behind a prefix that negates it (`unlock` of `lock`,
+/// `noadsorbent` of `adsorbent`): where `base` is a word of the tool, that is a word, and the
+/// prefix makes its opposite.
+pub(crate) fn negated_form(word: &str, base: &str) -> bool {
+    prefix_roles(word, base).is_some_and(|roles| roles & NEG != 0)
+}
+
+/// Whether `word` is `base` behind any polarity prefix (`reinstall` of `install`).
+pub(crate) fn prefixed_form(word: &str, base: &str) -> bool {
+    prefix_roles(word, base).is_some()
+}
+
+/// For a request word `a` read bare (`i == 0`) against a catalog word that is it behind a
+/// prefix: whether `a` is a word. An edit is an affix change only when what remains is a known
+/// word: the catalog's own word is one (`aisothermal` against `isothermal` is a negation), a
+/// request's letters are one only when the lexicon says so (`gency` is `agency` with its first
+/// letter dropped, not a word `a` negates).
+fn stem_is_word(i: usize, a: &str) -> bool {
+    i > 0 || super::vocab::is_known_word(a)
 }
 
 /// Whether the table (with synonyms) says two words are opposites.

@@ -331,17 +331,15 @@ pub(crate) fn api_words() -> &'static FastSet<&'static str> {
     })
 }
 
+/// `-ee` after a stem whose agent noun (`-er`, `-or`) is a word: `followee` beside `follower`,
+/// `callee` beside `caller`; `ductee` is none (there is no `ducter`).
 fn is_role_noun(word: &str) -> bool {
     let Some(stem) = word.strip_suffix("ee").filter(|s| s.len() >= 3) else {
         return false;
     };
-    let mut buf = String::with_capacity(word.len() + 1);
-    ["", "e", "er", "or"].iter().any(|end| {
-        buf.clear();
-        buf.push_str(stem);
-        buf.push_str(end);
-        lexicon::is_english(&buf)
-    })
+    ["er", "or"]
+        .iter()
+        .any(|end| lexicon::is_english(&format!("{stem}{end}")))
 }
 
 /// Whether `word` is a role noun of the lexicon or of `API_WORDS` (`payee`, `employer`,

@@ -11,6 +11,7 @@ use crate::resolve::polarity::{
     fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
 };
 use crate::resolve::vocab::is_known_word;
+use crate::text::lexicon::same_lemma;
 use crate::text::words::char_len;
 
 // Fuzzy costs, in quarter units so that everything stays integral.
@@ -183,7 +184,12 @@ pub(super) fn score(
                 // A fused request that is itself a word stays whole (`offset`, `download`);
                 // letters as close to a rival spelling of the tool (`getpayee` against
                 // `get_payer`, `sortdsc` against `sort_asc`) are no correction.
-                let word = query.raw.len() == 1 && is_known_word(&query.raw[0]);
+                // So does a word of the request that the tool lacks (`apply` is no misspelling
+                // of `appy` in `AppyPieAIAppBuilder`).
+                let word = (query.raw.len() == 1 && is_known_word(&query.raw[0]))
+                    || (0..query.raw.len()).any(|i| {
+                        is_known_word(&query.raw[i]) && !covered(i, &query.raw, &form.raw)
+                    });
                 match read_letters(&query.compact, &form.raw, d) {
                     Reading::Opposed => {
                         blocked = true;
@@ -242,4 +248,27 @@ pub(super) fn is_filler(word: &str) -> bool {
             | "action"
             | "method"
     )
+}
+
+/// Whether request word `i` stands for whole words of the tool: one of them (or a form of its
+/// lemma), several of them fused (`filelist` for `file`, `list`), or a piece of one that the
+/// request's neighbouring words complete (`api`, `token` for `apitoken`). A word that is only
+/// part of a tool word (`toke` in `token`) stands for none.
+fn covered<T: AsRef<str>>(i: usize, request: &[String], tool: &[T]) -> bool {
+    let w = request[i].as_str();
+    let words: Vec<&str> = tool.iter().map(AsRef::as_ref).collect();
+    if words.iter().any(|f| *f == w || same_lemma(w, f)) {
+        return true;
+    }
+    let runs = |pieces: &[&str], whole: &str| {
+        (0..pieces.len()).any(|s| (s + 1..=pieces.len()).any(|e| pieces[s..e].concat() == whole))
+    };
+    if runs(&words, w) {
+        return true;
+    }
+    // A run of request words around `i` that makes one tool word.
+    let pieces: Vec<&str> = request.iter().map(String::as_str).collect();
+    words
+        .iter()
+        .any(|f| (0..=i).any(|s| (i + 1..=pieces.len()).any(|e| pieces[s..e].concat() == *f)))
 }

@@ -121,7 +121,9 @@ impl NameIndex {
             // a letter dropped from a short word (`dor` for `door`) is still found.
             let mut seen: FastSet<u32> = FastSet::default();
             let raw = query.raw[i].as_str();
-            for written in [stem.as_str(), raw]
+            // As written first: a catalog word of English keeps the number WordNet gives it
+            // (`politics`), which a misspelling's rule-made singular (`poliitic`) may miss.
+            for written in [raw, stem.as_str()]
                 .into_iter()
                 .take(if raw == stem { 1 } else { 2 })
             {

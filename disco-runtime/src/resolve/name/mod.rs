@@ -267,6 +267,9 @@ impl NameIndex {
             }
         }
         self.fill_suggestions(&query, visible, &mut suggestions);
+        // A suggestion is weighed against what the namespace left too: behind `mcp__tools__`,
+        // `perform_aabductor` is still a misspelled `abductor`, never `abductee`.
+        suggestions.retain(|&t| !tail_queries.iter().any(|q| self.opposed_tool(q, t)));
         Resolution::unknown(suggestions)
     }
 

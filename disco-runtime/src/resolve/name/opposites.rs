@@ -5,9 +5,10 @@
 use super::index::Form;
 use super::query::Query;
 use super::NameIndex;
-use crate::resolve::meaning::{read_letters, read_word, Reading};
+use crate::resolve::meaning::{opposed_rivals, read_letters_within, Reading};
 use crate::resolve::polarity::{
-    fused_affixes, fused_table, is_negation, opposed_words, typo_allowance, Affixes,
+    fused_affixes, fused_table, is_negation, negated_form, opposed_words, prefixed_form,
+    typo_allowance, Affixes,
 };
 use crate::resolve::vocab::is_known_word;
 
@@ -82,22 +83,36 @@ pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
 
 /// A request that reads as a misspelling of the opposite of a word of the tool
 /// (`dcrement_counter` against `increment_counter`, `decrese_volume` against `increase_volume`,
-/// `sortdsc` against `sort_asc`): word by word where the words pair up, letter by letter where
-/// they do not (`resolve/meaning.rs`).
+/// `perform_aabductor` against `perform_abductee`, `sortdsc` against `sort_asc`): word by word
+/// where the words pair up, a request word within a typo of an opposed rival of the tool's word
+/// and at least as close to it as to the tool's word; letter by letter where they do not
+/// (`resolve/meaning.rs`).
 fn misspelled_opposite(query: &Query, form: &Form) -> bool {
-    let longest = |a: &str, b: &str| a.chars().count().max(b.chars().count());
-    if query.stems.len() == form.stems.len() {
-        return query.stems.iter().any(|q| {
-            form.stems.iter().any(|w| {
-                if form.stems.iter().any(|x| **x == **q) || query.stems.iter().any(|x| **x == **w) {
+    if query.raw.len() == form.raw.len() {
+        return query.raw.iter().any(|q| {
+            form.raw.iter().any(|w| {
+                if form.raw.iter().any(|x| **x == **q) || query.raw.iter().any(|x| **x == **w) {
                     return false;
                 }
-                let d = strsim::osa_distance(q, w);
-                d <= typo_allowance(longest(q, w)).max(2)
-                    && read_word(q, w, d, is_known_word(q), std::iter::empty()) == Reading::Opposed
+                // Only a misspelling: a word is weighed by `opposed_words`.
+                // The tool's word behind a prefix is a word made from it: opposed when the
+                // prefix negates (`noadsorbent`), another word otherwise (`reinstall`).
+                if prefixed_form(q, w) {
+                    return negated_form(q, w);
+                }
+                if is_known_word(q) {
+                    return false;
+                }
+                let dw = strsim::osa_distance(q, w);
+                opposed_rivals(w).iter().any(|x| {
+                    let dx = strsim::osa_distance(q, x);
+                    dx <= dw && dx <= typo_allowance(x.chars().count()).max(1)
+                })
             })
         });
     }
+    // Letters within two edits of an opposite spelling of the tool, and no farther from it
+    // than from the tool's own.
     let d = strsim::osa_distance(&query.compact, &form.compact);
-    d > 0 && d <= 2 && read_letters(&query.compact, &form.raw, d) == Reading::Opposed
+    d > 0 && read_letters_within(&query.compact, &form.raw, d, 2) == Reading::Opposed
 }

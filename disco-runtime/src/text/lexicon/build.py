@@ -2,7 +2,8 @@
 """Compiles the lexicon that name and key resolution read (disco-runtime/src/text/lexicon/mod.rs)
 from two Debian packages:
 
-  scowl        2020.12.07-2  SCOWL word lists (size 50 and smaller, English and American,
+  scowl        2020.12.07-2  SCOWL word lists (size 50 and smaller; English, American, British,
+                             Canadian and Australian spellings, since models write `analyse` too;
                              lowercase entries only): what counts as a word of English.
   wordnet-base 1:3.0-37      WordNet 3.0: the lemmas of inflected words (its morphology:
                              exception lists and detachment rules, a base counted only when
@@ -26,7 +27,7 @@ SCOWL = pathlib.Path("/usr/share/dict/scowl")
 WORDNET = pathlib.Path("/usr/share/wordnet")
 OUT = pathlib.Path(__file__).resolve().parent
 SIZES = (10, 20, 35, 40, 50)
-SPELLINGS = ("english", "american")
+SPELLINGS = ("english", "american", "british", "british_z", "canadian", "australian")
 PACKAGES = {"scowl": "2020.12.07-2", "wordnet-base": "1:3.0-37"}
 POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 # WordNet's detachment rules (morphy), per part of speech.
