@@ -513,10 +513,40 @@ fn load_average() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
+/// The lexicon the fuzzy tier reads: its bytes in the binary and on the heap, and the cost of
+/// one lookup of a word (`is_known_word`) that is in it and of one that is not.
+fn lexicon(c: &mut Criterion) {
+    use disco_runtime::resolve::lexicon;
+    let (binary, heap) = lexicon::footprint();
+    println!("lexicon: {binary} bytes of data in the binary, {heap} bytes on the heap");
+    let words: Vec<&str> = lexicon::english_words().step_by(97).collect();
+    let misses: Vec<String> = words.iter().map(|w| format!("{w}q")).collect();
+    let mut g = c.benchmark_group("lexicon");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    g.bench_function("known_word", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % words.len();
+            black_box(lexicon::is_known_word(black_box(words[i])))
+        })
+    });
+    g.bench_function("unknown_word", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % misses.len();
+            black_box(lexicon::is_known_word(black_box(&misses[i])))
+        })
+    });
+    g.finish();
+}
+
 fn main() {
     let vocab = synth::vocab();
     let sizes = prepare_sizes(&vocab);
     let mut c = Criterion::default().configure_from_args();
+    lexicon(&mut c);
     resolution(&mut c, &sizes);
     argument_repair(&mut c, &sizes);
     search(&mut c, &sizes);

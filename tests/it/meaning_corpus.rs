@@ -281,7 +281,7 @@ fn opposite_names_and_their_typos_never_cross() {
                     let r = single.resolve(&request, &caller);
                     if r.tool.as_ref().is_some_and(|t| t.name() == declared) {
                         one.corrected.push(format!("{request} -> {declared}"));
-                    } else if r.suggestions.iter().any(|s| *s == declared) {
+                    } else if r.suggestions.contains(&declared) {
                         one.suggested
                             .push(format!("{request}: suggests {declared}"));
                     }
@@ -302,7 +302,7 @@ fn opposite_names_and_their_typos_never_cross() {
                 if r.tool.as_ref().is_some_and(|x| x.name() == declared) {
                     both.corrected
                         .push(format!("{request} -> {declared} (beside {other})"));
-                } else if r.suggestions.iter().any(|s| *s == declared) {
+                } else if r.suggestions.contains(&declared) {
                     both.suggested
                         .push(format!("{request}: suggests {declared} (beside {other})"));
                 }
@@ -352,7 +352,7 @@ fn opposite_keys_and_their_typos_are_never_repaired_nor_advised() {
             };
             let single = tool_with(&[&declared]);
             let paired = tool_with(&[&declared, &other]);
-            let mut run = |catalog: &Catalog, key: &str, count: &mut Count| {
+            let run = |catalog: &Catalog, key: &str, count: &mut Count| {
                 count.cases += 1;
                 let tool = catalog.get("t").unwrap();
                 let args: Map<String, Value> =

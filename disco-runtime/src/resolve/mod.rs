@@ -13,7 +13,7 @@ pub mod lexicon {
 
     /// Whether a word is known: English, a word of APIs, or a role noun.
     pub fn is_known_word(word: &str) -> bool {
-        super::vocab::is_known_word(word)
+        crate::resolve::vocab::is_known_word(word)
     }
 
     /// Whether two words are forms of one lemma (WordNet's morphology).
@@ -29,28 +29,31 @@ pub mod lexicon {
 
     /// Whether two words are opposed by the tables, WordNet's antonyms or the role rule.
     pub fn opposed(a: &str, b: &str) -> bool {
-        super::polarity::opposed(a, b)
+        crate::resolve::polarity::opposed(a, b)
     }
 
     /// Every pair of opposed words the tables and WordNet give, curated pairs first.
     pub fn opposed_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
-        super::polarity::curated_pairs().chain(crate::text::lexicon::antonyms())
+        crate::resolve::polarity::curated_pairs().chain(crate::text::lexicon::antonyms())
     }
 
     /// The words opposed to `word` that a misspelling may not be as close to: its opposites,
     /// its role partner, the word negated or un-negated by a prefix.
     pub fn opposed_rivals(word: &str) -> Vec<String> {
-        super::meaning::opposed_rivals(word)
+        crate::resolve::meaning::opposed_rivals(word)
     }
 
     /// Whether two words are of one curated synonym class (`get`/`fetch`).
     pub fn synonyms(a: &str, b: &str) -> bool {
-        let (x, y) = (super::vocab::canon(a), super::vocab::canon(b));
+        let (x, y) = (
+            crate::resolve::vocab::canon(a),
+            crate::resolve::vocab::canon(b),
+        );
         !x.is_empty() && x == y
     }
 
     /// The words of APIs that count as words.
     pub fn api_words() -> impl Iterator<Item = &'static str> {
-        super::vocab::api_words().iter().copied()
+        crate::resolve::vocab::api_words().iter().copied()
     }
 }

@@ -422,7 +422,8 @@ fn clearly_closer_is_a_margin_of_at_least_fifteen() {
     let p = prepare(&t, args(json!({"documents": "a"})), Repair::Safe).expect("repaired");
     assert_eq!(p.arguments, args(json!({"document": "a"})));
     // 95 against 90: neither.
-    for (a, b, key) in [("user_name", "user_names", "user_nam")] {
+    {
+        let (a, b, key) = ("user_name", "user_names", "user_nam");
         let t = tool(json!({
             "type": "object",
             "properties": {a: {"type": "string"}, b: {"type": "string"}}

@@ -8,6 +8,7 @@ use super::opposites::opposed_forms;
 use super::query::Query;
 use super::{visible_tools, NameIndex, Rule};
 use crate::resolve::polarity::carries_polarity;
+use crate::resolve::vocab::is_known_word;
 use crate::text::words::split_words;
 
 impl NameIndex {
@@ -43,6 +44,11 @@ impl NameIndex {
                 .map(|&f| &self.forms[f as usize])
                 .find(|f| f.tool == tool);
             if form.is_some_and(|f| opposed_forms(query, f)) {
+                return Equivalence::None;
+            }
+            // A fused request word that is itself a word stays whole: `offset` is not
+            // `off_set`, `download` not `down_load`, `login` not `log_in`.
+            if form.is_some_and(|f| fuses_a_word(&query.raw, &f.raw)) {
                 return Equivalence::None;
             }
             let rule = match tier {
@@ -243,4 +249,16 @@ fn segment(
     } else {
         Segment::Other
     }
+}
+
+/// Whether a request word that is a known word stands where the tool has two or more words
+/// whose letters make it (`offset` against `off`, `set`): a word of its own, which a
+/// segmentation would turn into other words.
+fn fuses_a_word<T: AsRef<str>>(request: &[String], tool: &[T]) -> bool {
+    let words: Vec<&str> = tool.iter().map(AsRef::as_ref).collect();
+    request.iter().any(|w| {
+        !words.contains(&w.as_str())
+            && is_known_word(w)
+            && (0..words.len()).any(|s| (s + 2..=words.len()).any(|e| words[s..e].concat() == *w))
+    })
 }

@@ -251,12 +251,18 @@ impl NameIndex {
             ranked.extend(tail_ranking.candidates);
         }
         ranked.sort_by_key(|c| (c.cost, c.tool));
+        // A suggestion is weighed against what the namespace left too: behind `mcp__tools__`,
+        // `perform_aabductor` is still a misspelled `abductor`, never `abductee`.
+        let opposed = |tool: usize| {
+            self.opposed_tool(&query, tool)
+                || tail_queries.iter().any(|q| self.opposed_tool(q, tool))
+        };
         let mut suggestions = Vec::new();
         for candidate in ranked.iter().filter(|c| !c.blocked) {
             if candidate.cost > SUGGEST_MAX_COST {
                 break;
             }
-            if self.opposed_tool(&query, candidate.tool) {
+            if opposed(candidate.tool) {
                 continue;
             }
             if !suggestions.contains(&candidate.tool) {
@@ -266,10 +272,13 @@ impl NameIndex {
                 return Resolution::unknown(suggestions);
             }
         }
+        let found = suggestions.len();
         self.fill_suggestions(&query, visible, &mut suggestions);
-        // A suggestion is weighed against what the namespace left too: behind `mcp__tools__`,
-        // `perform_aabductor` is still a misspelled `abductor`, never `abductee`.
-        suggestions.retain(|&t| !tail_queries.iter().any(|q| self.opposed_tool(q, t)));
+        let mut k = 0;
+        suggestions.retain(|&t| {
+            k += 1;
+            k <= found || !opposed(t)
+        });
         Resolution::unknown(suggestions)
     }
 

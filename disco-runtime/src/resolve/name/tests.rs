@@ -556,9 +556,12 @@ fn negating_words_are_never_extra() {
         assert!(r.suggestions.is_empty(), "{request}: {:?}", r.suggestions);
     }
     // A namespace is never a negation: `undo__unlock_door` is not `unlock_door`.
-    for request in ["undo__unlock_door", "un.lock_door", "cancel.grant_access"] {
+    for request in ["undo__unlock_door", "cancel.grant_access"] {
         assert_eq!(resolved(&ix, request), None, "{request}");
     }
+    // The same letters are the same words, the negation with them: `un.lock_door` is
+    // `unlock_door` cut elsewhere, as `poweroff` is `power_off`.
+    assert_eq!(resolved(&ix, "un.lock_door"), Some((0, Rule::Separators)));
 }
 
 #[test]
@@ -1028,4 +1031,31 @@ fn labels_that_carry_polarity_are_never_namespaces() {
         "{:?}",
         r.outcome
     );
+}
+
+/// Fused names: the same letters as a tool's name are that tool, negations included
+/// (`poweroff` is `power_off`); a fused request that is itself a word stays whole (`offset` is
+/// no `off_set`), whatever the catalog.
+#[test]
+fn fused_names_are_segmented_only_into_the_same_words() {
+    let ix = index(&[
+        ("power_off", false),
+        ("stop_server", false),
+        ("disable_wifi", false),
+        ("off_set", false),
+        ("down_load", false),
+        ("shut_down", false),
+        ("log_in", false),
+    ]);
+    for (request, tool) in [
+        ("poweroff", 0),
+        ("stopserver", 1),
+        ("disablewifi", 2),
+        ("POWEROFF", 0),
+    ] {
+        assert_eq!(resolved(&ix, request).map(|r| r.0), Some(tool), "{request}");
+    }
+    for request in ["offset", "download", "shutdown", "login"] {
+        assert_eq!(resolved(&ix, request), None, "{request}");
+    }
 }
