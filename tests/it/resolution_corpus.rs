@@ -98,7 +98,12 @@ const EQUIVALENT: &[&str] = &[
     "word_order",
     "namespace_prefix",
 ];
-const MUST_NOT: &[&str] = &["opposite", "other_object", "foreign_tool"];
+const MUST_NOT: &[&str] = &[
+    "opposite",
+    "other_object",
+    "foreign_tool",
+    "relational_swap",
+];
 
 fn check(catalog_file: &str, strip: bool, cases: &str, fuzzy_target: Option<f64>) {
     let c = catalog(catalog_file, strip);

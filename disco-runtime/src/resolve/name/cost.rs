@@ -5,6 +5,7 @@
 use super::fuzzy::{Candidate, Kind};
 use super::index::Form;
 use super::query::Query;
+use super::relation::{self, Order};
 use super::Rule;
 use crate::resolve::polarity::{
     fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
@@ -37,6 +38,7 @@ pub(super) fn score(
     let mut cost = 0;
     let mut kinds = [false; 4]; // typo, synonym, dropped, extra
     let mut anchored = false; // some word matched as written or with a typo
+    let mut pairs = Vec::new(); // (request word, tool word) as matched, for `relation::order`
     for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
         for (i, list) in expansions.iter().enumerate() {
             if matched[i] {
@@ -58,6 +60,7 @@ pub(super) fn score(
             if let Some((word_cost, j)) = best {
                 used[j] = true;
                 matched[i] = true;
+                pairs.push((i, j));
                 cost += word_cost;
                 match pass {
                     Kind::Same => anchored = true,
@@ -169,6 +172,17 @@ pub(super) fn score(
                 rule = Rule::Typo;
                 correctable = true;
             }
+        }
+    }
+
+    // Words moved across a relational word state another relation: priced as a substitution
+    // and never chosen, like an opposite word (`relation.rs`).
+    match relation::order(query, form, &pairs) {
+        Order::Kept => {}
+        Order::Unclear => correctable = false,
+        Order::Moved => {
+            cost += 2 * UNIT;
+            blocked = true;
         }
     }
 

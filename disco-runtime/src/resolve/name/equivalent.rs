@@ -6,6 +6,7 @@
 use super::index::KeyMap;
 use super::opposites::opposed_forms;
 use super::query::Query;
+use super::relation;
 use super::{visible_tools, NameIndex, Rule};
 use crate::resolve::polarity::carries_polarity;
 use crate::text::words::split_words;
@@ -29,6 +30,18 @@ impl NameIndex {
         ];
         for (tier, (map, key)) in keys.into_iter().enumerate() {
             let Some(forms) = map.get(key) else { continue };
+            // The same words in another order name the tool only while its relational words
+            // keep their neighbours (`relation.rs`): `copy_remote_to_local` is not
+            // `copy_local_to_remote`, not even a candidate beside it.
+            let kept: Vec<u32>;
+            let forms: &[u32] = if tier == 2 {
+                kept = (forms.iter().copied())
+                    .filter(|&f| !relation::moved(query, &self.forms[f as usize]))
+                    .collect();
+                &kept
+            } else {
+                forms
+            };
             let tools = visible_tools(forms.iter().map(|&f| self.forms[f as usize].tool), visible);
             match tools.len() {
                 0 => continue,

@@ -5,9 +5,10 @@
 //! 1. the exact name;
 //! 2. an alias the author declared;
 //! 3. a spelling-equivalent name: the same words written with another case, other separators,
-//!    camelCase/PascalCase, another number (plural/singular) of any word, another word order, or
-//!    behind a client's namespace prefix (`mcp__server__tool`, `server.tool`, `functions.tool`, ...;
-//!    behind `mcp__<label>__` with a label the server does not know, tiers 1-3 only);
+//!    camelCase/PascalCase, another number (plural/singular) of any word, another word order
+//!    that keeps every relational word's neighbours, or behind a client's namespace prefix
+//!    (`mcp__server__tool`, `server.tool`, `functions.tool`, ...; behind `mcp__<label>__` with a
+//!    label the server does not know, tiers 1-3 only);
 //! 4. a fuzzy match (typo, a dropped or extra word, a synonym), applied only when the best
 //!    candidate is clearly better than the runner-up and only to a tool that is not destructive.
 //!
@@ -16,7 +17,8 @@
 //!
 //! Invariants that carry the product:
 //! - never across opposites (`unlock_door` is never `lock_door`, `add` is never `remove`), at any
-//!   tier;
+//!   tier; words moved across a relational word (`to`, `from`, `by`, ...) are an opposite too:
+//!   `copy_remote_to_local` is never `copy_local_to_remote`;
 //! - hidden is hidden: resolving against a catalog with hidden tools gives exactly the result of
 //!   resolving against the catalog without them, so neither the outcome, nor an ambiguity, nor a
 //!   suggestion can reveal that a hidden tool exists;
@@ -27,8 +29,9 @@
 //! One step per file: `index.rs` builds the index (`typo.rs` precomputes its spelling
 //! neighbours), this file holds the tier ladder, `equivalent.rs` is tier 3, `query.rs`
 //! analyses the request, `fuzzy.rs` gathers tier 4's candidates, `cost.rs` prices them,
-//! `decide.rs` applies the guard, `suggest.rs` answers an unknown name, and `opposites.rs`
-//! is "never across opposites" applied to names.
+//! `decide.rs` applies the guard, `suggest.rs` answers an unknown name, `opposites.rs`
+//! is "never across opposites" applied to names, and `relation.rs` is word order where a
+//! relational word stands between.
 
 mod cost;
 mod decide;
@@ -37,6 +40,7 @@ mod fuzzy;
 mod index;
 mod opposites;
 mod query;
+mod relation;
 mod suggest;
 mod typo;
 

@@ -4,6 +4,7 @@
 
 use super::index::Form;
 use super::query::Query;
+use super::relation;
 use super::NameIndex;
 use crate::resolve::polarity::{fused_affixes, fused_table, is_negation, opposed_words, Affixes};
 
@@ -16,10 +17,13 @@ impl NameIndex {
     }
 }
 
-/// The full guard for a chosen tool: word-level, and letter-level for requests whose word
-/// boundaries differ from the tool's (`unlockdoor` against `lock_door`).
+/// The full guard for a chosen tool: word-level (opposed words, and words moved across a
+/// relational word: `relation.rs`), and letter-level for requests whose word boundaries differ
+/// from the tool's (`unlockdoor` against `lock_door`).
 pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
-    if opposed_words(&query.raw, &form.raw, true) || opposed_words(&query.stems, &form.stems, false)
+    if opposed_words(&query.raw, &form.raw, true)
+        || opposed_words(&query.stems, &form.stems, false)
+        || relation::moved(query, form)
     {
         return true;
     }

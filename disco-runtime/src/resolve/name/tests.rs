@@ -1020,3 +1020,121 @@ fn labels_that_carry_polarity_are_never_namespaces() {
         r.outcome
     );
 }
+
+/// Word order is meaning where a relational word stands between (`relation.rs`): a request
+/// that moves a relational word's neighbours, or swaps words across it, is an opposite at
+/// every tier; one that keeps them is the same name.
+#[test]
+fn relational_words_keep_their_neighbours() {
+    let ix = index(&[
+        ("copy_local_to_remote", true),
+        ("convert_usd_to_eur", false),
+        ("get_activity_by_price_range", false),
+        ("list_files", false),
+        ("export_sales_report_to_pdf", false),
+    ]);
+    for (request, tool) in [
+        // Tier 3's words in another order.
+        ("copy_remote_to_local", 0),
+        ("CopyRemoteToLocal", 0),
+        ("remote-to-local-copy", 0),
+        ("local_copy_remote_to", 0),
+        ("convert_eur_to_usd", 1),
+        ("eur_to_usd_convert", 1),
+        ("to_convert_usd_eur", 1),
+        ("get_price_range_by_activity", 2),
+        ("range_price_by_activity_get", 2),
+        ("get_activity_by_range_price", 2),
+        ("export_sales_to_report_pdf", 4),
+        // The fuzzy tier's bag of words: a typo, an extra word, a dropped word.
+        ("copy_remote_to_locl", 0),
+        ("convert_eur_to_usd_rate", 1),
+        ("get_price_range_by_activty", 2),
+        ("get_price_by_activity", 2),
+        ("price_by_activity_range", 2),
+    ] {
+        for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+            let r = ix.resolve(request, &all, policy, None);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request} ({policy:?})");
+            assert!(
+                !r.suggestions.contains(&tool),
+                "{request}: {:?}",
+                r.suggestions
+            );
+        }
+    }
+    // Kept: the words on either side of the relational word stay its neighbours.
+    for (request, tool, rule) in [
+        ("local_to_remote_copy", 0, Rule::WordOrder),
+        ("usd_to_eur_convert", 1, Rule::WordOrder),
+        ("activity_by_price_range_get", 2, Rule::WordOrder),
+        ("sales_export_report_to_pdf", 4, Rule::WordOrder),
+        ("convert_usd_to_eur_rate", 1, Rule::ExtraWord),
+        ("convert_usd_eur", 1, Rule::DroppedWord),
+        ("get_activity_by_price_rnage", 2, Rule::Typo),
+    ] {
+        assert_eq!(resolved(&ix, request), Some((tool, rule)), "{request}");
+    }
+    // Without the relational word, neighbours the other way round are not corrected (which
+    // way `eur_usd` reads is a convention), but may be suggested.
+    let r = resolve(&ix, "convert_eur_usd");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(r.suggestions.contains(&1), "{:?}", r.suggestions);
+    // Both directions in one catalog: each request is the one it says, and a typo in one is
+    // not made unclear by the other.
+    let both = index(&[
+        ("convert_celsius_to_fahrenheit", false),
+        ("convert_fahrenheit_to_celsius", false),
+    ]);
+    for (request, tool, rule) in [
+        ("celsius_to_fahrenheit_convert", 0, Rule::WordOrder),
+        ("fahrenheit_to_celsius_convert", 1, Rule::WordOrder),
+        ("convert_celsius_to_fahrenhiet", 0, Rule::Typo),
+        ("convert_fahrenheit_to_celcius", 1, Rule::Typo),
+    ] {
+        assert_eq!(resolved(&both, request), Some((tool, rule)), "{request}");
+    }
+}
+
+/// The relational rule reads joined words and repeated words as a reader would.
+#[test]
+fn relational_words_in_joined_and_repeated_words() {
+    let ix = index(&[
+        ("EmailByNylas", false),
+        ("copy_local_big_file_to_new_remote_folder", false),
+        ("add_license_to_license_group", false),
+    ]);
+    // Joined: `byemailnylas` is by, email, nylas: never suggested for `EmailByNylas`.
+    for request in ["byemailnylas", "nylasbyemail", "nylas_byemail"] {
+        let r = resolve(&ix, request);
+        assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+        assert!(
+            !r.suggestions.contains(&0),
+            "{request}: {:?}",
+            r.suggestions
+        );
+    }
+    assert_eq!(resolved(&ix, "emailbynylas"), Some((0, Rule::Case)));
+    // Words that trade sides two places away from `to` still swap the relation.
+    let r = resolve(&ix, "copy_remote_big_file_to_new_local_folder");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(!r.suggestions.contains(&1), "{:?}", r.suggestions);
+    // A word moved around the phrase, one way across `to`, is the same name.
+    assert_eq!(
+        resolved(&ix, "local_big_file_to_new_remote_folder_copy"),
+        Some((1, Rule::WordOrder))
+    );
+    // Copies of a repeated word are one word: however they pair, the relation is kept...
+    assert_eq!(
+        resolved(&ix, "license_to_license_group_add"),
+        Some((2, Rule::WordOrder))
+    );
+    assert_eq!(
+        resolved(&ix, "add_licnese_to_license_group"),
+        Some((2, Rule::Typo))
+    );
+    // ...or moved.
+    let r = resolve(&ix, "add_license_group_to_license");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(!r.suggestions.contains(&2), "{:?}", r.suggestions);
+}
