@@ -69,6 +69,13 @@ impl NameIndex {
         Equivalence::None
     }
 
+    /// Whether a tool the caller sees has `word` (a stem) among its words: what the caller
+    /// cannot see is no word of the catalog either, or a label's polarity would tell of it.
+    pub(super) fn visible_word(&self, word: &str, visible: &dyn Fn(usize) -> bool) -> bool {
+        (self.postings.get(word))
+            .is_some_and(|forms| forms.iter().any(|&f| visible(self.forms[f as usize].tool)))
+    }
+
     /// What is left of `requested` after each namespace segment that may be stripped, at
     /// most two (`mcp__server__tool`), with whether the fuzzy tier may run on it.
     ///
@@ -87,6 +94,7 @@ impl NameIndex {
         &self,
         requested: &'r str,
         server_name: Option<&str>,
+        visible: &dyn Fn(usize) -> bool,
     ) -> Vec<Tail<'r>> {
         let mut tails = Vec::new();
         let mut rest = requested;
@@ -98,7 +106,7 @@ impl NameIndex {
             if tail.is_empty() {
                 break;
             }
-            let catalog_word = |w: &str| self.postings.contains_key(w);
+            let catalog_word = |w: &str| self.visible_word(w, visible);
             let known = match segment(prefix, tail, server_name, &catalog_word) {
                 Segment::Refused => break,
                 Segment::Known => true,

@@ -213,7 +213,7 @@ impl NameIndex {
         }
         // A client's namespace prefix, one segment at a time: `mcp__fs__read_file` is tried as
         // `fs__read_file`, then as `read_file`.
-        let tails = self.namespace_tails(requested, server_name);
+        let tails = self.namespace_tails(requested, server_name, visible);
         let tail_queries: Vec<Query> = tails.iter().map(|t| Query::new(t.name)).collect();
         for (tail, tail_query) in tails.iter().zip(&tail_queries) {
             let tail = tail.name;

@@ -721,7 +721,8 @@ fn hidden_tools_never_leak() {
     }
 }
 
-/// Resolving with a visibility filter equals resolving against the visible tools only.
+/// Resolving with a visibility filter equals resolving against the visible tools only: not
+/// even a hidden tool's words decide whether a label carries polarity.
 #[test]
 fn visibility_is_the_same_as_a_smaller_catalog() {
     let names = [
@@ -739,6 +740,7 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         "fetch_file",
         "delete_entities",
         "create_entities",
+        "arm_alarm",
     ];
     let requests = [
         "read_file",
@@ -763,6 +765,8 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         "mcp__work__unlock_door",
         "work__search_files",
         "work.serach_files",
+        // `disarm` negates a word of the hidden `arm_alarm` only.
+        "mcp__disarm__read_file",
     ];
     let mut seed = 0x9e37_79b9_u32;
     for _ in 0..200 {
