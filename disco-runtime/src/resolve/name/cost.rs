@@ -16,7 +16,7 @@ use crate::text::words::char_len;
 /// One character edit inside a word, or a synonym.
 pub(super) const UNIT: u32 = 4;
 /// A word of the tool missing from the request.
-const DROPPED: u32 = 4;
+pub(super) const DROPPED: u32 = 4;
 /// A word of the request missing from the tool: dearer than a dropped word, because the caller
 /// asked for something this tool does not say it does.
 pub(super) const EXTRA: u32 = 6;

@@ -208,8 +208,18 @@ fn split_namespace(name: &str) -> Option<(&str, &str, &str)> {
     Some((&name[..at], &name[at..at + len], &name[at + len..]))
 }
 
+/// Whether the words of a namespace segment change the meaning of the name behind it, so that
+/// the segment is no namespace: `not.lock_door`, `undo__lock_door`, `un.lock_door`,
+/// `mcp__undelete__delete_file` and `mcp__halt__start_server` hold a word that carries
+/// polarity.
+pub(super) fn carries_meaning(words: &[String], tail: &str, known: &dyn Fn(&str) -> bool) -> bool {
+    let tail_words = std::cell::OnceCell::new();
+    let beside = || tail_words.get_or_init(|| split_words(tail)).as_slice();
+    words.iter().any(|w| carries_polarity(w, beside, known))
+}
+
 /// Prefixes clients put before tool names whatever the server is called.
-const CLIENT_PREFIXES: &[&str] = &[
+pub(super) const CLIENT_PREFIXES: &[&str] = &[
     "functions",
     "function",
     "defaultapi",
@@ -241,12 +251,7 @@ fn segment(
     if compact.is_empty() {
         return Segment::Refused;
     }
-    // `not.lock_door`, `undo__lock_door`, `un.lock_door`, `mcp__undelete__delete_file` and
-    // `mcp__halt__start_server` are not namespaces: a word that carries polarity changes the
-    // meaning of what follows it.
-    let tail_words = std::cell::OnceCell::new();
-    let beside = || tail_words.get_or_init(|| split_words(tail)).as_slice();
-    if words.iter().any(|w| carries_polarity(w, beside, known)) {
+    if carries_meaning(&words, tail, known) {
         return Segment::Refused;
     }
     if CLIENT_PREFIXES.contains(&compact.as_str()) {

@@ -2,6 +2,7 @@
 //! tiers look them up in, built once by `NameIndex::new`.
 
 use super::equivalent::bag_key;
+use super::namespace::Namespaces;
 use super::typo::Neighbour;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
@@ -66,6 +67,8 @@ pub struct NameIndex {
     /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
     /// boundaries and contain a typo (`raedfile`).
     pub(super) compact_deletes: FastMap<Box<str>, Vec<u32>>,
+    /// The tools by the part of their names after a namespace (`namespace.rs`).
+    pub(super) namespaces: Namespaces,
 }
 
 impl NameIndex {
@@ -89,6 +92,7 @@ impl NameIndex {
             word_deletes: FastMap::default(),
             typo_neighbours: Vec::new(),
             compact_deletes: FastMap::default(),
+            namespaces: Namespaces::default(),
         };
         for (tool, entry) in entries.into_iter().enumerate() {
             index.tools += 1;
@@ -97,6 +101,7 @@ impl NameIndex {
             index.forms_of.push(Vec::new());
             index.exact.entry(entry.name.into()).or_default().push(tool);
             index.add_form(tool, entry.name);
+            index.namespaces.add(tool, entry.name);
             for alias in entry.aliases {
                 let list = index.alias.entry(alias.as_str().into()).or_default();
                 if !list.contains(&tool) {

@@ -100,7 +100,9 @@ fn exact_and_rule_names() {
     assert_eq!(resolved(&ix, "write_file"), Some((4, Rule::Exact)));
     assert_eq!(Rule::WordOrder.as_str(), "word_order");
     assert_eq!(Rule::NamespacePrefix.as_str(), "namespace_prefix");
+    assert_eq!(Rule::Namespace.as_str(), "namespace");
     assert!(Rule::Typo.is_fuzzy() && !Rule::Plural.is_fuzzy());
+    assert!(Rule::Namespace.is_fuzzy() && !Rule::NamespacePrefix.is_fuzzy());
 }
 
 #[test]
@@ -768,6 +770,12 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         // `disarm` negates a word of the hidden `arm_alarm` only.
         "mcp__disarm__read_file",
     ];
+    same_as_the_visible_tools_alone(&names, &requests, "file-server");
+}
+
+/// Resolving with a visibility filter equals resolving against the visible tools only, for
+/// 200 random masks over `names` (at most 32), every request, with and without `server`.
+fn same_as_the_visible_tools_alone(names: &[&str], requests: &[&str], server: &str) {
     let mut seed = 0x9e37_79b9_u32;
     for _ in 0..200 {
         seed ^= seed << 13;
@@ -785,7 +793,7 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
         for (request, server) in requests
             .iter()
-            .flat_map(|&r| [(r, None), (r, Some("file-server"))])
+            .flat_map(|&r| [(r, None), (r, Some(server))])
         {
             let a = full.resolve(request, &visible, Policy::Safe, server);
             let b = small.resolve(request, &all, Policy::Safe, server);
@@ -1141,4 +1149,238 @@ fn relational_words_in_joined_and_repeated_words() {
     let r = resolve(&ix, "add_license_group_to_license");
     assert_eq!(r.outcome, Outcome::Unknown);
     assert!(!r.suggestions.contains(&2), "{:?}", r.suggestions);
+}
+
+/// Tools of several namespaces, as a gateway or a client names them.
+fn namespaced() -> NameIndex {
+    index(&[
+        ("number_analysis.prime_factors", false),
+        ("currency_conversion.get_rate", false),
+        ("biology.get_cell_info", false),
+        ("maps.get_distance_duration", false),
+        ("mcp0_think", false),
+        ("codebase-memory-mcp_search_graph", false),
+        ("tool--product--search_product_list", false),
+        ("mcp__Memory__read_graph", false),
+        ("github.search_issues", false),
+        ("jira.search_issues", false),
+        ("github.create_issue", true),
+        ("github.delete_issue", true),
+        ("home.lock_door", false),
+        ("sports.get_current", false),
+        ("get_current_time", false),
+        ("math.factorial", false),
+        ("factorial", false),
+        ("list_files", false),
+    ])
+}
+
+/// A dropped or changed namespace (`namespace.rs`): the rest of the name is exactly one
+/// visible tool's, at the tier of a dropped word.
+#[test]
+fn a_dropped_or_changed_namespace() {
+    let ix = namespaced();
+    for (request, tool) in [
+        // Dropped.
+        ("prime_factors", 0),
+        ("get_rate", 1),
+        ("think", 4),
+        ("search_graph", 5),
+        ("search_product_list", 6),
+        // Spelled otherwise behind it: case, separators, number.
+        ("GetRate", 1),
+        ("get-rates", 1),
+        // Changed, or behind a client's prefix or label.
+        ("bio.get_cell_info", 2),
+        ("gmaps.get_distance_duration", 3),
+        ("memory:read_graph", 7),
+        ("currency_convertion.get_rate", 1),
+        ("functions.get_rate", 1),
+        ("mcp__work__prime_factors", 0),
+        ("mcp1_think", 4),
+        ("_n__search_graph", 5),
+        ("other-server_get_rate", 1),
+        // Among tools that end alike, the one whose namespace the request spells.
+        ("githb.search_issues", 8),
+        ("jiar.search_issues", 9),
+    ] {
+        for server in [None, Some("gateway")] {
+            assert_eq!(
+                ix.resolve(request, &all, Policy::Safe, server).outcome,
+                Outcome::Resolved {
+                    index: tool,
+                    rule: Rule::Namespace
+                },
+                "{request} ({server:?})"
+            );
+        }
+        // A fuzzy-tier rule: past `Strict` and `Off`.
+        for policy in [Policy::Strict, Policy::Off] {
+            let r = ix.resolve(request, &all, policy, None);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request} ({policy:?})");
+        }
+    }
+    // The server's own name joined by one `_` is a namespace too.
+    let r = ix.resolve(
+        "my_gateway_get_rate",
+        &all,
+        Policy::Safe,
+        Some("my-gateway"),
+    );
+    assert_eq!(
+        r.outcome,
+        Outcome::Resolved {
+            index: 1,
+            rule: Rule::Namespace
+        }
+    );
+}
+
+/// What the namespace rule must not correct.
+#[test]
+fn a_namespace_rule_that_does_not_apply() {
+    let ix = namespaced();
+    let unknown = |request: &str, server: Option<&str>| {
+        let r = ix.resolve(request, &all, Policy::Safe, server);
+        assert_eq!(r.outcome, Outcome::Unknown, "{request} ({server:?})");
+        r.suggestions
+    };
+    for server in [None, Some("gateway")] {
+        // Two visible tools end alike: both are suggested, first.
+        assert!(unknown("search_issues", server).starts_with(&[8, 9]));
+        assert!(unknown("gitlab.search_issues", server).starts_with(&[8, 9]));
+        // A destructive tool is suggested first, and nothing else corrected in its place.
+        assert_eq!(unknown("delete_issue", server).first(), Some(&11));
+        assert_eq!(unknown("githb.create_issue", server).first(), Some(&10));
+        // A namespace the caller sees is not a mistake for another (`github.` is visible),
+        // not even misspelled.
+        unknown("github.get_rate", server);
+        unknown("githb.get_rate", server);
+        unknown("mcp__GitHub__prime_factors", server);
+        let hide = |i: usize| i != 8;
+        let r = ix.resolve("github.search_issues", &hide, Policy::Safe, server);
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert!(!r.suggestions.contains(&8), "{:?}", r.suggestions);
+        // Without any visible `github.` tool, `github.` is a label the model got wrong.
+        let hide = |i: usize| !(8..=11).contains(&i) || i == 9;
+        let r = ix.resolve("github.search_issues", &hide, Policy::Safe, server);
+        assert_eq!(
+            r.outcome,
+            Outcome::Resolved {
+                index: 9,
+                rule: Rule::Namespace
+            }
+        );
+        // A namespace that carries polarity is no namespace.
+        for request in ["undo.lock_door", "unlock.lock_door", "mcp__not__lock_door"] {
+            assert!(!unknown(request, server).contains(&12), "{request}");
+        }
+        // Another tool is as close as a dropped word: not clear.
+        let r = unknown("get_current", server);
+        assert!(r.contains(&13) && r.contains(&14), "{r:?}");
+    }
+    // A tool without a namespace ends alike too: two tools, unless the label is stripped.
+    assert!(unknown("calc.factorial", Some("gateway")).starts_with(&[15, 16]));
+    assert_eq!(
+        resolved(&ix, "calc.factorial"),
+        Some((16, Rule::NamespacePrefix))
+    );
+    // A tool without a namespace is no tool of this rule: another server's namespace before
+    // it is not stripped (a stray word is the fuzzy tier's business).
+    let plain = index(&[("search_issues", false), ("create_issue", true)]);
+    for request in ["github__search_issues", "github__create_issue"] {
+        let r = plain.resolve(request, &all, Policy::Safe, Some("tracker"));
+        assert!(
+            !matches!(r.outcome, Outcome::Resolved { rule, .. } if !rule.is_fuzzy() || rule == Rule::Namespace),
+            "{request}: {:?}",
+            r.outcome
+        );
+    }
+    // The rule names a tool only when its namespace is the part that was wrong: a namespace
+    // that carries polarity on the tool's side is part of its meaning.
+    let polar = index(&[("undo.lock_door", false), ("list_files", false)]);
+    assert_eq!(resolve(&polar, "lock_door").outcome, Outcome::Unknown);
+}
+
+/// The namespace rule sees visible tools only: with a visibility filter, every request
+/// resolves as against the visible tools alone (a hidden `github.` tool does not make
+/// `github.search_issues` "another namespace", a hidden tool that ends alike does not make the
+/// request ambiguous).
+#[test]
+fn namespaces_of_hidden_tools_are_hidden() {
+    let names = [
+        "github.search_issues",
+        "jira.search_issues",
+        "github.create_issue",
+        "currency_conversion.get_rate",
+        "fx.get_rate",
+        "math.factorial",
+        "factorial",
+        "mcp0_think",
+        "home.lock_door",
+        "sports.get_current",
+        "get_current_time",
+        "biology.get_cell_info",
+        "bio.get_cell_info_v2",
+        "undo.list_files",
+        "list_files",
+    ];
+    let requests = [
+        "search_issues",
+        "github.search_issues",
+        "githb.search_issues",
+        "gitlab.search_issues",
+        "get_rate",
+        "fx.get_rate",
+        "currency.get_rate",
+        "calc.factorial",
+        "factorial",
+        "think",
+        "lock_door",
+        "undo.lock_door",
+        "get_current",
+        "bio.get_cell_info",
+        "mcp__work__get_rate",
+        "functions.think",
+        "list_files",
+        "lock.list_files",
+    ];
+    same_as_the_visible_tools_alone(&names, &requests, "gateway");
+}
+
+/// The README's table of server-filesystem behind the gateway (`fs.` before every tool).
+#[test]
+fn the_gateway_table_of_the_readme() {
+    let names: Vec<(String, bool)> = [
+        ("read_file", false),
+        ("read_text_file", false),
+        ("read_media_file", false),
+        ("read_multiple_files", false),
+        ("write_file", true),
+        ("edit_file", true),
+        ("create_directory", true),
+        ("list_directory", false),
+        ("list_directory_with_sizes", false),
+        ("directory_tree", false),
+        ("move_file", true),
+        ("search_files", false),
+        ("get_file_info", false),
+        ("list_allowed_directories", false),
+    ]
+    .iter()
+    .map(|&(n, d)| (format!("fs.{n}"), d))
+    .collect();
+    let entries: Vec<(&str, bool)> = names.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+    let ix = index(&entries);
+    let gateway = Some("disco-gateway");
+    let resolve = |name: &str| ix.resolve(name, &all, Policy::Safe, gateway);
+    let at = |rule: Rule, index: usize| Outcome::Resolved { index, rule };
+    assert_eq!(resolve("fs.directory_tre").outcome, at(Rule::Typo, 9));
+    assert_eq!(resolve("read_text_file").outcome, at(Rule::Namespace, 1));
+    assert_eq!(resolve("fs.Write-File").outcome, at(Rule::Separators, 4));
+    for name in ["fs.writ_file", "write_file"] {
+        let r = resolve(name);
+        assert_eq!(r.outcome, Outcome::Unknown, "{name}");
+        assert_eq!(r.suggestions.first(), Some(&4), "{name}");
+    }
 }
