@@ -277,6 +277,8 @@ fn tail_key(tail: &str) -> String {
     split_words(tail).iter().map(|w| singular(w)).collect()
 }
 
+/// Whether a side of a cut holds a word: a letter (`gpt-4.1` is a version, not `1` in a
+/// namespace `gpt-4`).
 fn has_word(text: &str) -> bool {
-    text.chars().any(char::is_alphanumeric)
+    text.chars().any(char::is_alphabetic)
 }

@@ -853,15 +853,57 @@ fn no_panics_on_hostile_input() {
         "__read_file",
         "read_file__",
         "a.b.c.d.e.f",
+        // Namespaces and relational words.
+        "mcp_",
+        "mcp0_",
+        "MCP7_think",
+        "mcp__x__mcp0_",
+        "é-ü_think",
+        "-_think",
+        "a--",
+        "--think",
+        "___",
+        "x:::y",
+        "读取.文件",
+        "é.get_rate",
+        "to",
+        "to_to_to",
+        "by_to_from",
+        "tocopylocalremote",
+        "copyremotetolocalé",
+        "ŝto_ĉu",
         long.as_str(),
         long_words.as_str(),
     ] {
-        let r = resolve(&ix, name);
-        assert!(r.suggestions.len() <= 3);
-        if name.len() > MAX_NAME_LEN {
-            assert_eq!(r, Resolution::unknown(Vec::new()));
+        for ix in [
+            &ix,
+            &namespaced(),
+            &index(&[("copy_local_to_remote", false)]),
+        ] {
+            for server in [None, Some("é-server"), Some("_")] {
+                let r = ix.resolve(name, &all, Policy::Safe, server);
+                assert!(r.suggestions.len() <= 3);
+                if name.len() > MAX_NAME_LEN {
+                    assert_eq!(r, Resolution::unknown(Vec::new()));
+                }
+            }
         }
     }
+    // Tool names as hostile as requests.
+    let odd = index(&[
+        ("mcp_", false),
+        ("-_x", false),
+        ("é-ü_to_ö", false),
+        ("to", false),
+        ("a.", false),
+        (".b", false),
+    ]);
+    for name in ["x", "to", "ö_to_é-ü", "b", "a", "mcp"] {
+        assert!(resolve(&odd, name).suggestions.len() <= 3);
+    }
+    // A version is no namespace.
+    let versions = index(&[("gpt-4.1", false), ("list_files", false)]);
+    assert_eq!(resolve(&versions, "1").outcome, Outcome::Unknown);
     let empty = NameIndex::new(std::iter::empty());
     assert!(empty.is_empty());
     assert_eq!(resolve(&empty, "x"), Resolution::unknown(Vec::new()));
