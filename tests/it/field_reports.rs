@@ -15,9 +15,8 @@
 
 use std::path::Path;
 
-use disco_runtime::catalog::JsonCatalogProvider;
 use disco_runtime::{Caller, Catalog, CatalogTool};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 const PAIRS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -79,15 +78,8 @@ fn case(row: &Value) -> (String, Vec<String>) {
 const HIDDEN: &[&str] = &["search"];
 
 fn catalog(names: &[String]) -> Catalog {
-    let tools: Vec<Value> = names
-        .iter()
-        .map(|n| {
-            json!({"name": n, "description": "", "inputSchema": {"type": "object"},
-                   "annotations": {"readOnlyHint": true}})
-        })
-        .collect();
     Catalog::builder()
-        .provider(JsonCatalogProvider::from_value(&json!({ "tools": tools })).unwrap())
+        .provider(crate::common::read_only_tools(names))
         .visibility(|_: &Caller, t: &CatalogTool| !HIDDEN.contains(&t.name()))
         .from_specs([])
         .unwrap()

@@ -24,23 +24,26 @@ fn resolved(ix: &NameIndex, name: &str) -> Option<(usize, Rule)> {
     }
 }
 
+/// server-filesystem's tools, and whether each is destructive.
+const FILESYSTEM: &[(&str, bool)] = &[
+    ("read_file", false),
+    ("read_text_file", false),
+    ("read_media_file", false),
+    ("read_multiple_files", false),
+    ("write_file", true),
+    ("edit_file", true),
+    ("create_directory", false),
+    ("list_directory", false),
+    ("list_directory_with_sizes", false),
+    ("directory_tree", false),
+    ("move_file", true),
+    ("search_files", false),
+    ("get_file_info", false),
+    ("list_allowed_directories", false),
+];
+
 fn filesystem() -> NameIndex {
-    index(&[
-        ("read_file", false),
-        ("read_text_file", false),
-        ("read_media_file", false),
-        ("read_multiple_files", false),
-        ("write_file", true),
-        ("edit_file", true),
-        ("create_directory", false),
-        ("list_directory", false),
-        ("list_directory_with_sizes", false),
-        ("directory_tree", false),
-        ("move_file", true),
-        ("search_files", false),
-        ("get_file_info", false),
-        ("list_allowed_directories", false),
-    ])
+    index(FILESYSTEM)
 }
 
 #[test]
@@ -1077,7 +1080,8 @@ fn labels_that_carry_polarity_are_never_namespaces() {
 
 /// Word order is meaning where a relational word stands between (`relation.rs`): a request
 /// that moves a relational word's neighbours, or swaps words across it, is an opposite at
-/// every tier; one that keeps them is the same name.
+/// every tier; one that keeps them is the same name. Joined words and repeated words are read
+/// as a reader would.
 #[test]
 fn relational_words_keep_their_neighbours() {
     let ix = index(&[
@@ -1086,6 +1090,9 @@ fn relational_words_keep_their_neighbours() {
         ("get_activity_by_price_range", false),
         ("list_files", false),
         ("export_sales_report_to_pdf", false),
+        ("EmailByNylas", false),
+        ("copy_local_big_file_to_new_remote_folder", false),
+        ("add_license_to_license_group", false),
     ]);
     for (request, tool) in [
         // Tier 3's words in another order.
@@ -1106,6 +1113,14 @@ fn relational_words_keep_their_neighbours() {
         ("get_price_range_by_activty", 2),
         ("get_price_by_activity", 2),
         ("price_by_activity_range", 2),
+        // Joined: `byemailnylas` is by, email, nylas.
+        ("byemailnylas", 5),
+        ("nylasbyemail", 5),
+        ("nylas_byemail", 5),
+        // Words that trade sides two places away from `to` still swap the relation.
+        ("copy_remote_big_file_to_new_local_folder", 6),
+        // Copies of a repeated word are one word, and still on the wrong side.
+        ("add_license_group_to_license", 7),
     ] {
         for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
             let r = ix.resolve(request, &all, policy, None);
@@ -1126,6 +1141,16 @@ fn relational_words_keep_their_neighbours() {
         ("convert_usd_to_eur_rate", 1, Rule::ExtraWord),
         ("convert_usd_eur", 1, Rule::DroppedWord),
         ("get_activity_by_price_rnage", 2, Rule::Typo),
+        ("emailbynylas", 5, Rule::Case),
+        // A word moved around the phrase, one way across `to`, is the same name.
+        (
+            "local_big_file_to_new_remote_folder_copy",
+            6,
+            Rule::WordOrder,
+        ),
+        // Copies of a repeated word: however they were paired, the relation is kept.
+        ("license_to_license_group_add", 7, Rule::WordOrder),
+        ("add_licnese_to_license_group", 7, Rule::Typo),
     ] {
         assert_eq!(resolved(&ix, request), Some((tool, rule)), "{request}");
     }
@@ -1148,49 +1173,6 @@ fn relational_words_keep_their_neighbours() {
     ] {
         assert_eq!(resolved(&both, request), Some((tool, rule)), "{request}");
     }
-}
-
-/// The relational rule reads joined words and repeated words as a reader would.
-#[test]
-fn relational_words_in_joined_and_repeated_words() {
-    let ix = index(&[
-        ("EmailByNylas", false),
-        ("copy_local_big_file_to_new_remote_folder", false),
-        ("add_license_to_license_group", false),
-    ]);
-    // Joined: `byemailnylas` is by, email, nylas: never suggested for `EmailByNylas`.
-    for request in ["byemailnylas", "nylasbyemail", "nylas_byemail"] {
-        let r = resolve(&ix, request);
-        assert_eq!(r.outcome, Outcome::Unknown, "{request}");
-        assert!(
-            !r.suggestions.contains(&0),
-            "{request}: {:?}",
-            r.suggestions
-        );
-    }
-    assert_eq!(resolved(&ix, "emailbynylas"), Some((0, Rule::Case)));
-    // Words that trade sides two places away from `to` still swap the relation.
-    let r = resolve(&ix, "copy_remote_big_file_to_new_local_folder");
-    assert_eq!(r.outcome, Outcome::Unknown);
-    assert!(!r.suggestions.contains(&1), "{:?}", r.suggestions);
-    // A word moved around the phrase, one way across `to`, is the same name.
-    assert_eq!(
-        resolved(&ix, "local_big_file_to_new_remote_folder_copy"),
-        Some((1, Rule::WordOrder))
-    );
-    // Copies of a repeated word are one word: however they pair, the relation is kept...
-    assert_eq!(
-        resolved(&ix, "license_to_license_group_add"),
-        Some((2, Rule::WordOrder))
-    );
-    assert_eq!(
-        resolved(&ix, "add_licnese_to_license_group"),
-        Some((2, Rule::Typo))
-    );
-    // ...or moved.
-    let r = resolve(&ix, "add_license_group_to_license");
-    assert_eq!(r.outcome, Outcome::Unknown);
-    assert!(!r.suggestions.contains(&2), "{:?}", r.suggestions);
 }
 
 /// Tools of several namespaces, as a gateway or a client names them.
@@ -1393,25 +1375,9 @@ fn namespaces_of_hidden_tools_are_hidden() {
 /// The README's table of server-filesystem behind the gateway (`fs.` before every tool).
 #[test]
 fn the_gateway_table_of_the_readme() {
-    let names: Vec<(String, bool)> = [
-        ("read_file", false),
-        ("read_text_file", false),
-        ("read_media_file", false),
-        ("read_multiple_files", false),
-        ("write_file", true),
-        ("edit_file", true),
-        ("create_directory", true),
-        ("list_directory", false),
-        ("list_directory_with_sizes", false),
-        ("directory_tree", false),
-        ("move_file", true),
-        ("search_files", false),
-        ("get_file_info", false),
-        ("list_allowed_directories", false),
-    ]
-    .iter()
-    .map(|&(n, d)| (format!("fs.{n}"), d))
-    .collect();
+    let names: Vec<(String, bool)> = (FILESYSTEM.iter())
+        .map(|&(n, d)| (format!("fs.{n}"), d))
+        .collect();
     let entries: Vec<(&str, bool)> = names.iter().map(|(n, d)| (n.as_str(), *d)).collect();
     let ix = index(&entries);
     let gateway = Some("disco-gateway");
