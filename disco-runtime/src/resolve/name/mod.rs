@@ -259,11 +259,9 @@ impl NameIndex {
         // in their place.
         let ranking = self.fuzzy(&query, visible);
         let mut suggestions = Vec::new();
-        match self.namespaced(&query, requested, visible, server_name) {
-            Namespaced::One(tool) if namespace::clearly_first(tool, &ranking) => {
-                return Resolution::resolved(tool, Rule::Namespace);
-            }
-            Namespaced::One(tool) | Namespaced::Destructive(tool) => suggestions.push(tool),
+        match self.namespaced(&query, requested, visible, server_name, &ranking) {
+            Namespaced::One(tool) => return Resolution::resolved(tool, Rule::Namespace),
+            Namespaced::Suggested(tool) => suggestions.push(tool),
             Namespaced::Several(tools) => suggestions.extend(truncate(tools)),
             Namespaced::None => {}
         }

@@ -8,7 +8,8 @@
 //! is visible). When several visible tools end alike, the one whose namespace the request's
 //! spells, exactly or but for a typo, is the one (`githb.search_issues` among `github.` and
 //! `jira.`); otherwise they are suggested. Like a dropped word, it must be clearly better than
-//! every other tool the fuzzy tier finds (`clearly_first`).
+//! every other tool the fuzzy tier finds, for the whole request and for its rest
+//! (`clearly_first`).
 //!
 //! Only tools whose names have a namespace, and one that carries no polarity, are found this
 //! way. A tool without one still counts when it ends alike: then the request names two tools.
@@ -91,21 +92,24 @@ impl Namespaces {
 pub(super) enum Namespaced {
     /// The one tool it names.
     One(usize),
-    /// The one tool it names, destructive: suggested first, never corrected to.
-    Destructive(usize),
+    /// The one tool it names, but destructive or not clearly first: suggested first, and
+    /// nothing else corrected to in its place.
+    Suggested(usize),
     /// Visible tools that end alike, none singled out: suggested first.
     Several(Vec<usize>),
     None,
 }
 
 impl NameIndex {
-    /// The rule (see the module docs) for `requested`; `query` is its analysis.
+    /// The rule (see the module docs) for `requested`; `query` is its analysis, `ranking` the
+    /// fuzzy tier's candidates for it.
     pub(super) fn namespaced(
         &self,
         query: &Query,
         requested: &str,
         visible: &dyn Fn(usize) -> bool,
         server_name: Option<&str>,
+        ranking: &Ranking,
     ) -> Namespaced {
         let ns = &self.namespaces;
         let (namespace, tail) = match split(requested, server_name) {
@@ -166,8 +170,14 @@ impl NameIndex {
         if !ns.reachable[named] || names_another(named) || self.opposed_tool(query, named) {
             return Namespaced::None;
         }
-        if self.destructive[named] {
-            Namespaced::Destructive(named)
+        // Clearly first for the whole request, and for its rest after the namespace: what
+        // else that rest could name (`mcp__work__get_current` is `get_current`). The tools
+        // that end alike were weighed above, by their namespaces.
+        let clear = clearly_first(named, &seen, ranking)
+            && (namespace.is_none()
+                || clearly_first(named, &seen, &self.fuzzy(&Query::new(tail), visible)));
+        if self.destructive[named] || !clear {
+            Namespaced::Suggested(named)
         } else {
             Namespaced::One(named)
         }
@@ -175,11 +185,12 @@ impl NameIndex {
 }
 
 /// A namespace left out or changed is one word dropped: the tool it names is corrected to only
-/// when no other visible tool comes within the fuzzy tier's margin of that (`get_current` is as
-/// much `get_current_time` without its last word as `sports_ranking.get_current` without its
-/// namespace).
-pub(super) fn clearly_first(tool: usize, ranking: &Ranking) -> bool {
-    (ranking.candidates.iter()).all(|c| c.tool == tool || c.cost >= DROPPED + MARGIN)
+/// when no other visible tool but those that end alike (`alike`) comes within the fuzzy tier's
+/// margin of that (`get_current` is as much `get_current_time` without its last word as
+/// `sports_ranking.get_current` without its namespace).
+fn clearly_first(tool: usize, alike: &[usize], ranking: &Ranking) -> bool {
+    (ranking.candidates.iter())
+        .all(|c| c.tool == tool || alike.contains(&c.tool) || c.cost >= DROPPED + MARGIN)
 }
 
 /// Whether a segment of the request spells a tool's segment: the same, or a typo within the
