@@ -38,7 +38,8 @@ pub(super) fn score(
     let mut cost = 0;
     let mut kinds = [false; 4]; // typo, synonym, dropped, extra
     let mut anchored = false; // some word matched as written or with a typo
-    let mut pairs = Vec::new(); // (request word, tool word) as matched, for `relation::order`
+                              // (request word, tool word) as matched, for `relation::order` when it applies.
+    let (relational, mut pairs) = (relation::applies(query, form), Vec::new());
     for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
         for (i, list) in expansions.iter().enumerate() {
             if matched[i] {
@@ -60,7 +61,9 @@ pub(super) fn score(
             if let Some((word_cost, j)) = best {
                 used[j] = true;
                 matched[i] = true;
-                pairs.push((i, j));
+                if relational {
+                    pairs.push((i, j));
+                }
                 cost += word_cost;
                 match pass {
                     Kind::Same => anchored = true,

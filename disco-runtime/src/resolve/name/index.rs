@@ -3,6 +3,7 @@
 
 use super::equivalent::bag_key;
 use super::namespace::Namespaces;
+use super::relation;
 use super::typo::Neighbour;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
@@ -30,6 +31,8 @@ pub(super) struct Form {
     pub(super) compact: Box<str>,
     /// `fused_ids(compact)`.
     pub(super) fused: Vec<u16>,
+    /// Whether a word of `raw` is relational (`relation.rs`).
+    pub(super) relational: bool,
 }
 
 /// The name index of one catalog. Build once, resolve many times.
@@ -190,6 +193,7 @@ impl NameIndex {
         let raw_inflected = raw.iter().map(|w| inflected_ids(w)).collect();
         self.forms.push(Form {
             tool,
+            relational: relation::any_relational(&raw),
             raw_inflected,
             raw,
             stem_polarity: stems.iter().map(|s| Polarity::of(s)).collect(),

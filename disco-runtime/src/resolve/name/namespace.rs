@@ -112,11 +112,16 @@ impl NameIndex {
         ranking: &Ranking,
     ) -> Namespaced {
         let ns = &self.namespaces;
-        let (namespace, tail) = match split(requested, server_name) {
-            Some((namespace, tail)) => (Some(namespace), tail),
-            None => (None, requested),
+        let split_key;
+        let (namespace, tail, key) = match split(requested, server_name) {
+            Some((namespace, tail)) => {
+                split_key = tail_key(tail);
+                (Some(namespace), tail, split_key.as_str())
+            }
+            // All of it: its spelling key is the request's own.
+            None => (None, requested, query.stem_compact.as_str()),
         };
-        let Some(tools) = ns.by_tail.get(tail_key(tail).as_str()) else {
+        let Some(tools) = ns.by_tail.get(key) else {
             return Namespaced::None;
         };
         let seen = visible_tools(tools.iter().copied(), visible);

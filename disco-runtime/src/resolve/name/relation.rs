@@ -42,27 +42,33 @@ pub(super) enum Order {
 /// words the tool keeps apart (`byemailnylas` against `EmailByNylas`) is read as the tool's
 /// words where its letters spell them.
 pub(super) fn moved(query: &Query, form: &Form) -> bool {
-    if query.raw.len() < form.raw.len() && any_relational(&form.raw) {
+    if query.raw.len() < form.raw.len() && form.relational {
         if let Some(words) = split_joined(&query.raw, &form.raw) {
             let stems: Vec<String> = words.iter().map(|w| singular(w)).collect();
             return order_of(&words, form, &pair_words(&stems, form)) == Order::Moved;
         }
     }
-    if !any_relational(&query.raw) && !any_relational(&form.raw) {
+    if !applies(query, form) {
         return false;
     }
     order(query, form, &pair_words(&query.stems, form)) == Order::Moved
 }
 
+/// Whether the request or the tool's spelling has a relational word: otherwise any order is
+/// kept, and no pairing need be looked at.
+pub(super) fn applies(query: &Query, form: &Form) -> bool {
+    query.relational || form.relational
+}
+
 /// What `pairs` (request word, tool word: positions) does to the relational words of either.
 pub(super) fn order(query: &Query, form: &Form, pairs: &[(usize, usize)]) -> Order {
+    if !applies(query, form) {
+        return Order::Kept;
+    }
     order_of(&query.raw, form, pairs)
 }
 
 fn order_of<S: AsRef<str>>(request: &[S], form: &Form, pairs: &[(usize, usize)]) -> Order {
-    if !any_relational(request) && !any_relational(&form.raw) {
-        return Order::Kept;
-    }
     let pairs = &untangle(pairs, request.len(), &form.stems);
     let mut in_form: Vec<Option<usize>> = vec![None; request.len()];
     let mut in_request: Vec<Option<usize>> = vec![None; form.raw.len()];
@@ -99,7 +105,7 @@ fn order_of<S: AsRef<str>>(request: &[S], form: &Form, pairs: &[(usize, usize)])
     }
 }
 
-fn any_relational<S: AsRef<str>>(words: &[S]) -> bool {
+pub(super) fn any_relational<S: AsRef<str>>(words: &[S]) -> bool {
     words.iter().any(|w| is_relational(w.as_ref()))
 }
 
