@@ -36,10 +36,10 @@ pub(super) fn score(
     let mut used = vec![false; form.stems.len()];
     let mut matched = vec![false; query.stems.len()];
     let mut cost = 0;
+    // (request word, tool word) as matched, for `relation::order` when it applies.
+    let (relational, mut pairs) = (relation::applies(query, form), Vec::new());
     let mut kinds = [false; 4]; // typo, synonym, dropped, extra
     let mut anchored = false; // some word matched as written or with a typo
-                              // (request word, tool word) as matched, for `relation::order` when it applies.
-    let (relational, mut pairs) = (relation::applies(query, form), Vec::new());
     for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
         for (i, list) in expansions.iter().enumerate() {
             if matched[i] {
