@@ -27,8 +27,8 @@ GROUPS = {
         "case", "separators", "plural_singular", "word_order", "namespace_prefix"],
     "fuzzy: typo, dropped, extra word, synonym": [
         "typo", "dropped_word", "extra_word", "synonym"],
-    "must not be corrected: opposite, other object, foreign tool": [
-        "opposite", "other_object", "foreign_tool"],
+    "must not be corrected: opposite, other object, foreign tool, relational swap": [
+        "opposite", "other_object", "foreign_tool", "relational_swap"],
 }
 
 

@@ -1,7 +1,9 @@
 pub mod http;
 pub mod named;
 
+use disco_runtime::catalog::JsonCatalogProvider;
 use disco_runtime::{Catalog, Server};
+use serde_json::{json, Value};
 
 /// The `#[mcp_tool]`s declared in `module` (a `module_path!()`) and in the modules inside it:
 /// a test's own tools, whatever else its binary's inventory holds.
@@ -66,4 +68,18 @@ pub fn serve_http_child(server: Server) {
             .await
             .expect("server runs");
     });
+}
+
+/// Tools of these names and nothing more, every one read-only (no description, any object as
+/// arguments): a catalog where a fuzzy correction is allowed on every tool, so that only the
+/// name rules decide.
+pub fn read_only_tools(names: &[String]) -> JsonCatalogProvider {
+    let tools: Vec<Value> = names
+        .iter()
+        .map(|n| {
+            json!({"name": n, "description": "", "inputSchema": {"type": "object"},
+                   "annotations": {"readOnlyHint": true}})
+        })
+        .collect();
+    JsonCatalogProvider::from_value(&json!({ "tools": tools })).unwrap()
 }

@@ -21,6 +21,7 @@ mod catalog_docs;
 mod catalog_errors;
 mod discovery;
 mod failing_tools;
+mod field_reports;
 mod groups;
 mod hostile_http;
 mod hostile_stdio;

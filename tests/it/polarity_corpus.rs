@@ -18,7 +18,7 @@ use std::path::Path;
 use disco_runtime::catalog::JsonCatalogProvider;
 use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NamePolicy};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/polarity");
 const POLICIES: [NamePolicy; 3] = [NamePolicy::Off, NamePolicy::Strict, NamePolicy::Safe];
@@ -30,15 +30,8 @@ fn read(file: &str) -> String {
 /// A catalog of these names, every tool read-only: fuzzy correction is allowed on all of
 /// them, so nothing but the polarity guard stands between a request and its opposite.
 fn catalog(names: &[String], policy: NamePolicy) -> Catalog {
-    let tools: Vec<Value> = names
-        .iter()
-        .map(|n| {
-            json!({"name": n, "description": "", "inputSchema": {"type": "object"},
-                   "annotations": {"readOnlyHint": true}})
-        })
-        .collect();
     Catalog::builder()
-        .provider(JsonCatalogProvider::from_value(&json!({ "tools": tools })).unwrap())
+        .provider(crate::common::read_only_tools(names))
         .name_policy(policy)
         .from_specs([])
         .unwrap()

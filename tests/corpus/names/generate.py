@@ -146,6 +146,61 @@ def osa(a, b, limit):
     return prev[-1]
 
 
+# Words that relate the words on their two sides (disco-runtime/src/resolve/name/relation.rs).
+RELATIONAL = {"to", "from", "into", "onto", "by", "per", "vs", "than", "before", "after"}
+
+
+def relation_moved(variant, name):
+    """Whether a permutation of a name's words moves a relational word: gives it another
+    neighbour on either side (by stem), or lets words trade its sides both ways. Equal stems
+    are paired as many as can be in order (a longest common subsequence), then each other word
+    with the first free copy of it (mirrors `relation.rs` on a permutation)."""
+    a, b = split_words(variant), split_words(name)
+    sa, sb = [singular(w) for w in a], [singular(w) for w in b]
+    n, m = len(sa), len(sb)
+    longest = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            if sa[i] == sb[j]:
+                longest[i][j] = longest[i + 1][j + 1] + 1
+            else:
+                longest[i][j] = max(longest[i + 1][j], longest[i][j + 1])
+    used, done, pairs = [False] * m, [False] * n, []
+    i = j = 0
+    while i < n and j < m:
+        if sa[i] == sb[j]:
+            pairs.append((i, j))
+            used[j] = done[i] = True
+            i, j = i + 1, j + 1
+        elif longest[i + 1][j] >= longest[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    for i in range(n):
+        if not done[i]:
+            j = next((j for j in range(m) if not used[j] and sb[j] == sa[i]), None)
+            if j is not None:
+                used[j] = True
+                pairs.append((i, j))
+    for ri, rj in pairs:
+        if b[rj] not in RELATIONAL or a[ri] not in RELATIONAL:
+            continue
+        others = [(i, j) for i, j in pairs if (i, j) != (ri, rj)]
+        left_q = max((p for p in others if p[0] < ri), default=None, key=lambda p: p[0])
+        left_f = max((p for p in others if p[1] < rj), default=None, key=lambda p: p[1])
+        right_q = min((p for p in others if p[0] > ri), default=None, key=lambda p: p[0])
+        right_f = min((p for p in others if p[1] > rj), default=None, key=lambda p: p[1])
+
+        def same(x, y):
+            return (x is None and y is None) or (x is not None and y is not None and sb[x[1]] == sb[y[1]])
+
+        went_right = any(i < ri and j > rj for i, j in others)
+        went_left = any(i > ri and j < rj for i, j in others)
+        if (went_right and went_left) or not same(left_q, left_f) or not same(right_q, right_f):
+            return True
+    return False
+
+
 def destructive(tool):
     """MCP defaults: destructive unless readOnlyHint is true or destructiveHint is false."""
     ann = tool.get("annotations") or {}
@@ -240,6 +295,12 @@ def write_catalog_cases(cat_id, cat, server, step, all_foreign, readonly):
         if variant == cat.names[i] or variant in cat.name_set:
             return
         hits = cat.equivalent_tools(variant)
+        if category == "word_order":
+            # Words moved across a relational word state another relation: an opposite.
+            hits = {t for t in hits if not relation_moved(variant, cat.names[t])}
+            if i not in hits and not hits:
+                add("relational_swap", i, variant, "unknown", None)
+                return
         if i not in hits:
             return  # the generator's own keys disagree: not an equivalent spelling
         if len(hits) == 1:

@@ -5,6 +5,7 @@
 use super::fuzzy::{Candidate, Kind};
 use super::index::Form;
 use super::query::Query;
+use super::relation::{self, Order};
 use super::Rule;
 use crate::resolve::meaning::{read_letters, Reading};
 use crate::resolve::polarity::{
@@ -18,7 +19,7 @@ use crate::text::words::char_len;
 /// One character edit inside a word, or a synonym.
 pub(super) const UNIT: u32 = 4;
 /// A word of the tool missing from the request.
-const DROPPED: u32 = 4;
+pub(super) const DROPPED: u32 = 4;
 /// A word of the request missing from the tool: dearer than a dropped word, because the caller
 /// asked for something this tool does not say it does.
 pub(super) const EXTRA: u32 = 6;
@@ -38,6 +39,8 @@ pub(super) fn score(
     let mut used = vec![false; form.stems.len()];
     let mut matched = vec![false; query.stems.len()];
     let mut cost = 0;
+    // (request word, tool word) as matched, for `relation::order` when it applies.
+    let (relational, mut pairs) = (relation::applies(query, form), Vec::new());
     let mut kinds = [false; 4]; // typo, synonym, dropped, extra
     let mut anchored = false; // some word matched as written or with a typo
     let mut guessed = false; // some word matched by a typo that may not be corrected
@@ -63,6 +66,9 @@ pub(super) fn score(
             if let Some((word_cost, j, guess)) = best {
                 used[j] = true;
                 matched[i] = true;
+                if relational {
+                    pairs.push((i, j));
+                }
                 cost += word_cost;
                 guessed |= guess;
                 match pass {
@@ -199,6 +205,17 @@ pub(super) fn score(
                     Reading::Guess | Reading::Word => correctable = false,
                 }
             }
+        }
+    }
+
+    // Words moved across a relational word state another relation: priced as a substitution
+    // and never chosen, like an opposite word (`relation.rs`).
+    match relation::order(query, form, &pairs) {
+        Order::Kept => {}
+        Order::Unclear => correctable = false,
+        Order::Moved => {
+            cost += 2 * UNIT;
+            blocked = true;
         }
     }
 

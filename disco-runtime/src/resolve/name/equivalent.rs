@@ -6,6 +6,7 @@
 use super::index::KeyMap;
 use super::opposites::opposed_forms;
 use super::query::Query;
+use super::relation;
 use super::{visible_tools, NameIndex, Rule};
 use crate::resolve::polarity::carries_polarity;
 use crate::resolve::vocab::is_known_word;
@@ -30,6 +31,18 @@ impl NameIndex {
         ];
         for (tier, (map, key)) in keys.into_iter().enumerate() {
             let Some(forms) = map.get(key) else { continue };
+            // The same words in another order name the tool only while its relational words
+            // keep their neighbours (`relation.rs`): `copy_remote_to_local` is not
+            // `copy_local_to_remote`, not even a candidate beside it.
+            let kept: Vec<u32>;
+            let forms: &[u32] = if tier == 2 {
+                kept = (forms.iter().copied())
+                    .filter(|&f| !relation::moved(query, &self.forms[f as usize]))
+                    .collect();
+                &kept
+            } else {
+                forms
+            };
             let tools = visible_tools(forms.iter().map(|&f| self.forms[f as usize].tool), visible);
             match tools.len() {
                 0 => continue,
@@ -62,6 +75,13 @@ impl NameIndex {
         Equivalence::None
     }
 
+    /// Whether a tool the caller sees has `word` (a stem) among its words: what the caller
+    /// cannot see is no word of the catalog either, or a label's polarity would tell of it.
+    pub(super) fn visible_word(&self, word: &str, visible: &dyn Fn(usize) -> bool) -> bool {
+        (self.postings.get(word))
+            .is_some_and(|forms| forms.iter().any(|&f| visible(self.forms[f as usize].tool)))
+    }
+
     /// What is left of `requested` after each namespace segment that may be stripped, at
     /// most two (`mcp__server__tool`), with whether the fuzzy tier may run on it.
     ///
@@ -80,6 +100,7 @@ impl NameIndex {
         &self,
         requested: &'r str,
         server_name: Option<&str>,
+        visible: &dyn Fn(usize) -> bool,
     ) -> Vec<Tail<'r>> {
         let mut tails = Vec::new();
         let mut rest = requested;
@@ -91,7 +112,7 @@ impl NameIndex {
             if tail.is_empty() {
                 break;
             }
-            let catalog_word = |w: &str| self.postings.contains_key(w);
+            let catalog_word = |w: &str| self.visible_word(w, visible);
             let known = match segment(prefix, tail, server_name, &catalog_word) {
                 Segment::Refused => break,
                 Segment::Known => true,
@@ -193,8 +214,18 @@ fn split_namespace(name: &str) -> Option<(&str, &str, &str)> {
     Some((&name[..at], &name[at..at + len], &name[at + len..]))
 }
 
+/// Whether the words of a namespace segment change the meaning of the name behind it, so that
+/// the segment is no namespace: `not.lock_door`, `undo__lock_door`, `un.lock_door`,
+/// `mcp__undelete__delete_file` and `mcp__halt__start_server` hold a word that carries
+/// polarity.
+pub(super) fn carries_meaning(words: &[String], tail: &str, known: &dyn Fn(&str) -> bool) -> bool {
+    let tail_words = std::cell::OnceCell::new();
+    let beside = || tail_words.get_or_init(|| split_words(tail)).as_slice();
+    words.iter().any(|w| carries_polarity(w, beside, known))
+}
+
 /// Prefixes clients put before tool names whatever the server is called.
-const CLIENT_PREFIXES: &[&str] = &[
+pub(super) const CLIENT_PREFIXES: &[&str] = &[
     "functions",
     "function",
     "defaultapi",
@@ -226,12 +257,7 @@ fn segment(
     if compact.is_empty() {
         return Segment::Refused;
     }
-    // `not.lock_door`, `undo__lock_door`, `un.lock_door`, `mcp__undelete__delete_file` and
-    // `mcp__halt__start_server` are not namespaces: a word that carries polarity changes the
-    // meaning of what follows it.
-    let tail_words = std::cell::OnceCell::new();
-    let beside = || tail_words.get_or_init(|| split_words(tail)).as_slice();
-    if words.iter().any(|w| carries_polarity(w, beside, known)) {
+    if carries_meaning(&words, tail, known) {
         return Segment::Refused;
     }
     if CLIENT_PREFIXES.contains(&compact.as_str()) {

@@ -2,6 +2,8 @@
 //! tiers look them up in, built once by `NameIndex::new`.
 
 use super::equivalent::bag_key;
+use super::namespace::Namespaces;
+use super::relation;
 use super::typo::Neighbour;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
@@ -29,6 +31,8 @@ pub(super) struct Form {
     pub(super) compact: Box<str>,
     /// `fused_ids(compact)`.
     pub(super) fused: Vec<u16>,
+    /// Whether a word of `raw` is relational (`relation.rs`).
+    pub(super) relational: bool,
 }
 
 /// The name index of one catalog. Build once, resolve many times.
@@ -66,6 +70,8 @@ pub struct NameIndex {
     /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
     /// boundaries and contain a typo (`raedfile`).
     pub(super) compact_deletes: FastMap<Box<str>, Vec<u32>>,
+    /// The tools by the part of their names after a namespace (`namespace.rs`).
+    pub(super) namespaces: Namespaces,
 }
 
 impl NameIndex {
@@ -91,6 +97,7 @@ impl NameIndex {
             word_deletes: FastMap::default(),
             typo_neighbours: Vec::new(),
             compact_deletes: FastMap::default(),
+            namespaces: Namespaces::default(),
         };
         for (tool, entry) in entries.into_iter().enumerate() {
             index.tools += 1;
@@ -99,6 +106,7 @@ impl NameIndex {
             index.forms_of.push(Vec::new());
             index.exact.entry(entry.name.into()).or_default().push(tool);
             index.add_form(tool, entry.name);
+            index.namespaces.add(tool, entry.name);
             for alias in entry.aliases {
                 let list = index.alias.entry(alias.as_str().into()).or_default();
                 if !list.contains(&tool) {
@@ -187,6 +195,7 @@ impl NameIndex {
         let raw_inflected = raw.iter().map(|w| inflected_ids(w)).collect();
         self.forms.push(Form {
             tool,
+            relational: relation::any_relational(&raw),
             raw_inflected,
             raw,
             stem_polarity: stems.iter().map(|s| Polarity::of(s)).collect(),

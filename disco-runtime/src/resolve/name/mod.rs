@@ -5,18 +5,24 @@
 //! 1. the exact name;
 //! 2. an alias the author declared;
 //! 3. a spelling-equivalent name: the same words written with another case, other separators,
-//!    camelCase/PascalCase, another number (plural/singular) of any word, another word order, or
-//!    behind a client's namespace prefix (`mcp__server__tool`, `server.tool`, `functions.tool`, ...;
-//!    behind `mcp__<label>__` with a label the server does not know, tiers 1-3 only);
-//! 4. a fuzzy match (typo, a dropped or extra word, a synonym), applied only when the best
-//!    candidate is clearly better than the runner-up and only to a tool that is not destructive.
+//!    camelCase/PascalCase, another number (plural/singular) of any word, another word order
+//!    that keeps every relational word's neighbours, or behind a client's namespace prefix
+//!    (`mcp__server__tool`, `server.tool`, `functions.tool`, ...; behind `mcp__<label>__` with a
+//!    label the server does not know, tiers 1-3 only);
+//! 4. a fuzzy match, applied only when the best candidate is clearly better than the runner-up
+//!    and only to a tool that is not destructive: first a dropped or changed namespace (the
+//!    rest of the name is exactly one visible tool's rest after its own namespace:
+//!    `prime_factors` for `number_analysis.prime_factors`, `bio.get_cell_info` for
+//!    `biology.get_cell_info`, `think` for `mcp0_think`; never when the request's namespace is
+//!    another one the caller sees), then a typo, a dropped or extra word, a synonym.
 //!
 //! Tiers 1-3 may resolve to destructive tools: they name the same tool, just spelled differently.
 //! A typo may name another tool, so tier 4 only ever corrects to tools that cannot do harm.
 //!
 //! Invariants that carry the product:
 //! - never across opposites (`unlock_door` is never `lock_door`, `add` is never `remove`), at any
-//!   tier;
+//!   tier; words moved across a relational word (`to`, `from`, `by`, ...) are an opposite too:
+//!   `copy_remote_to_local` is never `copy_local_to_remote`;
 //! - hidden is hidden: resolving against a catalog with hidden tools gives exactly the result of
 //!   resolving against the catalog without them, so neither the outcome, nor an ambiguity, nor a
 //!   suggestion can reveal that a hidden tool exists;
@@ -26,17 +32,21 @@
 //!
 //! One step per file: `index.rs` builds the index (`typo.rs` precomputes its spelling
 //! neighbours), this file holds the tier ladder, `equivalent.rs` is tier 3, `query.rs`
-//! analyses the request, `fuzzy.rs` gathers tier 4's candidates, `cost.rs` prices them,
-//! `decide.rs` applies the guard, `suggest.rs` answers an unknown name, and `opposites.rs`
-//! is "never across opposites" applied to names.
+//! analyses the request, `namespace.rs` is tier 4's namespace rule, `fuzzy.rs` gathers tier
+//! 4's candidates, `cost.rs` prices them,
+//! `decide.rs` applies the guard, `suggest.rs` answers an unknown name, `opposites.rs`
+//! is "never across opposites" applied to names, and `relation.rs` is word order where a
+//! relational word stands between.
 
 mod cost;
 mod decide;
 mod equivalent;
 mod fuzzy;
 mod index;
+mod namespace;
 mod opposites;
 mod query;
+mod relation;
 mod suggest;
 mod typo;
 
@@ -46,6 +56,7 @@ mod tests;
 pub use index::NameIndex;
 
 use equivalent::{fold, Equivalence, Folded};
+use namespace::Namespaced;
 use query::Query;
 use suggest::{truncate, MAX_SUGGESTIONS, SUGGEST_MAX_COST};
 
@@ -92,6 +103,9 @@ pub enum Rule {
     Synonym,
     DroppedWord,
     ExtraWord,
+    /// A dropped or changed namespace: the request is spelled like exactly one visible tool's
+    /// name after its namespace (`namespace.rs`).
+    Namespace,
 }
 
 impl Rule {
@@ -110,6 +124,7 @@ impl Rule {
             Rule::Synonym => "synonym",
             Rule::DroppedWord => "dropped_word",
             Rule::ExtraWord => "extra_word",
+            Rule::Namespace => "namespace",
         }
     }
 
@@ -118,7 +133,12 @@ impl Rule {
     pub fn is_fuzzy(&self) -> bool {
         matches!(
             self,
-            Rule::Fuzzy | Rule::Typo | Rule::Synonym | Rule::DroppedWord | Rule::ExtraWord
+            Rule::Fuzzy
+                | Rule::Typo
+                | Rule::Synonym
+                | Rule::DroppedWord
+                | Rule::ExtraWord
+                | Rule::Namespace
         )
     }
 }
@@ -209,7 +229,7 @@ impl NameIndex {
         }
         // A client's namespace prefix, one segment at a time: `mcp__fs__read_file` is tried as
         // `fs__read_file`, then as `read_file`.
-        let tails = self.namespace_tails(requested, server_name);
+        let tails = self.namespace_tails(requested, server_name, visible);
         let tail_queries: Vec<Query> = tails.iter().map(|t| Query::new(t.name)).collect();
         for (tail, tail_query) in tails.iter().zip(&tail_queries) {
             let tail = tail.name;
@@ -233,17 +253,34 @@ impl NameIndex {
             }
         }
 
-        // Fuzzy tier: first on the name as sent (dotted tool names such as `math.factorial`
-        // exist), then without the namespace prefix when every segment stripped is known (a
-        // tail behind a label the server cannot check is only suggested).
+        // Fuzzy tier. First a dropped or changed namespace: the rest of the name is exactly one
+        // tool's, and no other tool is about as close. Tools named so that are destructive,
+        // not clearly first, or several, are suggested first, and nothing else is corrected to
+        // in their place.
         let ranking = self.fuzzy(&query, visible);
-        if let Some(decision) = self.decide(&query, &ranking) {
-            return decision;
+        let mut suggestions = Vec::new();
+        match self.namespaced(&query, requested, visible, server_name, &ranking) {
+            Namespaced::One(tool) => return Resolution::resolved(tool, Rule::Namespace),
+            Namespaced::Suggested(tool) => suggestions.push(tool),
+            Namespaced::Several(tools) => suggestions.extend(truncate(tools)),
+            Namespaced::None => {}
+        }
+        if suggestions.len() == MAX_SUGGESTIONS {
+            return Resolution::unknown(suggestions);
+        }
+        let may_correct = suggestions.is_empty();
+        // Then the fuzzy match: first on the name as sent (dotted tool names such as
+        // `math.factorial` exist), then without the namespace prefix when every segment
+        // stripped is known (a tail behind a label the server cannot check is only suggested).
+        if may_correct {
+            if let Some(decision) = self.decide(&query, &ranking) {
+                return decision;
+            }
         }
         let mut ranked = ranking.candidates;
         for (tail, tail_query) in tails.iter().zip(&tail_queries) {
             let tail_ranking = self.fuzzy(tail_query, visible);
-            if tail.fuzzy {
+            if tail.fuzzy && may_correct {
                 if let Some(decision) = self.decide(tail_query, &tail_ranking) {
                     return decision;
                 }
@@ -257,7 +294,6 @@ impl NameIndex {
             self.opposed_tool(&query, tool)
                 || tail_queries.iter().any(|q| self.opposed_tool(q, tool))
         };
-        let mut suggestions = Vec::new();
         for candidate in ranked.iter().filter(|c| !c.blocked) {
             if candidate.cost > SUGGEST_MAX_COST {
                 break;

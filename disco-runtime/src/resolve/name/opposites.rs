@@ -4,6 +4,7 @@
 
 use super::index::Form;
 use super::query::Query;
+use super::relation;
 use super::NameIndex;
 use crate::resolve::meaning::{opposed_rivals, read_letters_within, Reading};
 use crate::resolve::polarity::{
@@ -21,15 +22,18 @@ impl NameIndex {
     }
 }
 
-/// The full guard for a chosen tool: word-level, and letter-level for requests whose word
-/// boundaries differ from the tool's (`unlockdoor` against `lock_door`).
+/// The full guard for a chosen tool: word-level (opposed words, and words moved across a
+/// relational word: `relation.rs`), and letter-level for requests whose word boundaries differ
+/// from the tool's (`unlockdoor` against `lock_door`).
 pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
     // The same letters are the same words, cut elsewhere (`poweroff` is `power_off`,
     // `disablewifi` is `disable_wifi`); a fused word of English is kept whole by tier 3.
     if query.compact == *form.compact && query.raw.len() != form.raw.len() {
         return false;
     }
-    if opposed_words(&query.raw, &form.raw, true) || opposed_words(&query.stems, &form.stems, false)
+    if opposed_words(&query.raw, &form.raw, true)
+        || opposed_words(&query.stems, &form.stems, false)
+        || relation::moved(query, form)
     {
         return true;
     }

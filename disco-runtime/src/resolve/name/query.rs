@@ -2,6 +2,7 @@
 //! classes, and the keys of tier 3.
 
 use super::equivalent::bag_key;
+use super::relation;
 use super::MAX_NAME_LEN;
 use crate::resolve::polarity::{fused_ids, inflected_ids, negates_known_word, Polarity, Word};
 use crate::resolve::vocab::canon;
@@ -24,6 +25,8 @@ pub(super) struct Query {
     pub(super) bag: String,
     /// `fused_ids(compact)`, computed on first use: most requests never need it.
     pub(super) fused: std::cell::OnceCell<Vec<u16>>,
+    /// Whether a word of `raw` is relational (`relation.rs`).
+    pub(super) relational: bool,
 }
 
 impl Query {
@@ -62,6 +65,7 @@ impl Query {
         let stems: Vec<String> = raw.iter().map(|w| singular(w)).collect();
         let canon = stems.iter().map(|s| canon(s)).collect();
         Query {
+            relational: relation::any_relational(&raw),
             compact: raw.concat(),
             stem_compact: stems.concat(),
             bag: bag_key(&stems),

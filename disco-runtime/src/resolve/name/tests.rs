@@ -24,23 +24,26 @@ fn resolved(ix: &NameIndex, name: &str) -> Option<(usize, Rule)> {
     }
 }
 
+/// server-filesystem's tools, and whether each is destructive.
+const FILESYSTEM: &[(&str, bool)] = &[
+    ("read_file", false),
+    ("read_text_file", false),
+    ("read_media_file", false),
+    ("read_multiple_files", false),
+    ("write_file", true),
+    ("edit_file", true),
+    ("create_directory", false),
+    ("list_directory", false),
+    ("list_directory_with_sizes", false),
+    ("directory_tree", false),
+    ("move_file", true),
+    ("search_files", false),
+    ("get_file_info", false),
+    ("list_allowed_directories", false),
+];
+
 fn filesystem() -> NameIndex {
-    index(&[
-        ("read_file", false),
-        ("read_text_file", false),
-        ("read_media_file", false),
-        ("read_multiple_files", false),
-        ("write_file", true),
-        ("edit_file", true),
-        ("create_directory", false),
-        ("list_directory", false),
-        ("list_directory_with_sizes", false),
-        ("directory_tree", false),
-        ("move_file", true),
-        ("search_files", false),
-        ("get_file_info", false),
-        ("list_allowed_directories", false),
-    ])
+    index(FILESYSTEM)
 }
 
 #[test]
@@ -100,7 +103,9 @@ fn exact_and_rule_names() {
     assert_eq!(resolved(&ix, "write_file"), Some((4, Rule::Exact)));
     assert_eq!(Rule::WordOrder.as_str(), "word_order");
     assert_eq!(Rule::NamespacePrefix.as_str(), "namespace_prefix");
+    assert_eq!(Rule::Namespace.as_str(), "namespace");
     assert!(Rule::Typo.is_fuzzy() && !Rule::Plural.is_fuzzy());
+    assert!(Rule::Namespace.is_fuzzy() && !Rule::NamespacePrefix.is_fuzzy());
 }
 
 #[test]
@@ -724,7 +729,8 @@ fn hidden_tools_never_leak() {
     }
 }
 
-/// Resolving with a visibility filter equals resolving against the visible tools only.
+/// Resolving with a visibility filter equals resolving against the visible tools only: not
+/// even a hidden tool's words decide whether a label carries polarity.
 #[test]
 fn visibility_is_the_same_as_a_smaller_catalog() {
     let names = [
@@ -742,6 +748,7 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         "fetch_file",
         "delete_entities",
         "create_entities",
+        "arm_alarm",
     ];
     let requests = [
         "read_file",
@@ -766,7 +773,15 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         "mcp__work__unlock_door",
         "work__search_files",
         "work.serach_files",
+        // `disarm` negates a word of the hidden `arm_alarm` only.
+        "mcp__disarm__read_file",
     ];
+    same_as_the_visible_tools_alone(&names, &requests, "file-server");
+}
+
+/// Resolving with a visibility filter equals resolving against the visible tools only, for
+/// 200 random masks over `names` (at most 32), every request, with and without `server`.
+fn same_as_the_visible_tools_alone(names: &[&str], requests: &[&str], server: &str) {
     let mut seed = 0x9e37_79b9_u32;
     for _ in 0..200 {
         seed ^= seed << 13;
@@ -784,7 +799,7 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
         let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
         for (request, server) in requests
             .iter()
-            .flat_map(|&r| [(r, None), (r, Some("file-server"))])
+            .flat_map(|&r| [(r, None), (r, Some(server))])
         {
             let a = full.resolve(request, &visible, Policy::Safe, server);
             let b = small.resolve(request, &all, Policy::Safe, server);
@@ -844,15 +859,57 @@ fn no_panics_on_hostile_input() {
         "__read_file",
         "read_file__",
         "a.b.c.d.e.f",
+        // Namespaces and relational words.
+        "mcp_",
+        "mcp0_",
+        "MCP7_think",
+        "mcp__x__mcp0_",
+        "é-ü_think",
+        "-_think",
+        "a--",
+        "--think",
+        "___",
+        "x:::y",
+        "读取.文件",
+        "é.get_rate",
+        "to",
+        "to_to_to",
+        "by_to_from",
+        "tocopylocalremote",
+        "copyremotetolocalé",
+        "ŝto_ĉu",
         long.as_str(),
         long_words.as_str(),
     ] {
-        let r = resolve(&ix, name);
-        assert!(r.suggestions.len() <= 3);
-        if name.len() > MAX_NAME_LEN {
-            assert_eq!(r, Resolution::unknown(Vec::new()));
+        for ix in [
+            &ix,
+            &namespaced(),
+            &index(&[("copy_local_to_remote", false)]),
+        ] {
+            for server in [None, Some("é-server"), Some("_")] {
+                let r = ix.resolve(name, &all, Policy::Safe, server);
+                assert!(r.suggestions.len() <= 3);
+                if name.len() > MAX_NAME_LEN {
+                    assert_eq!(r, Resolution::unknown(Vec::new()));
+                }
+            }
         }
     }
+    // Tool names as hostile as requests.
+    let odd = index(&[
+        ("mcp_", false),
+        ("-_x", false),
+        ("é-ü_to_ö", false),
+        ("to", false),
+        ("a.", false),
+        (".b", false),
+    ]);
+    for name in ["x", "to", "ö_to_é-ü", "b", "a", "mcp"] {
+        assert!(resolve(&odd, name).suggestions.len() <= 3);
+    }
+    // A version is no namespace.
+    let versions = index(&[("gpt-4.1", false), ("list_files", false)]);
+    assert_eq!(resolve(&versions, "1").outcome, Outcome::Unknown);
     let empty = NameIndex::new(std::iter::empty());
     assert!(empty.is_empty());
     assert_eq!(resolve(&empty, "x"), Resolution::unknown(Vec::new()));
@@ -1031,6 +1088,323 @@ fn labels_that_carry_polarity_are_never_namespaces() {
         "{:?}",
         r.outcome
     );
+}
+
+/// Word order is meaning where a relational word stands between (`relation.rs`): a request
+/// that moves a relational word's neighbours, or swaps words across it, is an opposite at
+/// every tier; one that keeps them is the same name. Joined words and repeated words are read
+/// as a reader would.
+#[test]
+fn relational_words_keep_their_neighbours() {
+    let ix = index(&[
+        ("copy_local_to_remote", true),
+        ("convert_usd_to_eur", false),
+        ("get_activity_by_price_range", false),
+        ("list_files", false),
+        ("export_sales_report_to_pdf", false),
+        ("EmailByNylas", false),
+        ("copy_local_big_file_to_new_remote_folder", false),
+        ("add_license_to_license_group", false),
+    ]);
+    for (request, tool) in [
+        // Tier 3's words in another order.
+        ("copy_remote_to_local", 0),
+        ("CopyRemoteToLocal", 0),
+        ("remote-to-local-copy", 0),
+        ("local_copy_remote_to", 0),
+        ("convert_eur_to_usd", 1),
+        ("eur_to_usd_convert", 1),
+        ("to_convert_usd_eur", 1),
+        ("get_price_range_by_activity", 2),
+        ("range_price_by_activity_get", 2),
+        ("get_activity_by_range_price", 2),
+        ("export_sales_to_report_pdf", 4),
+        // The fuzzy tier's bag of words: a typo, an extra word, a dropped word.
+        ("copy_remote_to_locl", 0),
+        ("convert_eur_to_usd_rate", 1),
+        ("get_price_range_by_activty", 2),
+        ("get_price_by_activity", 2),
+        ("price_by_activity_range", 2),
+        // Joined: `byemailnylas` is by, email, nylas.
+        ("byemailnylas", 5),
+        ("nylasbyemail", 5),
+        ("nylas_byemail", 5),
+        // Words that trade sides two places away from `to` still swap the relation.
+        ("copy_remote_big_file_to_new_local_folder", 6),
+        // Copies of a repeated word are one word, and still on the wrong side.
+        ("add_license_group_to_license", 7),
+    ] {
+        for policy in [Policy::Safe, Policy::Strict, Policy::Off] {
+            let r = ix.resolve(request, &all, policy, None);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request} ({policy:?})");
+            assert!(
+                !r.suggestions.contains(&tool),
+                "{request}: {:?}",
+                r.suggestions
+            );
+        }
+    }
+    // Kept: the words on either side of the relational word stay its neighbours.
+    for (request, tool, rule) in [
+        ("local_to_remote_copy", 0, Rule::WordOrder),
+        ("usd_to_eur_convert", 1, Rule::WordOrder),
+        ("activity_by_price_range_get", 2, Rule::WordOrder),
+        ("sales_export_report_to_pdf", 4, Rule::WordOrder),
+        ("convert_usd_to_eur_rate", 1, Rule::ExtraWord),
+        ("convert_usd_eur", 1, Rule::DroppedWord),
+        ("get_activity_by_price_rnage", 2, Rule::Typo),
+        ("emailbynylas", 5, Rule::Case),
+        // A word moved around the phrase, one way across `to`, is the same name.
+        (
+            "local_big_file_to_new_remote_folder_copy",
+            6,
+            Rule::WordOrder,
+        ),
+        // Copies of a repeated word: however they were paired, the relation is kept.
+        ("license_to_license_group_add", 7, Rule::WordOrder),
+        ("add_licnese_to_license_group", 7, Rule::Typo),
+    ] {
+        assert_eq!(resolved(&ix, request), Some((tool, rule)), "{request}");
+    }
+    // Without the relational word, neighbours the other way round are not corrected (which
+    // way `eur_usd` reads is a convention), but may be suggested.
+    let r = resolve(&ix, "convert_eur_usd");
+    assert_eq!(r.outcome, Outcome::Unknown);
+    assert!(r.suggestions.contains(&1), "{:?}", r.suggestions);
+    // Both directions in one catalog: each request is the one it says, and a typo in one is
+    // not made unclear by the other.
+    let both = index(&[
+        ("convert_celsius_to_fahrenheit", false),
+        ("convert_fahrenheit_to_celsius", false),
+    ]);
+    for (request, tool, rule) in [
+        ("celsius_to_fahrenheit_convert", 0, Rule::WordOrder),
+        ("fahrenheit_to_celsius_convert", 1, Rule::WordOrder),
+        ("convert_celsius_to_fahrenhiet", 0, Rule::Typo),
+        ("convert_fahrenheit_to_celcius", 1, Rule::Typo),
+    ] {
+        assert_eq!(resolved(&both, request), Some((tool, rule)), "{request}");
+    }
+}
+
+/// Tools of several namespaces, as a gateway or a client names them.
+fn namespaced() -> NameIndex {
+    index(&[
+        ("number_analysis.prime_factors", false),
+        ("currency_conversion.get_rate", false),
+        ("biology.get_cell_info", false),
+        ("maps.get_distance_duration", false),
+        ("mcp0_think", false),
+        ("codebase-memory-mcp_search_graph", false),
+        ("tool--product--search_product_list", false),
+        ("mcp__Memory__read_graph", false),
+        ("github.search_issues", false),
+        ("jira.search_issues", false),
+        ("github.create_issue", true),
+        ("github.delete_issue", true),
+        ("home.lock_door", false),
+        ("sports.get_current", false),
+        ("get_current_time", false),
+        ("math.factorial", false),
+        ("factorial", false),
+        ("list_files", false),
+    ])
+}
+
+/// A dropped or changed namespace (`namespace.rs`): the rest of the name is exactly one
+/// visible tool's, at the tier of a dropped word.
+#[test]
+fn a_dropped_or_changed_namespace() {
+    let ix = namespaced();
+    for (request, tool) in [
+        // Dropped.
+        ("prime_factors", 0),
+        ("get_rate", 1),
+        ("think", 4),
+        ("search_graph", 5),
+        ("search_product_list", 6),
+        // Spelled otherwise behind it: case, separators, number.
+        ("GetRate", 1),
+        ("get-rates", 1),
+        // Changed, or behind a client's prefix or label.
+        ("bio.get_cell_info", 2),
+        ("gmaps.get_distance_duration", 3),
+        ("memory:read_graph", 7),
+        ("currency_convertion.get_rate", 1),
+        ("functions.get_rate", 1),
+        ("mcp__work__prime_factors", 0),
+        ("mcp1_think", 4),
+        ("_n__search_graph", 5),
+        ("other-server_get_rate", 1),
+        // Among tools that end alike, the one whose namespace the request spells.
+        ("githb.search_issues", 8),
+        ("jiar.search_issues", 9),
+    ] {
+        for server in [None, Some("gateway")] {
+            assert_eq!(
+                ix.resolve(request, &all, Policy::Safe, server).outcome,
+                Outcome::Resolved {
+                    index: tool,
+                    rule: Rule::Namespace
+                },
+                "{request} ({server:?})"
+            );
+        }
+        // A fuzzy-tier rule: past `Strict` and `Off`.
+        for policy in [Policy::Strict, Policy::Off] {
+            let r = ix.resolve(request, &all, policy, None);
+            assert_eq!(r.outcome, Outcome::Unknown, "{request} ({policy:?})");
+        }
+    }
+    // The server's own name joined by one `_` is a namespace too.
+    let r = ix.resolve(
+        "my_gateway_get_rate",
+        &all,
+        Policy::Safe,
+        Some("my-gateway"),
+    );
+    assert_eq!(
+        r.outcome,
+        Outcome::Resolved {
+            index: 1,
+            rule: Rule::Namespace
+        }
+    );
+}
+
+/// What the namespace rule must not correct.
+#[test]
+fn a_namespace_rule_that_does_not_apply() {
+    let ix = namespaced();
+    let unknown = |request: &str, server: Option<&str>| {
+        let r = ix.resolve(request, &all, Policy::Safe, server);
+        assert_eq!(r.outcome, Outcome::Unknown, "{request} ({server:?})");
+        r.suggestions
+    };
+    for server in [None, Some("gateway")] {
+        // Two visible tools end alike: both are suggested, first.
+        assert!(unknown("search_issues", server).starts_with(&[8, 9]));
+        assert!(unknown("gitlab.search_issues", server).starts_with(&[8, 9]));
+        // A destructive tool is suggested first, and nothing else corrected in its place.
+        assert_eq!(unknown("delete_issue", server).first(), Some(&11));
+        assert_eq!(unknown("githb.create_issue", server).first(), Some(&10));
+        // A namespace the caller sees is not a mistake for another (`github.` is visible),
+        // not even misspelled.
+        unknown("github.get_rate", server);
+        unknown("githb.get_rate", server);
+        unknown("mcp__GitHub__prime_factors", server);
+        let hide = |i: usize| i != 8;
+        let r = ix.resolve("github.search_issues", &hide, Policy::Safe, server);
+        assert_eq!(r.outcome, Outcome::Unknown);
+        assert!(!r.suggestions.contains(&8), "{:?}", r.suggestions);
+        // Without any visible `github.` tool, `github.` is a label the model got wrong.
+        let hide = |i: usize| !(8..=11).contains(&i) || i == 9;
+        let r = ix.resolve("github.search_issues", &hide, Policy::Safe, server);
+        assert_eq!(
+            r.outcome,
+            Outcome::Resolved {
+                index: 9,
+                rule: Rule::Namespace
+            }
+        );
+        // A namespace that carries polarity is no namespace.
+        for request in ["undo.lock_door", "unlock.lock_door", "mcp__not__lock_door"] {
+            assert!(!unknown(request, server).contains(&12), "{request}");
+        }
+        // Another tool is as close as a dropped word: not clear, whatever stands before.
+        for request in ["get_current", "mcp__work__get_current", "xyz.get_current"] {
+            let r = unknown(request, server);
+            assert!(r.contains(&13) && r.contains(&14), "{request}: {r:?}");
+        }
+    }
+    // A tool without a namespace ends alike too: two tools, unless the label is stripped.
+    assert!(unknown("calc.factorial", Some("gateway")).starts_with(&[15, 16]));
+    assert_eq!(
+        resolved(&ix, "calc.factorial"),
+        Some((16, Rule::NamespacePrefix))
+    );
+    // A tool without a namespace is no tool of this rule: another server's namespace before
+    // it is not stripped (a stray word is the fuzzy tier's business).
+    let plain = index(&[("search_issues", false), ("create_issue", true)]);
+    for request in ["github__search_issues", "github__create_issue"] {
+        let r = plain.resolve(request, &all, Policy::Safe, Some("tracker"));
+        assert!(
+            !matches!(r.outcome, Outcome::Resolved { rule, .. } if !rule.is_fuzzy() || rule == Rule::Namespace),
+            "{request}: {:?}",
+            r.outcome
+        );
+    }
+    // The rule names a tool only when its namespace is the part that was wrong: a namespace
+    // that carries polarity on the tool's side is part of its meaning.
+    let polar = index(&[("undo.lock_door", false), ("list_files", false)]);
+    assert_eq!(resolve(&polar, "lock_door").outcome, Outcome::Unknown);
+}
+
+/// The namespace rule sees visible tools only: with a visibility filter, every request
+/// resolves as against the visible tools alone (a hidden `github.` tool does not make
+/// `github.search_issues` "another namespace", a hidden tool that ends alike does not make the
+/// request ambiguous).
+#[test]
+fn namespaces_of_hidden_tools_are_hidden() {
+    let names = [
+        "github.search_issues",
+        "jira.search_issues",
+        "github.create_issue",
+        "currency_conversion.get_rate",
+        "fx.get_rate",
+        "math.factorial",
+        "factorial",
+        "mcp0_think",
+        "home.lock_door",
+        "sports.get_current",
+        "get_current_time",
+        "biology.get_cell_info",
+        "bio.get_cell_info_v2",
+        "undo.list_files",
+        "list_files",
+    ];
+    let requests = [
+        "search_issues",
+        "github.search_issues",
+        "githb.search_issues",
+        "gitlab.search_issues",
+        "get_rate",
+        "fx.get_rate",
+        "currency.get_rate",
+        "calc.factorial",
+        "factorial",
+        "think",
+        "lock_door",
+        "undo.lock_door",
+        "get_current",
+        "bio.get_cell_info",
+        "mcp__work__get_rate",
+        "functions.think",
+        "list_files",
+        "lock.list_files",
+    ];
+    same_as_the_visible_tools_alone(&names, &requests, "gateway");
+}
+
+/// The README's table of server-filesystem behind the gateway (`fs.` before every tool).
+#[test]
+fn the_gateway_table_of_the_readme() {
+    let names: Vec<(String, bool)> = (FILESYSTEM.iter())
+        .map(|&(n, d)| (format!("fs.{n}"), d))
+        .collect();
+    let entries: Vec<(&str, bool)> = names.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+    let ix = index(&entries);
+    let gateway = Some("disco-gateway");
+    let resolve = |name: &str| ix.resolve(name, &all, Policy::Safe, gateway);
+    let at = |rule: Rule, index: usize| Outcome::Resolved { index, rule };
+    assert_eq!(resolve("fs.directory_tre").outcome, at(Rule::Typo, 9));
+    assert_eq!(resolve("read_text_file").outcome, at(Rule::Namespace, 1));
+    assert_eq!(resolve("fs.Write-File").outcome, at(Rule::Separators, 4));
+    for name in ["fs.writ_file", "write_file"] {
+        let r = resolve(name);
+        assert_eq!(r.outcome, Outcome::Unknown, "{name}");
+        assert_eq!(r.suggestions.first(), Some(&4), "{name}");
+    }
 }
 
 /// Fused names: the same letters as a tool's name are that tool, negations included
