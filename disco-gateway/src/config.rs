@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::forward::BadHeader;
+use crate::headers::{bearer, header, BadHeader};
 
 /// One upstream server.
 #[derive(Clone)]
@@ -295,7 +295,7 @@ impl Config {
             }
             // The token goes upstream in a header: one that cannot be a header's value is
             // said here, not on each call. The error names the key, never the token.
-            if crate::forward::bearer(&t.token).is_none() {
+            if bearer(&t.token).is_none() {
                 return Err(err(
                     &format!("disco.tokens[{j}].token"),
                     format!(
@@ -317,7 +317,7 @@ impl Config {
             // Each caller's connection is opened with them: a bad one is said once, here.
             for (k, v) in headers {
                 let key = format!("mcpServers.{}.headers.{k}", s.name);
-                match crate::forward::header(k, v) {
+                match header(k, v) {
                     Ok(_) => {}
                     Err(BadHeader::Name) => return Err(err(&key, "not a valid header name")),
                     Err(BadHeader::Value) => {

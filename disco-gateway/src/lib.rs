@@ -9,6 +9,7 @@
 pub mod config;
 #[doc(hidden)]
 pub mod forward;
+mod headers;
 #[doc(hidden)]
 pub mod provider;
 mod relay;

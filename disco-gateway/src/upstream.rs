@@ -32,7 +32,8 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{DiscoConfig, ServerConfig, Transport};
-use crate::forward::{header_map, Forwarded};
+use crate::forward::Forwarded;
+use crate::headers::header_map;
 use crate::relay::{route_progress, Heard, Relay};
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
