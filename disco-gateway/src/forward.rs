@@ -30,10 +30,11 @@ use tokio_util::sync::CancellationToken;
 
 use tokio::task::JoinSet;
 
+use crate::call::Calls;
+use crate::client::{open_http, InitFailure};
 use crate::config::{ServerConfig, Transport};
 use crate::headers::forwarded_headers;
 use crate::relay::Heard;
-use crate::upstream::{open_http, Calls, InitFailure};
 
 /// How many callers of one forwarding server have a connection open at once.
 pub const MAX_FORWARDED_CONNECTIONS: usize = 64;

@@ -5,6 +5,8 @@
 //! These modules are internal: they are public only so that the binary and the gateway's
 //! own tests can reach them, and they are no API (nothing here is kept stable).
 
+mod call;
+mod client;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
