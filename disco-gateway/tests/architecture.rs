@@ -1,0 +1,169 @@
+//! The layers of disco-gateway point one way (ARCHITECTURE.md, "The layers of disco-gateway"):
+//!
+//! ```text
+//! provider -> upstream -> forward -> client -> {call, config} -> {relay, wire, headers}
+//! ```
+//!
+//! A module may name only modules of a lower layer (and itself, and its own children); the
+//! modules of one layer do not name each other. The crate roots (`lib.rs`, the binary's
+//! `main.rs`) are above them all. The paths are read as disco-runtime's architecture test reads
+//! them, by the same code. ARCHITECTURE.md's table names every source file and only files that
+//! exist, and its diagram is these layers.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+#[path = "../../disco-runtime/tests/architecture/scan.rs"]
+mod scan;
+
+use scan::Layers;
+
+/// The layer of each top-level module; a module may name modules of a lower layer.
+const LAYERS: Layers = Layers {
+    modules: &[
+        ("headers", 0),
+        ("relay", 0),
+        ("wire", 0),
+        ("call", 1),
+        ("config", 1),
+        ("client", 2),
+        ("forward", 3),
+        ("upstream", 4),
+        ("provider", 5),
+    ],
+};
+
+/// Where the gateway's layers are told.
+const SECTION: &str = "## The layers of disco-gateway";
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The gateway's section of ARCHITECTURE.md, up to the next section.
+fn section() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let start = text
+        .find(SECTION)
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no `{SECTION}`"));
+    let rest = &text[start + SECTION.len()..];
+    let end = rest.find("\n## ").unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+#[test]
+fn every_module_names_only_the_layers_below_it() {
+    LAYERS.assert_one_way(&src(), 10);
+}
+
+/// Every source file is in the table's first column, and every file named there exists.
+#[test]
+fn the_table_names_every_source_file() {
+    let src = src();
+    let mut files = Vec::new();
+    scan::sources(&src, &mut files);
+    let on_disk: BTreeSet<String> = files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap();
+            rel.iter()
+                .map(|p| p.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect();
+    let mut named = BTreeSet::new();
+    for row in section().lines().filter(|l| l.starts_with("| `")) {
+        let first = row.split('|').nth(1).unwrap_or_default();
+        for (i, piece) in first.split('`').enumerate() {
+            if i % 2 == 1 && piece.ends_with(".rs") {
+                named.insert(piece.to_string());
+            }
+        }
+    }
+    let missing: Vec<_> = on_disk.difference(&named).collect();
+    assert!(
+        missing.is_empty(),
+        "source files ARCHITECTURE.md's table of the gateway does not name: {missing:?}"
+    );
+    let gone: Vec<_> = named.difference(&on_disk).collect();
+    assert!(
+        gone.is_empty(),
+        "files ARCHITECTURE.md's table of the gateway names that do not exist: {gone:?}"
+    );
+}
+
+/// The diagram of ARCHITECTURE.md is the layers of this test: each `──▶` steps down a layer,
+/// `{ a , b }` is one layer.
+#[test]
+fn the_diagram_is_the_layers() {
+    let section = section();
+    let diagram = section
+        .lines()
+        .find(|l| l.contains("──▶"))
+        .expect("the gateway's section has no diagram");
+    let steps: Vec<&str> = diagram.split("──▶").collect();
+    let mut drawn = BTreeSet::new();
+    for (i, step) in steps.iter().enumerate() {
+        let layer = (steps.len() - 1 - i) as u32;
+        for module in step.trim().trim_matches(['{', '}']).split(',') {
+            drawn.insert((module.trim().to_string(), layer));
+        }
+    }
+    let tested: BTreeSet<(String, u32)> = LAYERS
+        .modules
+        .iter()
+        .map(|(m, l)| (m.to_string(), *l))
+        .collect();
+    assert_eq!(drawn, tested, "the diagram: {diagram}");
+}
+
+#[test]
+fn the_check_finds_edges_against_the_direction() {
+    let cases = [
+        // (file, line, expected to be refused)
+        ("config.rs", "use crate::forward::BadHeader;", true),
+        (
+            "forward.rs",
+            "use crate::upstream::{open_http, Calls};",
+            true,
+        ),
+        ("config.rs", "use crate::call::Calls;", true),
+        ("call.rs", "use crate::client::Client;", true),
+        (
+            "headers.rs",
+            "use crate::config::{ServerConfig, Transport};",
+            true,
+        ),
+        (
+            "client/tests.rs",
+            "let hub = crate::upstream::Hub::new(s, d);",
+            true,
+        ),
+        ("upstream.rs", "use crate::forward::Forwarded;", false),
+        (
+            "forward.rs",
+            "use crate::client::{open_http, InitFailure};",
+            false,
+        ),
+        (
+            "config/file.rs",
+            "use super::{ConfigError, Namespace};",
+            false,
+        ),
+        (
+            "config/file.rs",
+            "use super::shape::{self, present};",
+            false,
+        ),
+        (
+            "forward/tests.rs",
+            "crate::config::Config::parse(text, &|_| None)",
+            false,
+        ),
+        ("main.rs", "use disco_gateway::upstream::Hub;", false),
+        ("lib.rs", "pub mod provider; mod wire;", false),
+    ];
+    LAYERS.assert_cases(&cases);
+}
