@@ -3,7 +3,12 @@
 //! the upstreams' tools in disco's catalog.
 //!
 //! These modules are internal: they are public only so that the binary and the gateway's
-//! own tests can reach them, and they are no API (nothing here is kept stable).
+//! own tests can reach them, and they are no API (nothing here is kept stable). Each names
+//! only the modules below it (ARCHITECTURE.md, "The layers of disco-gateway"):
+//!
+//! ```text
+//! provider -> upstream -> forward -> client -> {call, config} -> {relay, wire, headers}
+//! ```
 
 mod call;
 mod client;
