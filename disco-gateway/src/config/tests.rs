@@ -12,6 +12,16 @@ fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(text, &env)
 }
 
+/// Each text is refused, with an error at its key.
+fn refused_at(cases: &[(&str, &str)]) {
+    for (text, key) in cases {
+        match parse(text) {
+            Ok(_) => panic!("{text} was accepted"),
+            Err(e) => assert_eq!(e.key, *key, "{text}: {e}"),
+        }
+    }
+}
+
 #[test]
 fn expansion() {
     let cases = [
@@ -429,12 +439,7 @@ fn errors_name_the_key() {
             "disco.tokens[0].servers[0]",
         ),
     ];
-    for (text, key) in cases {
-        match parse(text) {
-            Ok(_) => panic!("{text} was accepted"),
-            Err(e) => assert_eq!(e.key, key, "{text}: {e}"),
-        }
-    }
+    refused_at(&cases);
 }
 
 /// An error is the JSON path of the value at fault and what is wrong with it, whichever
@@ -558,12 +563,7 @@ fn structs_are_objects_and_null_is_not_absence() {
             "disco.tokens[0].token",
         ),
     ];
-    for (text, key) in cases {
-        match parse(text) {
-            Ok(_) => panic!("{text} was accepted"),
-            Err(e) => assert_eq!(e.key, key, "{text}: {e}"),
-        }
-    }
+    refused_at(&cases);
 }
 
 /// A token, or a value of `env` or `headers`, never appears in an error, whatever is written
