@@ -1,4 +1,5 @@
 use super::*;
+use serde::Deserialize;
 
 fn env(name: &str) -> Option<String> {
     match name {
@@ -10,6 +11,14 @@ fn env(name: &str) -> Option<String> {
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(text, &env)
+}
+
+/// The error of a text that must be refused.
+fn refused(text: &str) -> ConfigError {
+    match parse(text) {
+        Ok(_) => panic!("{text} was accepted"),
+        Err(e) => e,
+    }
 }
 
 /// Each text is refused, with an error at its key.
@@ -455,6 +464,11 @@ fn every_error_is_its_json_path_and_what_is_wrong() {
             "mcpServers.fs.args[2]: invalid type: integer `3`, expected a string",
         ),
         (
+            server(r#"{"command": "npx", "env": {"A": "1", "A": "2"}}"#),
+            "mcpServers.fs.env.A: given more than once: each key may be given once (JSON \
+             readers differ on which one counts)",
+        ),
+        (
             server(r#"{"command": "npx", "args": "-y x"}"#),
             "mcpServers.fs.args: must be an array of strings",
         ),
@@ -644,6 +658,78 @@ fn secrets_never_appear_in_errors() {
             }
         }
     }
+}
+
+/// A key given twice is refused wherever it is, at its own path: JSON readers differ on
+/// which of the two counts, and the file is read one way only.
+#[test]
+fn a_key_given_twice_is_refused_at_its_path() {
+    let cases = [
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "mcpServers": {}}"#,
+            "mcpServers",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#,
+            "mcpServers.a",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x", "command": "y"}}}"#,
+            "mcpServers.a.command",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x", "env": {"PORT": "1", "PORT": "zq9"}}}}"#,
+            "mcpServers.a.env.PORT",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"url": "http://h/mcp", "headers": {"X-Key": "zq9", "X-Key": "zq9"}}}}"#,
+            "mcpServers.a.headers.X-Key",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}, "off": {"command": "y", "disabled": true, "command": "z"}}}"#,
+            "mcpServers.off.command",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"pageSize": 5, "pageSize": 6}}"#,
+            "disco.pageSize",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"aliases": {"a.t": [], "a.t": ["u"]}}}"#,
+            "disco.aliases.a.t",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": "zq9", "token": "zq9", "caller": "c"}]}}"#,
+            "disco.tokens[0].token",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"exposure": "all"}, "disco": {}}"#,
+            "disco",
+        ),
+    ];
+    for (text, key) in cases {
+        let e = refused(text);
+        assert_eq!(e.key, key, "{text}: {e}");
+        assert_eq!(e.message, shape::GIVEN_TWICE, "{text}");
+        assert!(!e.message.contains("zq9"), "{e}");
+    }
+}
+
+/// With serde_json's `arbitrary_precision` (a feature another crate of a build may turn on), a
+/// number reaches a reader as a map of one private key: where an object is expected, it is
+/// still a number, and refused as one.
+#[test]
+fn a_number_handed_over_as_a_map_is_not_an_object() {
+    use serde::de::value::{Error, MapDeserializer};
+    let number = || {
+        MapDeserializer::<_, Error>::new(
+            [("$serde_json::private::Number", "8675309123")].into_iter(),
+        )
+    };
+    let Err(e) = file::Secrets::deserialize(number()) else {
+        panic!("a number was read as `env`");
+    };
+    assert_eq!(e.to_string(), "must be an object of strings");
+    assert!(file::Strings::deserialize(number()).is_err());
 }
 
 /// A server left out with `"disabled": true` is not expanded (its variables may be unset);
