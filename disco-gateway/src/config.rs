@@ -340,7 +340,7 @@ fn server(name: &str, s: file::Server, vars: Vars) -> Result<Option<ServerConfig
     }
     let key = format!("mcpServers.{name}");
     let at = |k: &str| format!("{key}.{k}");
-    let text = |k: &str, v: Option<String>| v.map(|v| expand(&v, &at(k), vars)).transpose();
+    let text = |k: &str, v: Option<file::Text>| v.map(|v| expand(&v.0, &at(k), vars)).transpose();
     let kind = text("type", s.kind)?;
     let command = text("command", s.command)?;
     let url = text("url", s.url)?;
@@ -506,7 +506,7 @@ fn token(at: &str, t: file::Token, vars: Vars) -> Result<TokenConfig, ConfigErro
     if token.is_empty() {
         return Err(err(&key("token"), "must not be empty"));
     }
-    let caller = match t.caller {
+    let caller = match t.caller.map(|c| c.0) {
         Some(caller) if !caller.is_empty() => caller,
         Some(_) => return Err(err(&key("caller"), "must not be empty")),
         None => return Err(err(&key("caller"), "missing")),

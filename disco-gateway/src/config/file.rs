@@ -41,19 +41,19 @@ pub(super) struct File {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct Server {
     #[serde(default, deserialize_with = "present")]
-    pub(super) command: Option<String>,
+    pub(super) command: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) args: Option<Strings>,
     #[serde(default, deserialize_with = "present")]
     pub(super) env: Option<Secrets>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) cwd: Option<String>,
+    pub(super) cwd: Option<Text>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) url: Option<String>,
+    pub(super) url: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) headers: Option<Secrets>,
     #[serde(rename = "type", default, deserialize_with = "present")]
-    pub(super) kind: Option<String>,
+    pub(super) kind: Option<Text>,
     #[serde(default, deserialize_with = "flag")]
     pub(super) forward_token: Option<bool>,
     /// Written by the clients that keep a server without running it. Only `true` leaves the
@@ -101,9 +101,9 @@ pub(super) struct Disco {
 #[serde(deny_unknown_fields)]
 pub(super) struct Token {
     #[serde(default, deserialize_with = "present")]
-    pub(super) token: Option<Secret>,
+    pub(super) token: Option<Text>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) caller: Option<String>,
+    pub(super) caller: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) servers: Option<Strings>,
     #[serde(default, deserialize_with = "present")]
@@ -141,21 +141,21 @@ impl<'de, T: Deserialize<'de> + Must> Deserialize<'de> for Object<T> {
     }
 }
 
-/// A string that may be a secret (a value of `env` or `headers`, a token): any other value is
-/// refused without being shown.
-pub(super) struct Secret(pub(super) String);
+/// A string. Any other value is refused without being shown: any string of the file may be a
+/// secret (a token, a value of `env` or `headers`, an argument that carries a key).
+pub(super) struct Text(pub(super) String);
 
-impl<'de> Deserialize<'de> for Secret {
+impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         shape::scalar(d, "must be a string", |v| match v {
-            Value::String(s) => Some(Secret(s)),
+            Value::String(s) => Some(Text(s)),
             _ => None,
         })
     }
 }
 
 /// `env` or `headers`: names and their secret values.
-pub(super) struct Secrets(pub(super) BTreeMap<String, Secret>);
+pub(super) struct Secrets(pub(super) BTreeMap<String, Text>);
 
 impl<'de> Deserialize<'de> for Secrets {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -168,7 +168,8 @@ pub(super) struct Strings(pub(super) Vec<String>);
 
 impl<'de> Deserialize<'de> for Strings {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shape::array(d, "must be an array of strings").map(Strings)
+        let items: Vec<Text> = shape::array(d, "must be an array of strings")?;
+        Ok(Strings(items.into_iter().map(|t| t.0).collect()))
     }
 }
 
