@@ -10,8 +10,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::headers::{bearer, header, BadHeader};
 
 mod expand;
@@ -195,14 +193,12 @@ impl Config {
             if name.is_empty() {
                 return Err(err("mcpServers", "a server name must not be empty"));
             }
-            if let Some(server) = server(&name, entry.0, vars)? {
-                servers.push(server);
-            }
+            servers.push(server(&name, entry, vars)?);
         }
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         let disco = match file.disco {
             None => DiscoConfig::default(),
-            Some(d) => disco(d.0, vars)?,
+            Some(d) => disco(d, vars)?,
         };
         let config = Config { servers, disco };
         config.check_names()?;
@@ -332,12 +328,9 @@ impl Config {
     }
 }
 
-/// One server of the file: its transport from `command` (stdio) or `url` (Streamable HTTP),
-/// with what each allows; `None` when it is disabled.
-fn server(name: &str, s: file::Server, vars: Vars) -> Result<Option<ServerConfig>, ConfigError> {
-    if s.disabled == Some(Value::Bool(true)) {
-        return Ok(None);
-    }
+/// One server of the file (a disabled one is not read, file.rs): its transport from `command`
+/// (stdio) or `url` (Streamable HTTP), with what each allows.
+fn server(name: &str, s: file::Server, vars: Vars) -> Result<ServerConfig, ConfigError> {
     let key = format!("mcpServers.{name}");
     let at = |k: &str| format!("{key}.{k}");
     let text = |k: &str, v: Option<file::Text>| v.map(|v| expand(&v.0, &at(k), vars)).transpose();
@@ -411,10 +404,10 @@ fn server(name: &str, s: file::Server, vars: Vars) -> Result<Option<ServerConfig
             }
         }
     };
-    Ok(Some(ServerConfig {
+    Ok(ServerConfig {
         name: name.to_string(),
         transport,
-    }))
+    })
 }
 
 /// Refuses the first of `given` that is there: a key only for servers with `what`.

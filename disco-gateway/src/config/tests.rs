@@ -758,25 +758,84 @@ fn a_number_handed_over_as_a_map_is_not_an_object() {
     assert!(file::Strings::deserialize(number()).is_err());
 }
 
-/// A server left out with `"disabled": true` is not expanded (its variables may be unset);
-/// the shape of its values is still checked as the file is read.
+/// The file is read in order, and its first mistake is the error: the shape of each value as
+/// it is read, whichever part of the file it is in; of one server, its keys before its values.
+#[test]
+fn the_first_mistake_in_the_file_is_the_error() {
+    let cases = [
+        (
+            r#"{"mcpServers": {"a": {"command": 1}}, "disco": {"pageSize": "x"}}"#,
+            "mcpServers.a.command",
+        ),
+        (
+            r#"{"disco": {"pageSize": "x"}, "mcpServers": {"a": {"command": 1}}}"#,
+            "disco.pageSize",
+        ),
+        (
+            r#"{"mcpServers": {"b": {"command": "x", "cwd": 1}, "a": {"command": 1}}}"#,
+            "mcpServers.b.cwd",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"args": [1], "command": 2}}}"#,
+            "mcpServers.a.args[0]",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": 1, "argz": []}}}"#,
+            "mcpServers.a.argz",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": 1}}, "servers": {}}"#,
+            "mcpServers.a.command",
+        ),
+    ];
+    refused_at(&cases);
+}
+
+/// A server left out with `"disabled": true` has its keys checked and nothing else read: its
+/// variables may be unset, its values of another client's kind.
 #[test]
 fn a_disabled_server_is_read_but_not_expanded() {
-    let c = parse(
-        r#"{"mcpServers": {"a": {"command": "x"},
-                           "off": {"command": "${NOPE}", "env": {"K": "${NOPE}"}, "disabled": true}}}"#,
-    )
-    .unwrap();
-    assert_eq!(c.servers.len(), 1);
-    for disabled in ["false", "\"true\"", "1", "null"] {
+    for off in [
+        r#"{"command": "${NOPE}", "env": {"K": "${NOPE}"}, "disabled": true}"#,
+        r#"{"command": 1, "disabled": true}"#,
+        r#"{"command": "x", "env": {"PORT": 3000}, "disabled": true}"#,
+        r#"{"url": "http://h/mcp", "forwardToken": "yes", "disabled": true}"#,
+        r#"{"disabled": true, "command": "x", "url": "ftp://h", "args": "-y"}"#,
+        r#"{"command": null, "env": {"A": "1", "A": "2"}, "disabled": true}"#,
+        r#"{"disabled": true}"#,
+    ] {
+        let text = format!(r#"{{"mcpServers": {{"a": {{"command": "x"}}, "off": {off}}}}}"#);
+        let c = parse(&text).unwrap_or_else(|e| panic!("{off}: {e}"));
+        assert_eq!(c.servers.len(), 1, "{off}");
+    }
+    for disabled in ["false", "\"true\"", "1", "null", "{}"] {
         let c = parse(&format!(
             r#"{{"mcpServers": {{"a": {{"command": "x", "disabled": {disabled}}}}}}}"#
         ))
         .unwrap();
         assert_eq!(c.servers.len(), 1, "disabled: {disabled}");
+        let e = refused(&format!(
+            r#"{{"mcpServers": {{"a": {{"command": 1, "disabled": {disabled}}}}}}}"#
+        ));
+        assert_eq!(e.to_string(), "mcpServers.a.command: must be a string");
     }
-    let e = parse(r#"{"mcpServers": {"off": {"command": 1, "disabled": true}}}"#)
-        .err()
-        .expect("a command of the wrong type was accepted");
-    assert_eq!(e.key, "mcpServers.off.command", "{e}");
+    // Its keys are the keys of any server, and it is an object.
+    let cases = [
+        (
+            r#"{"mcpServers": {"off": {"command": "x", "argz": [], "disabled": true}}}"#,
+            "mcpServers.off.argz",
+        ),
+        (
+            r#"{"mcpServers": {"off": {"disabled": true, "forwardTokens": true}}}"#,
+            "mcpServers.off.forwardTokens",
+        ),
+        (r#"{"mcpServers": {"off": ["x"]}}"#, "mcpServers.off"),
+    ];
+    refused_at(&cases);
+    let e = refused(r#"{"mcpServers": {"off": {"disabled": true, "argz": 1}}}"#);
+    assert!(
+        e.message
+            .starts_with("unknown field `argz`, expected one of"),
+        "{e}"
+    );
 }
