@@ -16,10 +16,10 @@ mod expand;
 mod file;
 mod shape;
 
-use expand::expand;
+use expand::{expand, Secrecy};
 
-/// Where `${VAR}` is read from.
-type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
+/// Where `${VAR}` is read from: the value of a variable by its name, `None` when it is unset.
+pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// One upstream server.
 #[derive(Clone)]
@@ -179,7 +179,7 @@ fn err(key: &str, message: impl Into<String>) -> ConfigError {
 
 impl Config {
     /// Reads a configuration, expanding `${VAR}` with `env`.
-    pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    pub fn parse(text: &str, env: Vars) -> Result<Config, ConfigError> {
         Config::from_file(file::read_json(text)?, env)
     }
 
@@ -333,7 +333,10 @@ impl Config {
 fn server(name: &str, s: file::Server, vars: Vars) -> Result<ServerConfig, ConfigError> {
     let key = format!("mcpServers.{name}");
     let at = |k: &str| format!("{key}.{k}");
-    let text = |k: &str, v: Option<file::Text>| v.map(|v| expand(&v.0, &at(k), vars)).transpose();
+    let text = |k: &str, v: Option<file::Text>| {
+        v.map(|v| expand(&v.0, &at(k), vars, Secrecy::Plain))
+            .transpose()
+    };
     let kind = text("type", s.kind)?;
     let command = text("command", s.command)?;
     let url = text("url", s.url)?;
@@ -366,7 +369,7 @@ fn server(name: &str, s: file::Server, vars: Vars) -> Result<ServerConfig, Confi
             let args = args
                 .iter()
                 .enumerate()
-                .map(|(i, a)| expand(a, &format!("{key}.args[{i}]"), vars))
+                .map(|(i, a)| expand(a, &format!("{key}.args[{i}]"), vars, Secrecy::Plain))
                 .collect::<Result<_, _>>()?;
             Transport::Stdio {
                 command,
@@ -433,7 +436,7 @@ fn secrets(
         .unwrap_or_default()
         .into_iter()
         .map(|(name, v)| {
-            let value = expand(&v.0, &format!("{key}.{name}"), vars)?;
+            let value = expand(&v.0, &format!("{key}.{name}"), vars, Secrecy::Secret)?;
             Ok((name, value))
         })
         .collect()
@@ -493,7 +496,7 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
 fn token(at: &str, t: file::Token, vars: Vars) -> Result<TokenConfig, ConfigError> {
     let key = |k: &str| format!("{at}.{k}");
     let token = match t.token {
-        Some(token) => expand(&token.0, &key("token"), vars)?,
+        Some(token) => expand(&token.0, &key("token"), vars, Secrecy::Secret)?,
         None => return Err(err(&key("token"), "missing")),
     };
     if token.is_empty() {

@@ -50,12 +50,55 @@ fn expansion() {
         ("${}", Err("`${}` is not a variable name")),
     ];
     for (text, want) in cases {
-        let got = expand(text, "k", &env);
+        let got = expand(text, "k", &env, Secrecy::Plain);
         match want {
             Ok(s) => assert_eq!(got, Ok(s.to_string()), "{text}"),
             Err(m) => assert_eq!(got, Err(err("k", m)), "{text}"),
         }
+        // A secret expands alike; of its errors, the one that would quote it says less.
+        let secret = expand(text, "k", &env, Secrecy::Secret);
+        match want {
+            Err(m) if m.ends_with("is not a variable name") => {
+                let e = secret.expect_err(text);
+                assert!(!e.message.contains(text), "{text}: {e}");
+                assert!(e.message.contains("not a variable name"), "{e}");
+            }
+            _ => assert_eq!(secret, got, "{text}"),
+        }
     }
+}
+
+/// What sits between `${` and `}` in a value of `env` or `headers`, or in a token, may be the
+/// secret itself (one with a `$` in it): an error says what is wrong at the key, not the text.
+/// Elsewhere the text is quoted, to find the typo by.
+#[test]
+fn a_secret_that_is_not_a_variable_is_not_quoted() {
+    let servers = |s: &str| format!(r#"{{"mcpServers": {{"a": {s}}}}}"#);
+    for (text, key) in [
+        (
+            servers(r#"{"command": "x", "env": {"K": "pa${zq9-hush}"}}"#),
+            "mcpServers.a.env.K",
+        ),
+        (
+            servers(r#"{"url": "http://h/mcp", "headers": {"X-Key": "${zq9-hush:-d}"}}"#),
+            "mcpServers.a.headers.X-Key",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": "${zq9-hush}", "caller": "c"}]}}"#
+                .to_string(),
+            "disco.tokens[0].token",
+        ),
+    ] {
+        let e = refused(&text);
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.message.contains("not a variable name"), "{e}");
+        assert!(!e.to_string().contains("zq9"), "the value is shown: {e}");
+    }
+    let e = refused(&servers(r#"{"command": "x", "args": ["${1X}"]}"#));
+    assert_eq!(
+        e.to_string(),
+        "mcpServers.a.args[0]: `${1X}` is not a variable name"
+    );
 }
 
 #[test]
