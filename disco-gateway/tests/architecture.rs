@@ -119,6 +119,41 @@ fn the_diagram_is_the_layers() {
     assert_eq!(drawn, tested, "the diagram: {diagram}");
 }
 
+/// Connections open in one place, `client.rs` (ARCHITECTURE.md): no other source file starts a
+/// child, builds an HTTP transport, wraps one in the relay or initializes a client. The unit
+/// tests of a module (`*/tests.rs`) drive its parts directly and are left out.
+#[test]
+fn connections_open_in_client_rs() {
+    const OPENING: [&str; 6] = [
+        "Command::new",
+        "ChildStdio::spawn",
+        "StreamableHttpClientTransport",
+        "Relay::new",
+        "Relay::beside",
+        "serve_with_ct",
+    ];
+    let src = src();
+    let mut files = Vec::new();
+    scan::sources(&src, &mut files);
+    let mut elsewhere = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        if rel == Path::new("client.rs") || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let code = scan::without_comments(&std::fs::read_to_string(file).unwrap());
+        for word in OPENING {
+            if code.contains(word) {
+                elsewhere.push(format!("{}: {word}", rel.display()));
+            }
+        }
+    }
+    assert!(
+        elsewhere.is_empty(),
+        "connections opened outside client.rs: {elsewhere:?}"
+    );
+}
+
 #[test]
 fn the_check_finds_edges_against_the_direction() {
     let cases = [

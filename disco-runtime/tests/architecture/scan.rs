@@ -222,7 +222,7 @@ fn targets(module: &[String], code: &str) -> Vec<(usize, String, String)> {
 
 /// The source without comments: `//` to the end of a line (outside string literals) and
 /// `/* ... */`, each replaced by spaces so that offsets keep their lines.
-fn without_comments(source: &str) -> String {
+pub fn without_comments(source: &str) -> String {
     let chars: Vec<char> = source.chars().collect();
     let mut out = String::with_capacity(source.len());
     let (mut i, mut in_string) = (0, false);
