@@ -199,6 +199,33 @@ fn the_check_finds_edges_against_the_direction() {
         ),
         ("main.rs", "use disco_gateway::upstream::Hub;", false),
         ("lib.rs", "pub mod provider; mod wire;", false),
+        // Groups, and paths through a parent.
+        (
+            "call.rs",
+            "use crate::{relay::Heard,\n upstream::Hub};",
+            true,
+        ),
+        (
+            "config.rs",
+            "use crate::{headers::{bearer, header}, client};",
+            true,
+        ),
+        ("call.rs", "use super::client::Client;", true),
+        ("client/tests.rs", "use super::super::upstream::Hub;", true),
+        ("config/file.rs", "use super::super::call::Calls;", true),
+        (
+            "upstream.rs",
+            "use crate::{client::{self, Endpoint}, forward::Forwarded, relay::Heard};",
+            false,
+        ),
+        ("client/tests.rs", "use super::super::relay::Heard;", false),
+        // A name for the root would hide every path through it: refused in every file.
+        (
+            "relay.rs",
+            "use crate as gateway;\nuse gateway::upstream::Hub;",
+            true,
+        ),
+        ("lib.rs", "extern crate self as gateway;", true),
     ];
     LAYERS.assert_cases(&cases);
 }

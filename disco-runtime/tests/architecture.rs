@@ -75,6 +75,20 @@ fn the_check_finds_edges_against_the_direction() {
             "pub use server::Server; use crate::server::x;",
             false,
         ),
+        // A name for the root would hide every path through it: refused in every file.
+        (
+            "tool/built.rs",
+            "use crate as disco;\nfn f() -> disco::server::Server { todo!() }",
+            true,
+        ),
+        ("lib.rs", "use crate as disco;", true),
+        ("lib.rs", "extern crate self as disco_runtime;", true),
+        ("catalog/view.rs", "use super   as catalog;", true),
+        (
+            "server/mod.rs",
+            "pub(crate) use crate::call::CallError;",
+            false,
+        ),
     ];
     LAYERS.assert_cases(&cases);
 }
