@@ -154,6 +154,20 @@ fn connections_open_in_client_rs() {
     );
 }
 
+/// This test reads files outside the package (the runtime's scanner, ARCHITECTURE.md): the
+/// package leaves it out, or a packaged copy would not build.
+#[test]
+fn the_package_leaves_this_test_out() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    assert!(
+        manifest
+            .lines()
+            .any(|l| l.starts_with("exclude = [") && l.contains("\"tests/architecture.rs\"")),
+        "disco-gateway's Cargo.toml does not exclude tests/architecture.rs from the package"
+    );
+}
+
 #[test]
 fn the_check_finds_edges_against_the_direction() {
     let cases = [
