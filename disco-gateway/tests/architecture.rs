@@ -1,8 +1,6 @@
-//! The layers of disco-gateway point one way (ARCHITECTURE.md, "The layers of disco-gateway"):
-//!
-//! ```text
-//! provider -> upstream -> forward -> client -> {call, config} -> {relay, wire, headers}
-//! ```
+//! The layers of disco-gateway point one way: ARCHITECTURE.md, "The layers of disco-gateway",
+//! draws them and says why; [`LAYERS`] holds them here, and `the_diagram_is_the_layers` checks
+//! that the two agree.
 //!
 //! A module may name only modules of a lower layer (and itself, and its own children); the
 //! modules of one layer do not name each other. The crate roots (`lib.rs`, the binary's
