@@ -30,9 +30,11 @@ use tokio_util::sync::CancellationToken;
 
 use tokio::task::JoinSet;
 
+use crate::call::Calls;
+use crate::client::{self, Endpoint, InitFailure, Role};
 use crate::config::{ServerConfig, Transport};
+use crate::headers::forwarded_headers;
 use crate::relay::Heard;
-use crate::upstream::{open_http, Calls, InitFailure};
 
 /// How many callers of one forwarding server have a connection open at once.
 pub const MAX_FORWARDED_CONNECTIONS: usize = 64;
@@ -408,10 +410,13 @@ impl Forwarded {
         // Built only to open a connection, not on every call (the configuration has checked
         // the token and the headers already).
         let service = match forwarded_headers(&self.headers, token) {
-            Ok(headers) => open_http(
+            Ok(headers) => client::open(
                 server,
-                &self.url,
-                headers,
+                Endpoint::Http {
+                    url: &self.url,
+                    headers,
+                },
+                Role::Beside,
                 calls.clone(),
                 self.heard.clone(),
                 self.open_timeout,
@@ -507,62 +512,6 @@ fn failed(server: &str, failure: &InitFailure) -> String {
         "Server `{server}` {what}; the call was not run. This server is given each caller's \
          own token, never the gateway's."
     )
-}
-
-/// The configured headers with `Authorization: Bearer <token>` in place of any configured
-/// `Authorization`. Every value is marked sensitive: what prints a header map (a debug log of
-/// the HTTP client) shows none of them.
-pub(crate) fn forwarded_headers(
-    configured: &BTreeMap<String, String>,
-    token: &str,
-) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
-    let mut map = header_map(configured)?;
-    let value = bearer(token)
-        .ok_or_else(|| "the caller's token is not a valid header value".to_string())?;
-    map.insert(http::header::AUTHORIZATION, value);
-    Ok(map)
-}
-
-/// `Bearer <token>` as a header value, marked sensitive; `None` when the token cannot be in
-/// one. The configuration's check and the connections' headers both use it.
-pub(crate) fn bearer(token: &str) -> Option<http::HeaderValue> {
-    let mut value = http::HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
-    value.set_sensitive(true);
-    Some(value)
-}
-
-/// What makes a configured header unusable.
-pub(crate) enum BadHeader {
-    Name,
-    Value,
-}
-
-/// One configured header as the HTTP client takes it, its value marked sensitive. The
-/// configuration's check and the connections' headers both use it.
-pub(crate) fn header(
-    name: &str,
-    value: &str,
-) -> Result<(http::HeaderName, http::HeaderValue), BadHeader> {
-    let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| BadHeader::Name)?;
-    let mut value = http::HeaderValue::from_str(value).map_err(|_| BadHeader::Value)?;
-    value.set_sensitive(true);
-    Ok((name, value))
-}
-
-/// The configured headers as the HTTP client takes them, every value marked sensitive. An
-/// error names the header, never its value.
-pub(crate) fn header_map(
-    configured: &BTreeMap<String, String>,
-) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
-    let mut map = HashMap::new();
-    for (k, v) in configured {
-        let (name, value) = header(k, v).map_err(|bad| match bad {
-            BadHeader::Name => format!("header `{k}` is not a valid header name"),
-            BadHeader::Value => format!("the value of header `{k}` is not valid"),
-        })?;
-        map.insert(name, value);
-    }
-    Ok(map)
 }
 
 #[cfg(test)]

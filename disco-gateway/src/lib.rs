@@ -3,12 +3,17 @@
 //! the upstreams' tools in disco's catalog.
 //!
 //! These modules are internal: they are public only so that the binary and the gateway's
-//! own tests can reach them, and they are no API (nothing here is kept stable).
+//! own tests can reach them, and they are no API (nothing here is kept stable). Each names
+//! only the modules below it: ARCHITECTURE.md, "The layers of disco-gateway", draws the layers
+//! and says why, and `tests/architecture.rs` holds the code to them.
 
+mod call;
+mod client;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
 pub mod forward;
+mod headers;
 #[doc(hidden)]
 pub mod provider;
 mod relay;

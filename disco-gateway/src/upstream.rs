@@ -4,36 +4,27 @@
 //! an upstream does, the others and the downstream side are not disturbed: every wait on it is
 //! bounded, and its tools leave the catalog while it is down.
 
-// Logging notifications are deprecated by SEP-2577 but still sent by servers of every era.
-#![allow(deprecated)]
-
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use disco_runtime::rmcp;
 use disco_runtime::Context;
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, ContentBlock, Implementation,
-    LoggingMessageNotificationParam, PingRequest, ProgressNotificationParam, ResultType,
-    ServerResult, Tool,
-};
-use rmcp::service::{
-    ClientInitializeError, NotificationContext, PeerRequestOptions, RunningService, ServiceError,
-};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::model::{CallToolResult, ClientRequest, PingRequest, ServerResult, Tool};
+use rmcp::service::{PeerRequestOptions, ServiceError};
+use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
+use crate::call::{call_on, error, Calls};
+use crate::client::{self, Endpoint, Role, Running};
 use crate::config::{DiscoConfig, ServerConfig, Transport};
-use crate::forward::{header_map, Forwarded};
-use crate::relay::{route_progress, Heard, Relay};
+use crate::forward::Forwarded;
+use crate::headers::header_map;
+use crate::relay::Heard;
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
 const STDERR_TAIL_LINES: usize = 20;
@@ -61,19 +52,6 @@ struct Live {
     /// What it served when it was last up: kept while it is down, so that a call to one of
     /// them gets an answer naming the server instead of "unknown tool".
     tools: Arc<Vec<Tool>>,
-}
-
-/// The calls in flight on one connection, by a number of their own: where its log messages go.
-#[derive(Default)]
-pub(crate) struct Calls {
-    running: Mutex<HashMap<u64, Context>>,
-    next: AtomicU64,
-}
-
-impl Calls {
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Context>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
 }
 
 /// One upstream server.
@@ -248,7 +226,7 @@ impl Upstream {
     /// The calls running on it now: on the main connection and on the callers' own.
     pub fn calls_in_flight(&self) -> usize {
         let forwarded = self.forwarded.as_ref().map_or(0, |f| f.calls_in_flight());
-        self.calls.running().len() + forwarded
+        self.calls.len() + forwarded
     }
 
     fn stderr_tail(&self) -> String {
@@ -298,177 +276,6 @@ impl Upstream {
         }
     }
 }
-
-/// One call over one connection: the main one, or a caller's own. Progress, log messages,
-/// cancellation and the result's reading are the same for both.
-async fn call_on(
-    name: &str,
-    peer: &Peer<RoleClient>,
-    calls: &Calls,
-    tool: &str,
-    arguments: Map<String, Value>,
-    ctx: Context,
-) -> CallToolResult {
-    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-    let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-    // rmcp gives every request a progress token of its own; the transport relays the
-    // upstream's progress on it into this queue, in the order it was sent (relay.rs).
-    let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
-    let handle = match peer
-        .send_request_with_option(request, PeerRequestOptions::no_options())
-        .await
-    {
-        Ok(handle) => handle,
-        Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
-    };
-    let mut abandoned = Abandoned {
-        peer: peer.clone(),
-        id: Some(handle.id.clone()),
-    };
-    let _logs = CallGuard::new(calls, ctx.clone());
-    let answer = handle.await_response();
-    tokio::pin!(answer);
-    let response = loop {
-        let next = async {
-            match progress.as_mut() {
-                Some(queue) => Some(queue.recv().await),
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            biased;
-            Some(update) = next => relay_progress(&ctx, update).await,
-            response = &mut answer => break response,
-        }
-    };
-    // The transport queued every notification read before the answer: the caller gets
-    // them all, and before the answer.
-    if let Some(queue) = progress.as_mut() {
-        while let Some(update) = queue.try_recv() {
-            relay_progress(&ctx, update).await;
-        }
-    }
-    abandoned.id = None;
-    match response {
-        Ok(ServerResult::CallToolResult(mut result)) => {
-            // An upstream of an older protocol era sends no `resultType`, which means
-            // "complete" (SEP-2322); a 2026-07-28 client needs it said. rmcp strips it again
-            // for clients of the older eras.
-            result.result_type.get_or_insert(ResultType::COMPLETE);
-            result
-        }
-        Ok(_) => error(format!(
-            "Server `{name}` answered `{tool}` with something other than a tool result."
-        )),
-        Err(e) => {
-            tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
-            error(format!("Server `{name}` could not run `{tool}`: {e}"))
-        }
-    }
-}
-
-async fn relay_progress(ctx: &Context, update: ProgressNotificationParam) {
-    let _ = ctx
-        .progress(update.progress, update.total, update.message)
-        .await;
-}
-
-/// Sends `notifications/cancelled` upstream when a call is dropped before its answer (the
-/// client cancelled, or the call timed out).
-struct Abandoned {
-    peer: Peer<RoleClient>,
-    id: Option<rmcp::model::RequestId>,
-}
-
-impl Drop for Abandoned {
-    fn drop(&mut self) {
-        let Some(id) = self.id.take() else { return };
-        let peer = self.peer.clone();
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                let reason = Some("the gateway's caller abandoned the call".to_string());
-                let _ = peer
-                    .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
-                    .await;
-            });
-        }
-    }
-}
-
-/// Keeps a call's context where the upstream's log messages can reach it, for
-/// as long as the call runs (also when it is dropped: cancelled or timed out).
-struct CallGuard<'a> {
-    calls: &'a Calls,
-    key: u64,
-}
-
-impl<'a> CallGuard<'a> {
-    fn new(calls: &'a Calls, ctx: Context) -> Self {
-        let key = calls.next.fetch_add(1, Ordering::Relaxed);
-        calls.running().insert(key, ctx);
-        CallGuard { calls, key }
-    }
-}
-
-impl Drop for CallGuard<'_> {
-    fn drop(&mut self) {
-        self.calls.running().remove(&self.key);
-    }
-}
-
-fn error(text: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-/// rmcp's client side of one connection: hears list changes and log messages (progress is
-/// relayed by the transport, relay.rs).
-pub(crate) struct Client {
-    server: String,
-    /// The calls running on this connection: its log messages go to them alone.
-    calls: Arc<Calls>,
-    /// Where a list change is told; `None` on a caller's own connection (the catalog comes
-    /// from the main one).
-    relist: Option<mpsc::UnboundedSender<()>>,
-}
-
-impl ClientHandler for Client {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        if let Some(relist) = &self.relist {
-            let _ = relist.send(());
-        }
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        // A log message belongs to no request: it goes to the clients whose calls are running
-        // on this connection now (each client's own logging level applies).
-        let contexts: Vec<Context> = self.calls.running().values().cloned().collect();
-        tracing::debug!(server = %self.server, "log message from upstream");
-        let data = match params.logger {
-            Some(logger) => serde_json::json!({
-                "server": self.server,
-                "logger": logger,
-                "data": params.data,
-            }),
-            None => serde_json::json!({"server": self.server, "data": params.data}),
-        };
-        for ctx in contexts {
-            let _ = ctx.log(params.level, data.clone()).await;
-        }
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("disco-gateway", env!("CARGO_PKG_VERSION")),
-        )
-    }
-}
-
-pub(crate) type Running = RunningService<RoleClient, Client>;
 
 /// Why a connection ended.
 enum End {
@@ -603,12 +410,18 @@ async fn connect(
     upstream: &Arc<Upstream>,
 ) -> Result<(Running, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let client = Client {
-        server: upstream.config.name.clone(),
-        calls: upstream.calls.clone(),
-        relist: Some(tx),
-    };
     let timeout = hub.disco.startup_timeout;
+    let open = |endpoint| {
+        client::open(
+            &upstream.config.name,
+            endpoint,
+            Role::Main { relist: tx },
+            upstream.calls.clone(),
+            upstream.heard.clone(),
+            timeout,
+            CancellationToken::new(),
+        )
+    };
     let (running, group) = match &upstream.config.transport {
         Transport::Stdio {
             command,
@@ -616,19 +429,9 @@ async fn connect(
             env,
             cwd,
         } => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env);
-            if let Some(dir) = cwd {
-                cmd.current_dir(dir);
-            }
-            // Its own process group: `npx` and shell wrappers start the server as a
-            // grandchild, which must end with it.
-            #[cfg(unix)]
-            cmd.process_group(0);
-            cmd.kill_on_drop(true);
-            let (transport, stderr) = crate::wire::ChildStdio::spawn(cmd)
+            let (child, stderr) = client::spawn(command, args, env, cwd.as_deref())
                 .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
-            let group = transport.id();
+            let group = child.id();
             *upstream
                 .starting_group
                 .lock()
@@ -645,20 +448,15 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            let transport = Relay::new(transport, upstream.heard.clone());
-            let running = serve_within(client, transport, timeout, CancellationToken::new())
+            let running = open(Endpoint::Child(Box::new(child)))
                 .await
                 .map_err(|e| (e.detail, group))?;
             (running, group)
         }
         Transport::Http { url, headers, .. } => {
             // The values are secrets: an error names the header only.
-            let map = header_map(headers).map_err(|e| (e, None))?;
-            let transport = Relay::new(
-                StreamableHttpClientTransport::from_config(http_config(url, map)),
-                upstream.heard.clone(),
-            );
-            let running = serve_within(client, transport, timeout, CancellationToken::new())
+            let headers = header_map(headers).map_err(|e| (e, None))?;
+            let running = open(Endpoint::Http { url, headers })
                 .await
                 .map_err(|e| (e.detail, None))?;
             (running, None)
@@ -687,78 +485,6 @@ async fn connect(
     upstream.set_up(running.peer().clone(), tools);
     hub.changed.notify_one();
     Ok((running, rx, group))
-}
-
-fn http_config(
-    url: &str,
-    headers: HashMap<http::HeaderName, http::HeaderValue>,
-) -> StreamableHttpClientTransportConfig {
-    StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers)
-}
-
-/// Why a connection could not be initialized.
-pub(crate) struct InitFailure {
-    /// The upstream refused the credentials: rmcp's typed HTTP 401 (`AuthRequired`) or 403
-    /// (`InsufficientScope`), never a guess from the error's text.
-    pub(crate) refused: bool,
-    /// What went wrong, for the log (it may name the upstream's address).
-    pub(crate) detail: String,
-}
-
-impl InitFailure {
-    fn of(e: &ClientInitializeError) -> Self {
-        InitFailure {
-            refused: e.auth_challenge().is_some() || e.is_authorization_required(),
-            detail: format!("initialization failed: {e}"),
-        }
-    }
-}
-
-/// Initializes a connection within `timeout`; `cancel` ends it (also while it initializes).
-async fn serve_within<T>(
-    client: Client,
-    transport: T,
-    timeout: Duration,
-    cancel: CancellationToken,
-) -> Result<Running, InitFailure>
-where
-    T: rmcp::transport::Transport<RoleClient> + Send + 'static,
-    T::Error: std::error::Error + Send + Sync + 'static,
-{
-    match tokio::time::timeout(timeout, client.serve_with_ct(transport, cancel)).await {
-        Ok(Ok(running)) => Ok(running),
-        Ok(Err(e)) => Err(InitFailure::of(&e)),
-        Err(_) => Err(InitFailure {
-            refused: false,
-            detail: format!("did not initialize within {} ms", timeout.as_millis()),
-        }),
-    }
-}
-
-/// A connection of one caller's own to an HTTP upstream (forward.rs): initialized with the
-/// given headers within `timeout`, served until `close` is cancelled or the upstream ends it
-/// (the caller keeps the service running). Its list changes are not heard (the catalog comes
-/// from the main connection); its log messages go to its own `calls`; what it reads counts
-/// as heard from the server (`heard`, the main connection's).
-pub(crate) async fn open_http(
-    server: &str,
-    url: &str,
-    headers: HashMap<http::HeaderName, http::HeaderValue>,
-    calls: Arc<Calls>,
-    heard: Arc<Heard>,
-    timeout: Duration,
-    close: CancellationToken,
-) -> Result<Running, InitFailure> {
-    let client = Client {
-        server: server.to_string(),
-        calls,
-        relist: None,
-    };
-    let transport = Relay::beside(
-        StreamableHttpClientTransport::from_config(http_config(url, headers)),
-        heard,
-    );
-    serve_within(client, transport, timeout, close).await
 }
 
 /// Serves one connection until it closes or the gateway shuts down; relists on list_changed.
@@ -909,138 +635,4 @@ async fn read_stderr(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn init_error(inner: Box<dyn std::error::Error + Send + Sync>) -> ClientInitializeError {
-        ClientInitializeError::TransportError {
-            error: rmcp::transport::DynamicTransportError::from_parts(
-                "streamable-http",
-                std::any::TypeId::of::<()>(),
-                inner,
-            ),
-            context: "send initialize request".into(),
-        }
-    }
-
-    /// A refusal is read from rmcp's typed errors (401 `AuthRequired`, 403
-    /// `InsufficientScope`), never from the text: an address or message with 401, 403 or
-    /// "Auth required" in it is not one.
-    #[test]
-    fn a_refusal_is_read_from_the_typed_error() {
-        use rmcp::transport::streamable_http_client::{
-            AuthRequiredError, InsufficientScopeError, StreamableHttpError,
-        };
-        type E = StreamableHttpError<std::io::Error>;
-        let refusals: [Box<dyn std::error::Error + Send + Sync>; 2] = [
-            Box::new(E::AuthRequired(AuthRequiredError::new("Bearer".into()))),
-            Box::new(E::InsufficientScope(InsufficientScopeError::new(
-                "Bearer error=\"insufficient_scope\"".into(),
-                None,
-            ))),
-        ];
-        for inner in refusals {
-            let failure = InitFailure::of(&init_error(inner));
-            assert!(failure.refused, "{}", failure.detail);
-        }
-        for text in [
-            "error sending request for url (http://127.0.0.1:401/mcp/403)",
-            "Auth required: HTTP 401 / 403 from a proxy log line",
-        ] {
-            let inner: [Box<dyn std::error::Error + Send + Sync>; 2] = [
-                Box::new(std::io::Error::other(text)),
-                Box::new(E::UnexpectedServerResponse(text.to_string().into())),
-            ];
-            for inner in inner {
-                let failure = InitFailure::of(&init_error(inner));
-                assert!(!failure.refused, "{}", failure.detail);
-                assert!(failure.detail.contains(text), "{}", failure.detail);
-            }
-        }
-    }
-
-    /// The ping excuse over generated silences and call counts, against the rule: a server
-    /// heard within the ping's wait is excused; one silent longer is excused only while calls
-    /// run and for less than a call timeout.
-    #[test]
-    fn an_unanswered_ping_is_excused_while_calls_run() {
-        let mut rng = fastrand::Rng::with_seed(0xE5C);
-        for _ in 0..2_000 {
-            let disco = DiscoConfig {
-                ping_timeout: Duration::from_millis(rng.u64(1..5_000)),
-                call_timeout: Duration::from_millis(rng.u64(1..120_000)),
-                ..DiscoConfig::default()
-            };
-            let silent = Duration::from_millis(rng.u64(..150_000));
-            let calls = rng.usize(..4);
-            let want = if silent < disco.ping_timeout {
-                true
-            } else if calls == 0 {
-                false
-            } else {
-                silent < disco.call_timeout
-            };
-            assert_eq!(excuses(silent, calls, &disco), want, "{silent:?} {calls}");
-        }
-    }
-
-    /// The callers' connections of a forwarding server report what they read to the server's
-    /// own record of when it was last heard, which the ping rule reads.
-    #[test]
-    fn callers_connections_share_the_servers_heard() {
-        let config = crate::config::Config::parse(
-            r#"{"mcpServers": {"up": {"url": "http://127.0.0.1:9/mcp", "forwardToken": true}}}"#,
-            &|_| None,
-        )
-        .expect("the configuration");
-        let hub = Hub::new(config.servers, config.disco);
-        let upstream = &hub.upstreams[0];
-        let forwarded = upstream.forwarded.as_ref().expect("up forwards");
-        assert!(Arc::ptr_eq(forwarded.heard(), &upstream.heard));
-    }
-
-    /// The waits of generated lives (failed starts, short runs, healthy runs) against the
-    /// rule's closed form: `min(initial * 2^k, max)`, where k counts the waits since the
-    /// start or the last healthy run; never above `max`, never a panic on the largest values.
-    #[test]
-    fn backoff_doubles_to_its_cap_and_resets_after_a_healthy_run() {
-        let ms = Duration::from_millis;
-        let initials = [ms(1), ms(200), ms(500), ms(1000), ms(u64::MAX)];
-        let maxes = [ms(1), ms(1000), ms(30_000), ms(u64::MAX)];
-        let mut rng = fastrand::Rng::with_seed(0x2545_F491);
-        for initial in initials {
-            for max in maxes {
-                // Lives from all failures (the cap reached) to mostly healthy runs.
-                for healthy_in in [0u64, 2, 3, 6, 20] {
-                    let mut backoff = Backoff::new(initial, max);
-                    let mut k = 0u32;
-                    for _ in 0..80 {
-                        let roll = rng.u64(..);
-                        let wait = if healthy_in > 0 && roll.is_multiple_of(healthy_in) {
-                            k = 0;
-                            backoff.after_run(HEALTHY_RUN)
-                        } else if roll.is_multiple_of(2) {
-                            backoff.after_failed_start()
-                        } else {
-                            backoff.after_run(HEALTHY_RUN / 2)
-                        };
-                        let factor = 1u128.checked_shl(k).unwrap_or(u128::MAX);
-                        let expected = initial
-                            .as_millis()
-                            .saturating_mul(factor)
-                            .min(max.as_millis());
-                        assert_eq!(
-                            wait.as_millis(),
-                            expected,
-                            "initial {initial:?} max {max:?} k {k}"
-                        );
-                        assert!(wait <= max);
-                        assert_eq!(backoff.current(), wait);
-                        backoff.waited();
-                        k = k.saturating_add(1);
-                    }
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,183 @@
+//! The one call path: what every forwarded call takes, over the upstream's main connection or
+//! over a caller's own (forward.rs). The request goes out with its progress routed (relay.rs);
+//! the upstream's progress reaches the caller in the order it was sent and all of it before the
+//! answer; a call dropped before its answer (the client cancelled it, or the catalog's per-call
+//! timeout ended it) is cancelled upstream; the upstream's log messages go to the callers whose
+//! calls run on that connection; the answer is read as a tool result.
+
+// Logging notifications are deprecated by SEP-2577 but still sent by servers of every era.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use disco_runtime::rmcp;
+use disco_runtime::Context;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ContentBlock, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ResultType, ServerResult,
+};
+use rmcp::service::PeerRequestOptions;
+use rmcp::{Peer, RoleClient};
+use serde_json::{Map, Value};
+
+use crate::relay::route_progress;
+
+/// The calls in flight on one connection, by a number of their own: where its log messages go.
+#[derive(Default)]
+pub(crate) struct Calls {
+    running: Mutex<HashMap<u64, Context>>,
+    next: AtomicU64,
+}
+
+impl Calls {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Context>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many calls run on this connection now.
+    pub(crate) fn len(&self) -> usize {
+        self.running().len()
+    }
+
+    /// An upstream's log message. It belongs to no request: it goes to the clients whose calls
+    /// are running on this connection now (each client's own logging level applies).
+    pub(crate) async fn log(&self, server: &str, params: LoggingMessageNotificationParam) {
+        let contexts: Vec<Context> = self.running().values().cloned().collect();
+        let data = match params.logger {
+            Some(logger) => serde_json::json!({
+                "server": server,
+                "logger": logger,
+                "data": params.data,
+            }),
+            None => serde_json::json!({"server": server, "data": params.data}),
+        };
+        for ctx in contexts {
+            let _ = ctx.log(params.level, data.clone()).await;
+        }
+    }
+}
+
+/// One call over one connection: the main one, or a caller's own. Progress, log messages,
+/// cancellation and the result's reading are the same for both.
+pub(crate) async fn call_on(
+    name: &str,
+    peer: &Peer<RoleClient>,
+    calls: &Calls,
+    tool: &str,
+    arguments: Map<String, Value>,
+    ctx: Context,
+) -> CallToolResult {
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+    let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    // rmcp gives every request a progress token of its own; the transport relays the
+    // upstream's progress on it into this queue, in the order it was sent (relay.rs).
+    let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
+    let handle = match peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+    {
+        Ok(handle) => handle,
+        Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
+    };
+    let mut abandoned = Abandoned {
+        peer: peer.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let _logs = CallGuard::new(calls, ctx.clone());
+    let answer = handle.await_response();
+    tokio::pin!(answer);
+    let response = loop {
+        let next = async {
+            match progress.as_mut() {
+                Some(queue) => Some(queue.recv().await),
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            Some(update) = next => relay_progress(&ctx, update).await,
+            response = &mut answer => break response,
+        }
+    };
+    // The transport queued every notification read before the answer: the caller gets
+    // them all, and before the answer.
+    if let Some(queue) = progress.as_mut() {
+        while let Some(update) = queue.try_recv() {
+            relay_progress(&ctx, update).await;
+        }
+    }
+    abandoned.id = None;
+    match response {
+        Ok(ServerResult::CallToolResult(mut result)) => {
+            // An upstream of an older protocol era sends no `resultType`, which means
+            // "complete" (SEP-2322); a 2026-07-28 client needs it said. rmcp strips it again
+            // for clients of the older eras.
+            result.result_type.get_or_insert(ResultType::COMPLETE);
+            result
+        }
+        Ok(_) => error(format!(
+            "Server `{name}` answered `{tool}` with something other than a tool result."
+        )),
+        Err(e) => {
+            tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
+            error(format!("Server `{name}` could not run `{tool}`: {e}"))
+        }
+    }
+}
+
+async fn relay_progress(ctx: &Context, update: ProgressNotificationParam) {
+    let _ = ctx
+        .progress(update.progress, update.total, update.message)
+        .await;
+}
+
+/// Sends `notifications/cancelled` upstream when a call is dropped before its answer (the
+/// client cancelled, or the call timed out).
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let reason = Some("the gateway's caller abandoned the call".to_string());
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                    .await;
+            });
+        }
+    }
+}
+
+/// Keeps a call's context where the upstream's log messages can reach it, for
+/// as long as the call runs (also when it is dropped: cancelled or timed out).
+struct CallGuard<'a> {
+    calls: &'a Calls,
+    key: u64,
+}
+
+impl<'a> CallGuard<'a> {
+    fn new(calls: &'a Calls, ctx: Context) -> Self {
+        let key = calls.next.fetch_add(1, Ordering::Relaxed);
+        calls.running().insert(key, ctx);
+        CallGuard { calls, key }
+    }
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.calls.running().remove(&self.key);
+    }
+}
+
+/// A tool error the caller reads.
+pub(crate) fn error(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}

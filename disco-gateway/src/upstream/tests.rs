@@ -1,0 +1,86 @@
+use super::*;
+
+/// The ping excuse over generated silences and call counts, against the rule: a server
+/// heard within the ping's wait is excused; one silent longer is excused only while calls
+/// run and for less than a call timeout.
+#[test]
+fn an_unanswered_ping_is_excused_while_calls_run() {
+    let mut rng = fastrand::Rng::with_seed(0xE5C);
+    for _ in 0..2_000 {
+        let disco = DiscoConfig {
+            ping_timeout: Duration::from_millis(rng.u64(1..5_000)),
+            call_timeout: Duration::from_millis(rng.u64(1..120_000)),
+            ..DiscoConfig::default()
+        };
+        let silent = Duration::from_millis(rng.u64(..150_000));
+        let calls = rng.usize(..4);
+        let want = if silent < disco.ping_timeout {
+            true
+        } else if calls == 0 {
+            false
+        } else {
+            silent < disco.call_timeout
+        };
+        assert_eq!(excuses(silent, calls, &disco), want, "{silent:?} {calls}");
+    }
+}
+
+/// The callers' connections of a forwarding server report what they read to the server's
+/// own record of when it was last heard, which the ping rule reads.
+#[test]
+fn callers_connections_share_the_servers_heard() {
+    let config = crate::config::Config::parse(
+        r#"{"mcpServers": {"up": {"url": "http://127.0.0.1:9/mcp", "forwardToken": true}}}"#,
+        &|_| None,
+    )
+    .expect("the configuration");
+    let hub = Hub::new(config.servers, config.disco);
+    let upstream = &hub.upstreams[0];
+    let forwarded = upstream.forwarded.as_ref().expect("up forwards");
+    assert!(Arc::ptr_eq(forwarded.heard(), &upstream.heard));
+}
+
+/// The waits of generated lives (failed starts, short runs, healthy runs) against the
+/// rule's closed form: `min(initial * 2^k, max)`, where k counts the waits since the
+/// start or the last healthy run; never above `max`, never a panic on the largest values.
+#[test]
+fn backoff_doubles_to_its_cap_and_resets_after_a_healthy_run() {
+    let ms = Duration::from_millis;
+    let initials = [ms(1), ms(200), ms(500), ms(1000), ms(u64::MAX)];
+    let maxes = [ms(1), ms(1000), ms(30_000), ms(u64::MAX)];
+    let mut rng = fastrand::Rng::with_seed(0x2545_F491);
+    for initial in initials {
+        for max in maxes {
+            // Lives from all failures (the cap reached) to mostly healthy runs.
+            for healthy_in in [0u64, 2, 3, 6, 20] {
+                let mut backoff = Backoff::new(initial, max);
+                let mut k = 0u32;
+                for _ in 0..80 {
+                    let roll = rng.u64(..);
+                    let wait = if healthy_in > 0 && roll.is_multiple_of(healthy_in) {
+                        k = 0;
+                        backoff.after_run(HEALTHY_RUN)
+                    } else if roll.is_multiple_of(2) {
+                        backoff.after_failed_start()
+                    } else {
+                        backoff.after_run(HEALTHY_RUN / 2)
+                    };
+                    let factor = 1u128.checked_shl(k).unwrap_or(u128::MAX);
+                    let expected = initial
+                        .as_millis()
+                        .saturating_mul(factor)
+                        .min(max.as_millis());
+                    assert_eq!(
+                        wait.as_millis(),
+                        expected,
+                        "initial {initial:?} max {max:?} k {k}"
+                    );
+                    assert!(wait <= max);
+                    assert_eq!(backoff.current(), wait);
+                    backoff.waited();
+                    k = k.saturating_add(1);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The layers of disco-gateway point one way: ARCHITECTURE.md, "The layers of disco-gateway",
+//! draws them and says why; [`LAYERS`] holds them here, and `the_diagram_is_the_layers` checks
+//! that the two agree.
+//!
+//! A module may name only modules of a lower layer (and itself, and its own children); the
+//! modules of one layer do not name each other. The crate roots (`lib.rs`, the binary's
+//! `main.rs`) are above them all. The paths are read as disco-runtime's architecture test reads
+//! them, by the same code. ARCHITECTURE.md's table names every source file and only files that
+//! exist, and its diagram is these layers.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+#[path = "../../disco-runtime/tests/architecture/scan.rs"]
+mod scan;
+
+use scan::Layers;
+
+/// The layer of each top-level module; a module may name modules of a lower layer.
+const LAYERS: Layers = Layers {
+    modules: &[
+        ("headers", 0),
+        ("relay", 0),
+        ("wire", 0),
+        ("call", 1),
+        ("config", 1),
+        ("client", 2),
+        ("forward", 3),
+        ("upstream", 4),
+        ("provider", 5),
+    ],
+};
+
+/// Where the gateway's layers are told.
+const SECTION: &str = "## The layers of disco-gateway";
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The gateway's section of ARCHITECTURE.md, up to the next section.
+fn section() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let start = text
+        .find(SECTION)
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no `{SECTION}`"));
+    let rest = &text[start + SECTION.len()..];
+    let end = rest.find("\n## ").unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+#[test]
+fn every_module_names_only_the_layers_below_it() {
+    LAYERS.assert_one_way(&src(), 10);
+}
+
+/// Every source file is in the table's first column, and every file named there exists.
+#[test]
+fn the_table_names_every_source_file() {
+    let src = src();
+    let mut files = Vec::new();
+    scan::sources(&src, &mut files);
+    let on_disk: BTreeSet<String> = files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap();
+            rel.iter()
+                .map(|p| p.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect();
+    let mut named = BTreeSet::new();
+    for row in section().lines().filter(|l| l.starts_with("| `")) {
+        let first = row.split('|').nth(1).unwrap_or_default();
+        for (i, piece) in first.split('`').enumerate() {
+            if i % 2 == 1 && piece.ends_with(".rs") {
+                named.insert(piece.to_string());
+            }
+        }
+    }
+    let missing: Vec<_> = on_disk.difference(&named).collect();
+    assert!(
+        missing.is_empty(),
+        "source files ARCHITECTURE.md's table of the gateway does not name: {missing:?}"
+    );
+    let gone: Vec<_> = named.difference(&on_disk).collect();
+    assert!(
+        gone.is_empty(),
+        "files ARCHITECTURE.md's table of the gateway names that do not exist: {gone:?}"
+    );
+}
+
+/// The diagram of ARCHITECTURE.md is the layers of this test: each `──▶` steps down a layer,
+/// `{ a , b }` is one layer.
+#[test]
+fn the_diagram_is_the_layers() {
+    let section = section();
+    let diagram = section
+        .lines()
+        .find(|l| l.contains("──▶"))
+        .expect("the gateway's section has no diagram");
+    let steps: Vec<&str> = diagram.split("──▶").collect();
+    let mut drawn = BTreeSet::new();
+    for (i, step) in steps.iter().enumerate() {
+        let layer = (steps.len() - 1 - i) as u32;
+        for module in step.trim().trim_matches(['{', '}']).split(',') {
+            drawn.insert((module.trim().to_string(), layer));
+        }
+    }
+    let tested: BTreeSet<(String, u32)> = LAYERS
+        .modules
+        .iter()
+        .map(|(m, l)| (m.to_string(), *l))
+        .collect();
+    assert_eq!(drawn, tested, "the diagram: {diagram}");
+}
+
+/// Connections open in one place, `client.rs` (ARCHITECTURE.md): no other source file starts a
+/// child, builds an HTTP transport, wraps one in the relay or initializes a client. The unit
+/// tests of a module (`*/tests.rs`) drive its parts directly and are left out.
+#[test]
+fn connections_open_in_client_rs() {
+    const OPENING: [&str; 6] = [
+        "Command::new",
+        "ChildStdio::spawn",
+        "StreamableHttpClientTransport",
+        "Relay::new",
+        "Relay::beside",
+        "serve_with_ct",
+    ];
+    let src = src();
+    let mut files = Vec::new();
+    scan::sources(&src, &mut files);
+    let mut elsewhere = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        if rel == Path::new("client.rs") || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let code = scan::without_comments(&std::fs::read_to_string(file).unwrap());
+        for word in OPENING {
+            if code.contains(word) {
+                elsewhere.push(format!("{}: {word}", rel.display()));
+            }
+        }
+    }
+    assert!(
+        elsewhere.is_empty(),
+        "connections opened outside client.rs: {elsewhere:?}"
+    );
+}
+
+/// This test reads files outside the package (the runtime's scanner, ARCHITECTURE.md): the
+/// package leaves it out, or a packaged copy would not build.
+#[test]
+fn the_package_leaves_this_test_out() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    assert!(
+        manifest
+            .lines()
+            .any(|l| l.starts_with("exclude = [") && l.contains("\"tests/architecture.rs\"")),
+        "disco-gateway's Cargo.toml does not exclude tests/architecture.rs from the package"
+    );
+}
+
+#[test]
+fn the_check_finds_edges_against_the_direction() {
+    let cases = [
+        // (file, line, expected to be refused)
+        ("config.rs", "use crate::forward::BadHeader;", true),
+        (
+            "forward.rs",
+            "use crate::upstream::{open_http, Calls};",
+            true,
+        ),
+        ("config.rs", "use crate::call::Calls;", true),
+        ("call.rs", "use crate::client::Client;", true),
+        (
+            "headers.rs",
+            "use crate::config::{ServerConfig, Transport};",
+            true,
+        ),
+        (
+            "client/tests.rs",
+            "let hub = crate::upstream::Hub::new(s, d);",
+            true,
+        ),
+        ("upstream.rs", "use crate::forward::Forwarded;", false),
+        (
+            "forward.rs",
+            "use crate::client::{open_http, InitFailure};",
+            false,
+        ),
+        (
+            "config/file.rs",
+            "use super::{ConfigError, Namespace};",
+            false,
+        ),
+        (
+            "config/file.rs",
+            "use super::shape::{self, present};",
+            false,
+        ),
+        (
+            "forward/tests.rs",
+            "crate::config::Config::parse(text, &|_| None)",
+            false,
+        ),
+        ("main.rs", "use disco_gateway::upstream::Hub;", false),
+        ("lib.rs", "pub mod provider; mod wire;", false),
+        // Groups, and paths through a parent.
+        (
+            "call.rs",
+            "use crate::{relay::Heard,\n upstream::Hub};",
+            true,
+        ),
+        (
+            "config.rs",
+            "use crate::{headers::{bearer, header}, client};",
+            true,
+        ),
+        ("call.rs", "use super::client::Client;", true),
+        ("client/tests.rs", "use super::super::upstream::Hub;", true),
+        ("config/file.rs", "use super::super::call::Calls;", true),
+        (
+            "upstream.rs",
+            "use crate::{client::{self, Endpoint}, forward::Forwarded, relay::Heard};",
+            false,
+        ),
+        ("client/tests.rs", "use super::super::relay::Heard;", false),
+        // A name for the root would hide every path through it: refused in every file.
+        (
+            "relay.rs",
+            "use crate as gateway;\nuse gateway::upstream::Hub;",
+            true,
+        ),
+        ("lib.rs", "extern crate self as gateway;", true),
+    ];
+    LAYERS.assert_cases(&cases);
+}
