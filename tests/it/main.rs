@@ -22,6 +22,7 @@ mod catalog_errors;
 mod discovery;
 mod failing_tools;
 mod groups;
+mod guide;
 mod hostile_http;
 mod hostile_stdio;
 mod lint;
