@@ -19,7 +19,7 @@
 //! `DISCO_SEARCH=all|search-first` turns on `tool_search` and `execute_tool`: `all` lists every
 //! tool beside them; `search-first` lists only them and `interop_add` (pinned), so that the rest
 //! must be found. With it, `DISCO_SEMANTIC_MODEL=DIR` ranks by the semantic model in DIR as well
-//! (built with `--features semantic`; README "Search by meaning"), a static model or a
+//! (built with `--features semantic`; the guide's "Semantic search"), a static model or a
 //! transformer, and `DISCO_SEMANTIC_CACHE=DIR` keeps the tools' vectors in DIR between runs;
 //! without it, those variables are not read.
 

@@ -116,6 +116,7 @@ impl ToolProvider for Plugins {
     }
 }
 
+// ANCHOR: server
 /// An rmcp server with prompts and resources of its own, and disco's tools.
 #[derive(Clone)]
 struct MyServer {
@@ -123,10 +124,12 @@ struct MyServer {
     /// clones this server once per session.
     tools: Tools,
 }
+// ANCHOR_END: server
 
 const README_URI: &str = "notes://readme";
 
 impl ServerHandler for MyServer {
+    // ANCHOR: get_info
     fn get_info(&self) -> ServerInfo {
         let mut capabilities = ServerCapabilities::builder()
             .enable_prompts()
@@ -136,6 +139,7 @@ impl ServerHandler for MyServer {
         ServerInfo::new(capabilities)
             .with_server_info(Implementation::new("embedded", env!("CARGO_PKG_VERSION")))
     }
+    // ANCHOR_END: get_info
 
     // ---- this server's own prompts and resources
 
@@ -197,6 +201,7 @@ impl ServerHandler for MyServer {
         .into())
     }
 
+    // ANCHOR: hooks
     // ---- disco's tools: every tools hook forwards to `Tools`
 
     async fn initialize(
@@ -272,6 +277,7 @@ impl ServerHandler for MyServer {
             )),
         }
     }
+    // ANCHOR_END: hooks
 }
 
 #[tokio::main]
@@ -292,6 +298,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(size) => size.parse().map_err(|e| format!("DISCO_PAGE_SIZE: {e}"))?,
         Err(_) => 100,
     };
+    // ANCHOR: into_tools
     let server = Server::from_inventory()
         .page_size(page_size)
         .provider(plugins.clone())
@@ -299,6 +306,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .search(SearchOptions::default().enabled(true));
     *plugins.handle.lock().unwrap_or_else(|e| e.into_inner()) = Some(server.handle());
     let tools = server.into_tools()?;
+    // ANCHOR_END: into_tools
 
     match (stdio, port) {
         (true, None) => {

@@ -18,8 +18,9 @@
 //! them in its library (`src/lib.rs`), since no other binary can link a `src/main.rs`.
 //!
 //! Run from a terminal, a stdio server logs to stderr that it waits for a client, and stops
-//! cleanly when stdin closes before a client spoke; an MCP client starts it itself (see the
-//! README for Claude Desktop, Claude Code, Cursor and VS Code).
+//! cleanly when stdin closes before a client spoke; an MCP client starts it itself (the guide
+//! in the repository's `docs/guide`, "Serving and HTTP security", shows Claude Desktop, Claude
+//! Code, Cursor and VS Code).
 //! [`Server::serve_http`] serves Streamable HTTP at `/mcp` on the address given.
 //!
 //! ## State

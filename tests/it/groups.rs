@@ -1,5 +1,5 @@
 //! Groups: where a tool's group comes from (`group = "..."`, its module, its provider), what
-//! tools/list says of it in `_meta`, and the instructions the README shows, which are these
+//! tools/list says of it in `_meta`, and the instructions the guide shows, which are these
 //! tools' own.
 
 use std::sync::Arc;
@@ -147,20 +147,27 @@ fn a_tools_group_is_its_own_its_modules_or_its_providers() {
     );
 }
 
-/// The README's example is what these tools give, word for word.
+/// The guide's example is what these tools give, word for word.
 #[test]
-fn the_readme_shows_these_tools_instructions() {
+fn the_guide_shows_these_tools_instructions() {
     let c = catalog(true);
     let text = c
         .for_caller(&Caller::anonymous())
         .instructions()
         .expect("instructions");
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = &readme[readme.find("### Groups").expect("a Groups section")..];
+    let chapter = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/guide/src/search.md"
+    ))
+    .unwrap();
+    let section = &chapter[chapter.find("## Groups").expect("a Groups section")..];
     let start = section.find("```text\n").expect("a text block") + "```text\n".len();
     let block = &section[start..start + section[start..].find("```\n").unwrap()];
-    assert_eq!(block.trim_end(), text, "README.md, ### Groups");
+    assert_eq!(
+        block.trim_end(),
+        text,
+        "docs/guide/src/search.md, ## Groups"
+    );
 }
 
 #[test]

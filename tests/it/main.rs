@@ -23,6 +23,7 @@ mod discovery;
 mod failing_tools;
 mod field_reports;
 mod groups;
+mod guide;
 mod hostile_http;
 mod hostile_stdio;
 mod lint;
