@@ -8,15 +8,20 @@
 //!   with its reason): then refused, with the intended tool among the suggestions;
 //! - `no_fix` and `ambiguous`: never corrected, to any tool.
 //!
-//! The `key` rows are argument keys, not names: the argument corpus's business.
+//! The `key` rows are argument keys: each is sent to a tool whose only other parameter is
+//! `query`, beside the parameter it meant (for `ambiguous`, the parameter the report names):
+//! `fix` is repaired into it, or, where a rule forbids it (`KEYS_REFUSED`), refused with the
+//! parameter named in the message; `ambiguous` is never repaired.
 //!
 //! `cargo test --test it field_reports -- --nocapture` prints each row's outcome and how many
 //! `fix` rows are corrected.
 
 use std::path::Path;
 
+use disco_runtime::catalog::JsonCatalogProvider;
+use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, CatalogTool};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 const PAIRS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -138,4 +143,72 @@ fn field_reports_of_tool_names() {
     assert!(failures.is_empty(), "{failures:#?}");
     assert_eq!(refused_seen, REFUSED.len());
     assert!(fixes >= 16, "{fixes} fix rows");
+}
+
+/// `fix` key rows that a rule keeps from being repaired, with the rule.
+const KEYS_REFUSED: &[(&str, &str)] = &[
+    (
+        "uri",
+        "`uri` is a word of APIs, never a misspelling of `url`: refused, `url` named",
+    ),
+    (
+        "names",
+        "`names` is a word, and `stationNames` has a word more: no near miss, refused with \
+         `stationNames` among the expected parameters",
+    ),
+];
+
+#[test]
+fn field_reports_of_argument_keys() {
+    let text = std::fs::read_to_string(Path::new(PAIRS)).unwrap();
+    let mut failures = Vec::new();
+    let (mut fixes, mut repaired) = (0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Value = serde_json::from_str(line).unwrap();
+        if row["kind"] != "key" {
+            continue;
+        }
+        let (wrong, intended) = (
+            row["wrong"].as_str().unwrap(),
+            row["intended"].as_str().unwrap(),
+        );
+        let label = row["label"].as_str().unwrap();
+        let value = json!({"tools": [{"name": "t", "description": "",
+            "inputSchema": {"type": "object", "properties": {
+                intended: {"type": "string"}, "query": {"type": "string"}}},
+            "annotations": {"readOnlyHint": true}}]});
+        let catalog = Catalog::builder()
+            .provider(JsonCatalogProvider::from_value(&value).unwrap())
+            .from_specs([])
+            .unwrap();
+        let tool = catalog.get("t").unwrap();
+        let args: Map<String, Value> = [(wrong.to_string(), json!("x"))].into_iter().collect();
+        let outcome = prepare(tool, args, Repair::Safe);
+        let into = outcome
+            .as_ref()
+            .ok()
+            .filter(|p| p.arguments.contains_key(intended));
+        println!(
+            "{label:9} key {wrong} -> {intended}: {:?}",
+            outcome.as_ref().map(|p| &p.arguments)
+        );
+        match label {
+            "fix" => {
+                fixes += 1;
+                let refused = KEYS_REFUSED.iter().any(|(w, _)| *w == wrong);
+                match (&outcome, refused) {
+                    (Ok(_), false) if into.is_some() => repaired += 1,
+                    (Err(message), true) if message.contains(&format!("`{intended}`")) => {}
+                    _ => failures.push(format!("{wrong} -> {intended}: {outcome:?}")),
+                }
+            }
+            _ => {
+                if into.is_some() {
+                    failures.push(format!("{label} {wrong} repaired into {intended}"));
+                }
+            }
+        }
+    }
+    println!("key fix rows repaired: {repaired} of {fixes}");
+    assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -7,12 +7,14 @@
 //!    (English, a word of APIs, or a word of the catalog the caller sees) is never read as a
 //!    misspelling of a different word, unless the two are forms of one lemma (`created` for
 //!    `create`): `payee` is not `payer`, `lte` is not `lt`, `ad` is not `add`.
-//! 2. A non-word is a misspelling of catalog word W only when nothing that competes with W is
-//!    as close: no word opposed to W (its opposites, its role partner, W negated), no other
-//!    word of the catalog, no word of APIs. English words that are not in the catalog do not
-//!    compete (`serch` is `search`, although `perch` is one edit away). `mn` is one edit from
-//!    `min` and two from `max`, so it is not `max`; `eclude` is one edit from `exclude`, so it
-//!    is not `include`.
+//! 2. A non-word is a misspelling of catalog word W only when nothing opposed to W is as close:
+//!    its opposites, its role partner, W negated, a word of APIs opposed to it. `mn` is one edit
+//!    from `min` and two from `max`, so it is not `max`; `eclude` is one edit from `exclude`,
+//!    so it is not `include`. English words that are not in the catalog do not compete (`serch`
+//!    is `search`, although `perch` is one edit away); another word of the catalog competes
+//!    through its tool, by the margin of the name tier (`name/decide.rs`), and another field by
+//!    the margin of `args/keys.rs`; a word of APIs that is not opposed to W does not compete
+//!    (measured on the name corpora, it refused 10 typo corrections and kept no meaning).
 //!
 //! When a rival opposed to W is at least as close, the reading is [`Reading::Opposed`]: never
 //! corrected, never suggested, never advised. Any other rival, or a known word, gives
@@ -65,11 +67,11 @@ pub(crate) fn opposed_rivals(word: &str) -> Vec<String> {
     if word.len() >= 3 {
         for prefix in NEGATIONS {
             out.push(format!("{prefix}{word}"));
-            // Un-negated only where what remains is a word (`unlock` -> `lock`): `nodes` is
-            // not `no` + `des`.
+            // Un-negated where what remains is a word or a stem of four letters or more
+            // (`unlock` -> `lock`, `detokenize` -> `tokenize`): `nodes` is not `no` + `des`.
             if let Some(rest) = word
                 .strip_prefix(prefix)
-                .filter(|r| r.len() >= 3 && is_known_word(r))
+                .filter(|r| r.len() >= 4 || (r.len() >= 3 && is_known_word(r)))
             {
                 out.push(rest.to_string());
             }

@@ -32,6 +32,11 @@ pub mod lexicon {
         crate::resolve::polarity::opposed(a, b)
     }
 
+    /// The curated pairs of opposed words: the opposites table and the families of API words.
+    pub fn curated_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
+        crate::resolve::polarity::curated_pairs()
+    }
+
     /// Every pair of opposed words the tables and WordNet give, curated pairs first.
     pub fn opposed_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
         crate::resolve::polarity::curated_pairs().chain(crate::text::lexicon::antonyms())

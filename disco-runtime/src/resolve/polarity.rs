@@ -479,7 +479,7 @@ pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
             }
             let opposed = roles_opposed(x.roles, y.roles);
             if x_stem == y_stem {
-                if !stem_is_word(i, a) {
+                if !stem_is_word(i, a, y) {
                     continue;
                 }
                 best = best.max(if opposed {
@@ -541,10 +541,16 @@ fn prefix_added(a: &str, b: &str) -> Affixes {
     // `ppayer` is `payer`, but `reinstall` is another word than `install`.
     let extra = &long[..long.len() - short.len()];
     let extra = extra.strip_suffix(['_', '-']).unwrap_or(extra);
+    // A full prefix before four letters or more is one whatever the lexicon knows
+    // (`detokenize`); a weak one (`a`, `in`) only before a known word (`aable`, not `agency`).
+    let stem_ok = |affix: &Affix| {
+        super::vocab::is_known_word(short) || (!affix.weak && short.chars().count() >= 4)
+    };
     if extra.chars().count() <= 3
         && short.chars().take(MIN_STEM).count() == MIN_STEM
-        && AFFIXES.iter().any(|affix| affix.text == extra)
-        && super::vocab::is_known_word(short)
+        && AFFIXES
+            .iter()
+            .any(|affix| affix.text == extra && stem_ok(affix))
     {
         Affixes::Changed
     } else {
@@ -664,7 +670,7 @@ fn affixes_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
                 continue;
             }
             if x_stem == y_stem {
-                if stem_is_word(i, a) {
+                if stem_is_word(i, a, y) {
                     return true;
                 }
                 continue;
@@ -716,13 +722,15 @@ pub(crate) fn prefixed_form(word: &str, base: &str) -> bool {
     prefix_roles(word, base).is_some()
 }
 
-/// For a request word `a` read bare (`i == 0`) against a catalog word that is it behind a
-/// prefix: whether `a` is a word. An edit is an affix change only when what remains is a known
-/// word: the catalog's own word is one (`aisothermal` against `isothermal` is a negation), a
-/// request's letters are one only when the lexicon says so (`gency` is `agency` with its first
-/// letter dropped, not a word `a` negates).
-fn stem_is_word(i: usize, a: &str) -> bool {
-    i > 0 || super::vocab::is_known_word(a)
+/// For a request word `a` read bare (`i == 0`) against a catalog word that is it behind prefix
+/// `y`: whether `a` counts as the stem `y` stands before. A full prefix always makes a word of
+/// its own (`tokenize` against `detokenize`, whatever the lexicon says of `tokenize`); a weak
+/// one (`a`, `in`, `im`, ...) begins many plain words, so there the edit is an affix change
+/// only when what remains is a known word: the catalog's own word is one (`aisothermal`
+/// against `isothermal` is a negation), a request's letters are one only when the lexicon says
+/// so (`gency` is `agency` with its first letter dropped).
+fn stem_is_word(i: usize, a: &str, y: &Affix) -> bool {
+    i > 0 || !y.weak || super::vocab::is_known_word(a)
 }
 
 /// Whether the table (with synonyms) says two words are opposites.

@@ -66,11 +66,7 @@ impl NameIndex {
         if !list.iter().any(|e| e.2 == Kind::Typo) {
             return;
         }
-        let seen = |word: &str| {
-            self.postings
-                .get(word)
-                .is_some_and(|forms| forms.iter().any(|&f| visible(self.forms[f as usize].tool)))
-        };
+        let seen = |word: &str| self.visible_word(word, visible);
         let (raw, stem) = (query.raw[i].as_str(), query.stems[i].as_str());
         // Known as written, or as a catalog word; a singular made by rule is no word of its
         // own (`nots` is not `not`).
@@ -81,7 +77,22 @@ impl NameIndex {
         // `plot_sine_wave` although `poll` is a word of another tool).
         for entry in list.iter_mut().filter(|e| e.2 == Kind::Typo) {
             let d = (entry.1 / UNIT) as usize;
-            entry.2 = match read_word(stem, entry.0, d, known, std::iter::empty()) {
+            // The word as written is weighed too: `moonlets` is a misspelled `moonless` (the
+            // opposite of `moonlit`) though its rule-made singular `moonlet` is closer to
+            // `moonlit`.
+            let by_stem = read_word(stem, entry.0, d, known, std::iter::empty());
+            let by_raw = if raw == stem {
+                by_stem
+            } else {
+                let d_raw = strsim::osa_distance(raw, entry.0);
+                read_word(raw, entry.0, d_raw, known, std::iter::empty())
+            };
+            let reading = if by_raw == Reading::Opposed {
+                by_raw
+            } else {
+                by_stem
+            };
+            entry.2 = match reading {
                 Reading::Typo => Kind::Typo,
                 Reading::Guess | Reading::Word => Kind::Guess,
                 Reading::Opposed => Kind::Opposed,
@@ -266,7 +277,9 @@ impl NameIndex {
                     budget -= 1;
                 }
                 let letters = by_letters.binary_search(&f).is_ok();
-                let known = |w: &str| self.postings.contains_key(w);
+                // Words of tools the caller can see only: a hidden tool's word must not decide
+                // whether a request word negates a known one (`disarm` beside a hidden `arm`).
+                let known = |w: &str| self.visible_word(w, visible);
                 let candidate = score(query, form, &expansions, letters, &known);
                 match best.get(&form.tool) {
                     Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {

@@ -8,8 +8,8 @@ use super::relation;
 use super::NameIndex;
 use crate::resolve::meaning::{opposed_rivals, read_letters_within, Reading};
 use crate::resolve::polarity::{
-    fused_affixes, fused_table, is_negation, negated_form, opposed_words, prefixed_form,
-    typo_allowance, Affixes,
+    fused_affixes, fused_table, ids_opposed, is_negation, negated_form, opposed_words,
+    prefixed_form, typo_allowance, Affixes,
 };
 use crate::resolve::vocab::is_known_word;
 
@@ -33,6 +33,7 @@ pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
     }
     if opposed_words(&query.raw, &form.raw, true)
         || opposed_words(&query.stems, &form.stems, false)
+        || inflected_opposed(query, form)
         || relation::moved(query, form)
     {
         return true;
@@ -124,4 +125,18 @@ fn misspelled_opposite(query: &Query, form: &Form) -> bool {
     // than from the tool's own.
     let d = strsim::osa_distance(&query.compact, &form.compact);
     d > 0 && read_letters_within(&query.compact, &form.raw, d, 2) == Reading::Opposed
+}
+
+/// A word on one side only that is an inflection of the opposite of a word on the other side
+/// only (`get_created_items` against `get_deleted_items`, `list_started_instances` against
+/// `list_stopped_instances`): the table knows the lemmas, the guard reads the inflections.
+fn inflected_opposed(query: &Query, form: &Form) -> bool {
+    let ids = query.raw_inflected();
+    (0..query.raw.len()).any(|i| {
+        !form.raw.iter().any(|f| **f == *query.raw[i])
+            && (0..form.raw.len()).any(|j| {
+                !query.raw.iter().any(|q| *q == *form.raw[j])
+                    && ids_opposed(ids[i].as_deref(), form.raw_inflected[j].as_deref())
+            })
+    })
 }

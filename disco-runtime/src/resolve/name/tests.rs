@@ -1433,3 +1433,35 @@ fn fused_names_are_segmented_only_into_the_same_words() {
         assert_eq!(resolved(&ix, request), None, "{request}");
     }
 }
+
+/// Review cases: a full prefix before a word the lexicon lacks is still a prefix
+/// (`tokenize` is never `detokenize`); a hidden tool's word never decides whether a request
+/// word negates one (`write_disarm_file` beside a hidden `arm_alarm`); inflected opposites are
+/// never suggested (`get_created_items` never offers `get_deleted_items`); WordNet's exception
+/// lists hold (`liver` is no form of `live`).
+#[test]
+fn review_cases_of_the_rules_of_meaning() {
+    let ix = index(&[("detokenize_text", false), ("retokenize_text", false)]);
+    assert_eq!(resolved(&ix, "tokenize_text"), None);
+    let ix = index(&[("write_file", false), ("arm_alarm", false)]);
+    let visible = |t: usize| t == 0;
+    let smaller = index(&[("write_file", false)]);
+    for request in ["write_disarm_file", "write_file_disarm"] {
+        assert_eq!(
+            ix.resolve(request, &visible, Policy::Safe, None),
+            smaller.resolve(request, &|_| true, Policy::Safe, None),
+            "{request}"
+        );
+    }
+    let ix = index(&[
+        ("get_deleted_items", false),
+        ("list_stopped_instances", false),
+    ]);
+    for request in ["get_created_items", "list_started_instances"] {
+        let r = resolve(&ix, request);
+        assert_eq!(r.outcome, Outcome::Unknown, "{request}");
+        assert!(r.suggestions.is_empty(), "{request}: {:?}", r.suggestions);
+    }
+    let ix = index(&[("get_live_panel", false)]);
+    assert_eq!(resolved(&ix, "get_liver_panel"), None);
+}

@@ -93,9 +93,13 @@ def lemmas(word, index, exceptions):
     for p in POS:
         if word in index[p]:
             out.add(word)
-        for base in exceptions[p].get(word, ()):
-            if base in index[p]:
-                out.add(base)
+        # As morphy does: a word in a part of speech's exception list takes its bases from
+        # there and no rule applies (`liver liver` in adj.exc keeps `liver` from `live`).
+        if word in exceptions[p]:
+            for base in exceptions[p][word]:
+                if base in index[p]:
+                    out.add(base)
+            continue
         for suffix, ending in RULES[p]:
             if word.endswith(suffix) and len(word) > len(suffix):
                 base = word[: -len(suffix)] + ending
