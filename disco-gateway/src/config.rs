@@ -82,7 +82,8 @@ impl fmt::Debug for ServerConfig {
 pub enum Namespace {
     /// `server{sep}tool` (default `.`, the MCP naming rule's advice for aggregators).
     Separator(String),
-    /// The upstream's own names; a name two servers share is an error naming both.
+    /// The upstream's own names; of two servers offering one name (or names that read the
+    /// same), the one listed first in the configuration keeps it (provider.rs).
     None,
 }
 
@@ -147,7 +148,8 @@ impl Default for DiscoConfig {
 
 #[derive(Clone)]
 pub struct Config {
-    /// Sorted by name.
+    /// In the order of the file: under `"namespace": "none"` the first keeps a name two
+    /// servers offer.
     pub servers: Vec<ServerConfig>,
     pub disco: DiscoConfig,
 }
@@ -191,7 +193,7 @@ impl Config {
             return Err(err("mcpServers", "missing: no servers to serve"));
         };
         let mut servers = Vec::new();
-        for (name, entry) in entries {
+        for (name, entry) in entries.0 {
             if name.is_empty() {
                 return Err(err("mcpServers", "a server name must not be empty"));
             }
@@ -199,7 +201,6 @@ impl Config {
                 servers.push(server);
             }
         }
-        servers.sort_by(|a, b| a.name.cmp(&b.name));
         let disco = match file.disco {
             None => DiscoConfig::default(),
             Some(d) => disco(d.0, vars)?,

@@ -7,9 +7,11 @@
 //! only the modules below it (ARCHITECTURE.md, "The layers of disco-gateway"):
 //!
 //! ```text
-//! provider -> upstream -> forward -> client -> {call, config} -> {relay, wire, headers}
+//! lint -> provider -> upstream -> forward -> client -> {admit, call, config} -> {relay, wire, headers, text}
 //! ```
 
+#[doc(hidden)]
+pub mod admit;
 mod call;
 mod client;
 #[doc(hidden)]
@@ -18,8 +20,11 @@ pub mod config;
 pub mod forward;
 mod headers;
 #[doc(hidden)]
+pub mod lint;
+#[doc(hidden)]
 pub mod provider;
 mod relay;
+mod text;
 #[doc(hidden)]
 pub mod upstream;
 mod wire;

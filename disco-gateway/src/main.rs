@@ -181,8 +181,9 @@ fn search_options(config: &Config) -> SearchOptions {
         })
 }
 
-/// Starts the upstreams and waits for them (or the start-up timeout); refuses colliding names.
-async fn start(config: &Config) -> Result<(Arc<Hub>, GatewayProvider), String> {
+/// Starts the upstreams and waits for them (or the start-up timeout). Nothing an upstream
+/// lists stops the gateway: a tool that cannot be served is left out and logged.
+async fn start(config: &Config) -> (Arc<Hub>, GatewayProvider) {
     let hub = Hub::new(config.servers.clone(), config.disco.clone());
     hub.start();
     let late = hub.settle(config.disco.startup_timeout).await;
@@ -190,11 +191,7 @@ async fn start(config: &Config) -> Result<(Arc<Hub>, GatewayProvider), String> {
         tracing::warn!(servers = ?late, "serving without these upstreams for now; they join when ready");
     }
     let provider = GatewayProvider::new(hub.clone());
-    let (tools, collisions) = provider.current();
-    if let Some(c) = collisions.first() {
-        hub.stop().await;
-        return Err(c.to_string());
-    }
+    let (tools, _) = provider.current();
     for (what, map) in [
         ("aliases", &config.disco.aliases),
         ("keywords", &config.disco.keywords),
@@ -205,7 +202,7 @@ async fn start(config: &Config) -> Result<(Arc<Hub>, GatewayProvider), String> {
             }
         }
     }
-    Ok((hub, provider))
+    (hub, provider)
 }
 
 /// Who may see what: a token's servers and extra tools; callers without a token entry (stdio,
@@ -244,7 +241,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             );
         }
     }
-    let (hub, provider) = start(&config).await?;
+    let (hub, provider) = start(&config).await;
     let mut server = Server::from_inventory()
         .name("disco-gateway")
         .version(env!("CARGO_PKG_VERSION"))
@@ -336,16 +333,16 @@ async fn stop_signal() {
 }
 
 /// The merged catalog, as the server would build it, for docs and lint.
-async fn catalog(config: &Config) -> Result<(Arc<Hub>, Catalog), String> {
-    let (hub, provider) = start(config).await?;
+async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog), String> {
+    let (hub, provider) = start(config).await;
     let built = Catalog::builder()
         .server_name("disco-gateway")
-        .provider(provider)
+        .provider(provider.clone())
         .search(search_options(config))
         .default_timeout(config.disco.call_timeout)
         .from_inventory();
     match built {
-        Ok(c) => Ok((hub, c)),
+        Ok(c) => Ok((hub, provider, c)),
         Err(e) => {
             hub.stop().await;
             Err(e.to_string())
@@ -358,7 +355,7 @@ async fn run(args: Args) -> Result<ExitCode, String> {
     match args.command.as_deref() {
         None => serve(args, config).await.map(|()| ExitCode::SUCCESS),
         Some("docs") => {
-            let (hub, catalog) = catalog(&config).await?;
+            let (hub, _, catalog) = catalog(&config).await?;
             let out = match &args.out {
                 Some(dir) => docs::write(&catalog, dir, false)
                     .map(|report| {
@@ -376,15 +373,20 @@ async fn run(args: Args) -> Result<ExitCode, String> {
             out.map(|()| ExitCode::SUCCESS)
         }
         Some(_) => {
-            let (hub, catalog) = catalog(&config).await?;
+            let (hub, provider, catalog) = catalog(&config).await?;
             let findings = lint::lint(&catalog, &LintOptions::default());
             for f in &findings {
                 println!("{f}");
             }
-            let worst = lint::worst(&findings);
+            // The upstreams' tools the gateway left out, and names too alike to tell apart.
+            let gateway = disco_gateway::lint::findings(&hub, &provider);
+            for f in &gateway {
+                println!("{f}");
+            }
+            let worst = lint::worst(&findings).max(gateway.iter().map(|f| f.severity).max());
             println!(
                 "{} finding(s); worst: {}",
-                findings.len(),
+                findings.len() + gateway.len(),
                 worst
                     .map(|s| s.to_string())
                     .unwrap_or_else(|| "none".into())

@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 
 use disco_runtime::rmcp;
 use disco_runtime::Context;
-use rmcp::model::{CallToolResult, ClientRequest, PingRequest, ServerResult, Tool};
+use rmcp::model::{
+    CallToolResult, ClientRequest, ListToolsRequest, PaginatedRequestParams, PingRequest,
+    ServerResult,
+};
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{Peer, RoleClient};
@@ -20,6 +23,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
+use crate::admit::{self, Admitted};
 use crate::call::{call_on, error, Calls};
 use crate::client::{http_config, serve_within, Client, Running};
 use crate::config::{DiscoConfig, ServerConfig, Transport};
@@ -50,9 +54,10 @@ pub enum Status {
 struct Live {
     status: Status,
     peer: Option<Peer<RoleClient>>,
-    /// What it served when it was last up: kept while it is down, so that a call to one of
-    /// them gets an answer naming the server instead of "unknown tool".
-    tools: Arc<Vec<Tool>>,
+    /// What it served when it was last up, with the tools its last listing left out: kept
+    /// while it is down, so that a call to one of them gets an answer naming the server
+    /// instead of "unknown tool".
+    listed: Arc<Admitted>,
 }
 
 /// One upstream server.
@@ -112,7 +117,7 @@ impl Hub {
                         live: RwLock::new(Live {
                             status: Status::Starting,
                             peer: None,
-                            tools: Arc::new(Vec::new()),
+                            listed: Arc::default(),
                         }),
                         calls: Arc::default(),
                         forwarded,
@@ -192,18 +197,30 @@ impl Upstream {
             .clone()
     }
 
-    /// The tools it serves when up, or served when last up, and whether it is up.
-    pub fn tools(&self) -> (Arc<Vec<Tool>>, bool) {
+    /// The tools it serves when up, or served when last up (with those its listing left
+    /// out), and whether it is up.
+    pub fn tools(&self) -> (Arc<Admitted>, bool) {
         let live = self.live.read().unwrap_or_else(|e| e.into_inner());
-        (live.tools.clone(), live.peer.is_some())
+        (live.listed.clone(), live.peer.is_some())
     }
 
     /// Up, with its tools.
-    fn set_up(&self, peer: Peer<RoleClient>, tools: Vec<Tool>) {
+    fn set_up(&self, peer: Peer<RoleClient>, listed: Admitted) {
+        for r in &listed.refused {
+            tracing::error!(
+                server = %self.config.name,
+                tool = %r.tool,
+                reason = %r.why,
+                "upstream tool left out; the server's other tools serve"
+            );
+        }
+        for (tool, note) in &listed.notes {
+            tracing::warn!(server = %self.config.name, tool = %admit::shown(tool), problem = %note, "upstream tool served with a schema problem");
+        }
         let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
         live.status = Status::Ready;
         live.peer = Some(peer);
-        live.tools = Arc::new(tools);
+        live.listed = Arc::new(listed);
     }
 
     /// Down: its last tools are kept (hidden by the provider); the connections with callers'
@@ -472,11 +489,11 @@ async fn connect(
             (running, None)
         }
     };
-    let tools = match tokio::time::timeout(timeout, running.peer().list_all_tools()).await {
+    let tools = match tokio::time::timeout(timeout, list_tools(running.peer())).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(e)) => {
             let _ = running.cancel().await;
-            return Err((format!("tools/list failed: {e}"), group));
+            return Err((e, group));
         }
         Err(_) => {
             let _ = running.cancel().await;
@@ -486,7 +503,7 @@ async fn connect(
             ));
         }
     };
-    tracing::info!(server = %upstream.config.name, tools = tools.len(), "upstream ready");
+    tracing::info!(server = %upstream.config.name, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream ready");
     // Before calls can find the main connection: a call then never finds the callers'
     // connections still closed from the last run.
     if let Some(forwarded) = &upstream.forwarded {
@@ -495,6 +512,39 @@ async fn connect(
     upstream.set_up(running.peer().clone(), tools);
     hub.changed.notify_one();
     Ok((running, rx, group))
+}
+
+/// Lists every tool page and admits each entry on its own (admit.rs): an unusable entry costs
+/// its own tool, never the listing.
+async fn list_tools(peer: &Peer<RoleClient>) -> Result<Admitted, String> {
+    let mut admitted = Admitted::default();
+    let mut cursor: Option<String> = None;
+    let mut index = 0;
+    loop {
+        let params = cursor
+            .take()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let request = ClientRequest::ListToolsRequest(ListToolsRequest {
+            method: Default::default(),
+            params,
+            extensions: Default::default(),
+        });
+        let result = peer
+            .send_request(request)
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let (entries, next) = admit::page(result)?;
+        for entry in entries {
+            admitted.entry(index, entry);
+            index += 1;
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    admitted.drop_duplicates();
+    Ok(admitted)
 }
 
 /// Serves one connection until it closes or the gateway shuts down; relists on list_changed.
@@ -541,9 +591,9 @@ async fn watch(
             }
             Some(()) = relist.recv() => {
                 while relist.try_recv().is_ok() {}
-                match tokio::time::timeout(hub.disco.startup_timeout, peer.list_all_tools()).await {
+                match tokio::time::timeout(hub.disco.startup_timeout, list_tools(&peer)).await {
                     Ok(Ok(tools)) => {
-                        tracing::info!(server = %upstream.config.name, tools = tools.len(), "upstream tools changed");
+                        tracing::info!(server = %upstream.config.name, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream tools changed");
                         upstream.set_up(peer.clone(), tools);
                         hub.changed.notify_one();
                     }

@@ -20,13 +20,14 @@ use std::time::Duration;
 
 use disco_runtime::rmcp;
 use rmcp::model::{
-    CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcVersion2_0,
-    RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientNotification, ClientRequest, CustomResult, JsonRpcMessage,
+    JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
 use serde::Deserialize;
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::Mutex;
@@ -267,9 +268,161 @@ fn parse(line: &[u8], calls: &Pending) -> Option<ServerJsonRpcMessage> {
             Some(message)
         }
         Err(e) => {
+            // A tool's schema nested too deep for serde_json's limit (128 levels) fails the
+            // whole answer to tools/list; read here, it costs that tool alone.
+            if e.to_string().starts_with("recursion limit exceeded") {
+                if let Some(message) = deep_list(line) {
+                    return Some(message);
+                }
+            }
             tracing::debug!(error = %e, "upstream: a line that is no MCP message, skipped");
             None
         }
+    }
+}
+
+/// A key of `_meta` this reader puts in a tool entry it could not read whole (nested deeper
+/// than [`MAX_ENTRY_DEPTH`]); admit.rs leaves such a tool out with the reason the key holds.
+/// An upstream that writes the key itself only leaves out its own tool.
+pub(crate) const UNREADABLE: &str = "disco-gateway/unreadable";
+
+/// How deep a tool entry of a `tools/list` answer is read: the entry sits 4 levels down the
+/// message, and 4 + 100 stays within serde_json's 128. Deeper parts are skipped (serde's
+/// skipping keeps no stack), and the entry is marked [`UNREADABLE`].
+pub(crate) const MAX_ENTRY_DEPTH: usize = 100;
+
+/// An answer to `tools/list` too deep for rmcp's parse, read entry by entry: a CustomResult
+/// that admit.rs reads like any page rmcp could not type. `None` for any other line.
+fn deep_list(line: &[u8]) -> Option<ServerJsonRpcMessage> {
+    let answer: DeepAnswer = serde_json::from_slice(line).ok()?;
+    let mut result = serde_json::Map::new();
+    result.insert(
+        "tools".into(),
+        Value::Array(answer.result.tools.into_iter().map(|e| e.0).collect()),
+    );
+    if let Some(cursor) = answer.result.next_cursor {
+        result.insert("nextCursor".into(), cursor);
+    }
+    Some(JsonRpcMessage::response(
+        ServerResult::CustomResult(CustomResult(Value::Object(result))),
+        answer.id,
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeepAnswer {
+    #[serde(rename = "jsonrpc")]
+    _jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    result: DeepResult,
+}
+
+#[derive(Deserialize)]
+struct DeepResult {
+    tools: Vec<DeepEntry>,
+    #[serde(rename = "nextCursor", default)]
+    next_cursor: Option<Value>,
+}
+
+/// One tool entry, read down to [`MAX_ENTRY_DEPTH`] levels.
+struct DeepEntry(Value);
+
+impl<'de> Deserialize<'de> for DeepEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::DeserializeSeed;
+        let cut = std::cell::Cell::new(false);
+        let mut value = Bounded {
+            depth: MAX_ENTRY_DEPTH,
+            cut: &cut,
+        }
+        .deserialize(deserializer)?;
+        if cut.get() {
+            if let Value::Object(entry) = &mut value {
+                let why = format!("its entry is nested deeper than {MAX_ENTRY_DEPTH} levels");
+                let mut meta = serde_json::Map::new();
+                meta.insert(UNREADABLE.into(), Value::String(why));
+                entry.insert("_meta".into(), Value::Object(meta));
+            }
+        }
+        Ok(DeepEntry(value))
+    }
+}
+
+/// A JSON value read down to `depth` more levels; below, arrays and objects are skipped and
+/// `cut` is set.
+struct Bounded<'a> {
+    depth: usize,
+    cut: &'a std::cell::Cell<bool>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Bounded<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Bounded<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        if self.depth == 0 {
+            self.cut.set(true);
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            return Ok(Value::Array(out));
+        }
+        while let Some(v) = seq.next_element_seed(Bounded {
+            depth: self.depth - 1,
+            cut: self.cut,
+        })? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        if self.depth == 0 {
+            self.cut.set(true);
+            while map
+                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                .is_some()
+            {}
+            return Ok(Value::Object(out));
+        }
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Bounded {
+                depth: self.depth - 1,
+                cut: self.cut,
+            })?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
     }
 }
 

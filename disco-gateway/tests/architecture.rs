@@ -1,7 +1,7 @@
 //! The layers of disco-gateway point one way (ARCHITECTURE.md, "The layers of disco-gateway"):
 //!
 //! ```text
-//! provider -> upstream -> forward -> client -> {call, config} -> {relay, wire, headers}
+//! lint -> provider -> upstream -> forward -> client -> {admit, call, config} -> {relay, wire, headers, text}
 //! ```
 //!
 //! A module may name only modules of a lower layer (and itself, and its own children); the
@@ -24,12 +24,15 @@ const LAYERS: Layers = Layers {
         ("headers", 0),
         ("relay", 0),
         ("wire", 0),
+        ("text", 0),
+        ("admit", 1),
         ("call", 1),
         ("config", 1),
         ("client", 2),
         ("forward", 3),
         ("upstream", 4),
         ("provider", 5),
+        ("lint", 6),
     ],
 };
 

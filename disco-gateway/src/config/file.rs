@@ -30,7 +30,7 @@ use super::{ConfigError, ExposureKind, Namespace};
 #[serde(deny_unknown_fields)]
 pub(super) struct File {
     #[serde(rename = "mcpServers", default, deserialize_with = "servers")]
-    pub(super) mcp_servers: Option<BTreeMap<String, Object<Server>>>,
+    pub(super) mcp_servers: Option<Servers>,
     #[serde(default, deserialize_with = "present")]
     pub(super) disco: Option<Object<Disco>>,
 }
@@ -194,9 +194,41 @@ impl<'de> Deserialize<'de> for Tokens {
     }
 }
 
-fn servers<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<BTreeMap<String, Object<Server>>>, D::Error> {
+/// `mcpServers`, in the order the file lists them: under `"namespace": "none"` the server
+/// listed first keeps a name two servers offer. A name given twice is refused (JSON readers
+/// differ on which of the two counts).
+pub(super) struct Servers(pub(super) Vec<(String, Object<Server>)>);
+
+impl<'de> Deserialize<'de> for Servers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct InOrder;
+        impl<'de> serde::de::Visitor<'de> for InOrder {
+            type Value = Servers;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of servers by name")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Servers, A::Error> {
+                let mut servers: Vec<(String, Object<Server>)> = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    if servers.iter().any(|(n, _)| *n == name) {
+                        return Err(serde::de::Error::custom(format!(
+                            "server `{name}` is given twice"
+                        )));
+                    }
+                    let server = map.next_value()?;
+                    servers.push((name, server));
+                }
+                Ok(Servers(servers))
+            }
+        }
+        d.deserialize_map(InOrder)
+    }
+}
+
+fn servers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Servers>, D::Error> {
     shape::object(d, "must be an object of servers by name").map(Some)
 }
 

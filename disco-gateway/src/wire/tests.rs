@@ -2,7 +2,7 @@
 //! call either declines or builds exactly the message rmcp's own parse builds, and the
 //! transport's parse as a whole delivers what rmcp's parse delivers.
 
-use super::{call_result, parse, track, Pending};
+use super::{call_result, parse, track, Pending, UNREADABLE};
 use disco_runtime::rmcp;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
@@ -355,4 +355,49 @@ async fn a_call_that_could_not_be_sent_is_not_kept_pending() {
     // The call that was written still waits for its answer; the one that was not is gone.
     assert!(calls.contains(&NumberOrString::Number(1)));
     assert!(!calls.contains(&NumberOrString::Number(2)));
+}
+
+/// A schema `depth` levels deep.
+fn nested(depth: usize) -> String {
+    let mut schema = String::from("{\"type\":\"object\"}");
+    for _ in 0..depth {
+        schema = format!("{{\"type\":\"object\",\"properties\":{{\"a\":{schema}}}}}");
+    }
+    schema
+}
+
+#[test]
+fn a_schema_too_deep_for_the_parse_costs_its_tool_alone() {
+    // 70 nested properties: 141 levels, past serde_json's 128 for the whole message.
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"result":{{"tools":[{{"name":"ok","inputSchema":{{"type":"object"}}}},{{"name":"deep","inputSchema":{}}}],"nextCursor":"c2"}}}}"#,
+        nested(70)
+    );
+    assert!(serde_json::from_str::<ServerJsonRpcMessage>(&line).is_err());
+    let Some(JsonRpcMessage::Response(answer)) = parse(line.as_bytes(), &pending()) else {
+        panic!("the answer is lost");
+    };
+    assert_eq!(answer.id, NumberOrString::Number(3));
+    let ServerResult::CustomResult(rmcp::model::CustomResult(result)) = answer.result else {
+        panic!("not read entry by entry: {:?}", answer.result);
+    };
+    assert_eq!(result["nextCursor"], "c2");
+    let tools = result["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["name"], "ok");
+    assert!(tools[0].get("_meta").is_none());
+    assert_eq!(tools[1]["name"], "deep");
+    let why = tools[1]["_meta"][UNREADABLE].as_str().unwrap();
+    assert!(why.contains("deeper than 100"), "{why}");
+    // A schema within the limit is read whole, by rmcp.
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"result":{{"tools":[{{"name":"ok","inputSchema":{}}}]}}}}"#,
+        nested(50)
+    );
+    assert!(matches!(
+        parse(line.as_bytes(), &pending()),
+        Some(JsonRpcMessage::Response(r)) if matches!(r.result, ServerResult::ListToolsResult(_))
+    ));
+    // Any other line that deep stays refused.
+    let line = format!(r#"{{"jsonrpc":"2.0","id":5,"result":{}}}"#, nested(70));
+    assert!(parse(line.as_bytes(), &pending()).is_none());
 }
