@@ -65,7 +65,7 @@ impl ClientHandler for Client {
         _context: NotificationContext<RoleClient>,
     ) {
         tracing::debug!(server = %self.server, "log message from upstream");
-        self.calls.log(&self.server, params).await;
+        self.calls.log(&self.server, params);
     }
 
     fn get_info(&self) -> ClientConfig {

@@ -120,11 +120,18 @@ pub struct DiscoConfig {
     /// How long a ping may take before it counts as missed.
     pub ping_timeout: Duration,
     pub namespace: Namespace,
+    /// The most tools one server may list (`disco.maxTools`): one that lists more is refused,
+    /// with a log line saying so, and the others serve.
+    pub max_tools: usize,
     /// Extra aliases and keywords by downstream tool name.
     pub aliases: BTreeMap<String, Vec<String>>,
     pub keywords: BTreeMap<String, Vec<String>>,
     pub tokens: Vec<TokenConfig>,
 }
+
+/// `disco.maxTools` by default: more than any server known lists, and within the gateway's
+/// memory ceiling many times over (BENCHMARKS.md, "The gateway's memory").
+pub const DEFAULT_MAX_TOOLS: usize = 5_000;
 
 impl Default for DiscoConfig {
     fn default() -> Self {
@@ -139,6 +146,7 @@ impl Default for DiscoConfig {
             ping_interval: Some(Duration::from_secs(30)),
             ping_timeout: Duration::from_secs(10),
             namespace: Namespace::Separator(".".into()),
+            max_tools: DEFAULT_MAX_TOOLS,
             aliases: BTreeMap::new(),
             keywords: BTreeMap::new(),
             tokens: Vec::new(),
@@ -487,6 +495,7 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
         ping_interval: d.ping_interval_ms.unwrap_or(default.ping_interval),
         ping_timeout: d.ping_timeout_ms.unwrap_or(default.ping_timeout),
         namespace: d.namespace.unwrap_or(default.namespace),
+        max_tools: d.max_tools.unwrap_or(default.max_tools),
         aliases: words(d.aliases),
         keywords: words(d.keywords),
         tokens: tokens

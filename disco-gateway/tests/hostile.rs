@@ -7,7 +7,7 @@
 #[path = "hostile/harness.rs"]
 mod harness;
 
-use harness::{lint, up, Dir, Gateway};
+use harness::{lint, up, wait_for_file, Dir, Gateway};
 use serde_json::{json, Value};
 
 fn disco(namespace: &str) -> Value {
@@ -237,5 +237,83 @@ fn changes_after_start_up_update_the_rest_of_the_catalog() {
     assert_eq!(gw.call("echo", json!({})).0, "good:echo:{}");
     let log = gw.log();
     assert!(!log.contains("the previous one stays"), "{log}");
+    gw.assert_healthy();
+}
+
+/// A client that stops reading while an upstream floods log messages (30,000 of 8 KiB, 240 MB
+/// in all): the gateway used to keep every one of them (1.8 GB resident at twice the flood). Now at most 256 wait per connection,
+/// the oldest dropped and counted in the log; the call is answered when the client reads
+/// again.
+#[test]
+fn a_log_flood_to_a_client_that_stopped_reading_is_bounded() {
+    let dir = Dir::new("logs");
+    let ups = [up("flood", "log_flood"), up("good", "good")];
+    // The flood takes its time through a debug build: the call must not time out meanwhile.
+    let mut settings = disco(".");
+    settings["callTimeoutMs"] = json!(120_000);
+    let mut gw = Gateway::start(&dir, &ups, settings);
+    let level = gw.request("logging/setLevel", json!({"level": "debug"}));
+    assert!(level.get("result").is_some(), "{level}");
+    gw.pause_reading(true);
+    let call = gw.send_request(
+        "tools/call",
+        json!({"name": "flood.flood", "arguments": {}}),
+    );
+    wait_for_file(&dir.0.join("flood.done"));
+    let peak = gw.peak_rss_kb();
+    eprintln!("peak resident memory while the client was not reading: {peak} kB");
+    assert!(
+        peak < harness::RSS_CEILING_KB,
+        "peak {peak} kB while the client was not reading"
+    );
+    gw.pause_reading(false);
+    let answer = gw.answer(call, "tools/call");
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "flood:flood:{}",
+        "{answer}"
+    );
+    assert_eq!(gw.call("good.echo", json!({})).0, "good:echo:{}");
+    let log = gw.log();
+    assert!(
+        log.contains("log messages of the upstream dropped"),
+        "{log}"
+    );
+    gw.assert_healthy();
+}
+
+/// An upstream whose `nextCursor` never ends, one that repeats its cursor, and one that lists
+/// more than `maxTools` (5,000 by default) are refused, each with a log line naming it and the
+/// bound; the others serve.
+#[test]
+fn listings_are_bounded_in_pages_cursors_and_tools() {
+    let dir = Dir::new("pages");
+    let ups = [
+        up("endless", "endless_cursor"),
+        up("repeat", "repeat_cursor"),
+        up("many", "many_tools"),
+        up("good", "good"),
+    ];
+    let mut gw = Gateway::start(&dir, &ups, disco("."));
+    let names = gw.tool_names();
+    assert_eq!(
+        names.iter().filter(|n| n.starts_with("good.")).count(),
+        2,
+        "{names:?}"
+    );
+    assert!(
+        !names
+            .iter()
+            .any(|n| !n.starts_with("good.") && !n.contains('_')),
+        "{names:?}"
+    );
+    assert_eq!(gw.call("good.echo", json!({})).0, "good:echo:{}");
+    let log = gw.log();
+    for expected in [
+        "server=endless reason=tools/list: refused after 100 pages",
+        "server=repeat reason=tools/list: refused, it gave the cursor `same` twice",
+        "server=many reason=tools/list: refused, it lists more than 5000 tools",
+    ] {
+        assert!(log.contains(expected), "{expected} not in:\n{log}");
+    }
     gw.assert_healthy();
 }

@@ -88,6 +88,8 @@ pub(super) struct Disco {
     pub(super) ping_timeout_ms: Option<Duration>,
     #[serde(default, deserialize_with = "namespace")]
     pub(super) namespace: Option<Namespace>,
+    #[serde(default, deserialize_with = "page_size")]
+    pub(super) max_tools: Option<usize>,
     #[serde(default, deserialize_with = "present")]
     pub(super) aliases: Option<ToolWords>,
     #[serde(default, deserialize_with = "present")]

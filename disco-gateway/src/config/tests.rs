@@ -668,3 +668,32 @@ fn a_disabled_server_is_read_but_not_expanded() {
         .expect("a command of the wrong type was accepted");
     assert_eq!(e.key, "mcpServers.off.command", "{e}");
 }
+
+#[test]
+fn servers_keep_the_order_of_the_file_and_max_tools_is_read() {
+    let c = parse(
+        r#"{"mcpServers": {"zeta": {"command": "z"}, "alpha": {"command": "a"}, "mid": {"command": "m"}},
+            "disco": {"maxTools": 12}}"#,
+    )
+    .unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["zeta", "alpha", "mid"]);
+    assert_eq!(c.disco.max_tools, 12);
+    assert_eq!(
+        parse(r#"{"mcpServers": {"a": {"command": "a"}}}"#)
+            .unwrap()
+            .disco
+            .max_tools,
+        DEFAULT_MAX_TOOLS
+    );
+    refused_at(&[
+        (
+            r#"{"mcpServers": {"a": {"command": "a"}}, "disco": {"maxTools": 0}}"#,
+            "disco.maxTools",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "a"}, "a": {"command": "b"}}}"#,
+            "mcpServers",
+        ),
+    ]);
+}

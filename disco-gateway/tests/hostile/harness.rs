@@ -8,7 +8,8 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -59,7 +60,7 @@ pub fn config(dir: &Dir, upstreams: &[Up], disco: Value) -> PathBuf {
         .map(|u| {
             let server = json!({
                 "command": "python3",
-                "args": [script, u.scenario, u.name],
+                "args": [script, u.scenario, u.name, dir.0],
             });
             format!("{}: {server}", json!(u.name))
         })
@@ -78,6 +79,8 @@ pub struct Gateway {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
+    /// While set, nothing is read from the gateway: a client that stopped reading.
+    paused: Arc<AtomicBool>,
     next: u64,
     log: PathBuf,
 }
@@ -99,10 +102,20 @@ impl Gateway {
         let stdin = child.stdin.take().expect("its stdin");
         let stdout = child.stdout.take().expect("its stdout");
         let (tx, lines) = mpsc::channel();
+        let paused = Arc::new(AtomicBool::new(false));
+        let pause = paused.clone();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+            let mut stdout = BufReader::new(stdout);
+            loop {
+                while pause.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let mut line = String::new();
+                match stdout.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                if tx.send(line.trim_end().to_string()).is_err() {
                     break;
                 }
             }
@@ -111,6 +124,7 @@ impl Gateway {
             child,
             stdin,
             lines,
+            paused,
             next: 0,
             log,
         };
@@ -122,6 +136,20 @@ impl Gateway {
         assert!(init.get("result").is_some(), "initialize: {init}");
         gateway.notify("notifications/initialized", json!({}));
         gateway
+    }
+
+    /// Stops reading the gateway's output (it fills the pipe, and the gateway's writes wait),
+    /// or reads it again.
+    pub fn pause_reading(&self, paused: bool) {
+        self.paused.store(paused, Ordering::Release);
+    }
+
+    /// Sends a request without waiting for its answer; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> u64 {
+        self.next += 1;
+        let id = self.next;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {
@@ -139,9 +167,12 @@ impl Gateway {
     /// Sends a request and returns its answer (the whole JSON-RPC message), within
     /// [`LIVENESS`]; notifications in between are skipped.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = self.next;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let id = self.send_request(method, params);
+        self.answer(id, method)
+    }
+
+    /// The answer to request `id`, within [`LIVENESS`].
+    pub fn answer(&mut self, id: u64, method: &str) -> Value {
         let deadline = Instant::now() + LIVENESS;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -253,6 +284,7 @@ impl Gateway {
         let ping = self.request("ping", json!({}));
         assert!(ping.get("result").is_some(), "ping: {ping}");
         let peak = self.peak_rss_kb();
+        eprintln!("the gateway's peak resident memory: {peak} kB");
         assert!(
             peak < RSS_CEILING_KB,
             "peak resident memory {peak} kB, over the ceiling of {RSS_CEILING_KB} kB"
@@ -264,6 +296,18 @@ impl Drop for Gateway {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Waits, within [`LIVENESS`], for the file an upstream leaves when its flood is written.
+pub fn wait_for_file(path: &Path) {
+    let deadline = Instant::now() + LIVENESS;
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{path:?} not within {LIVENESS:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -1,8 +1,9 @@
 """A scripted MCP upstream for the gateway's hostile suite (tests/hostile.rs): raw JSON-RPC over
 stdio, one line a message, no SDK, so that it can say what no SDK would.
 
-    python3 upstream.py SCENARIO LABEL
+    python3 upstream.py SCENARIO LABEL [DIR]
 
+DIR, when given, is where the upstream leaves a file `LABEL.done` once a flood is written.
 LABEL is put in every answer, so that a test knows which upstream answered. Each scenario is a
 function below that gives the tools of a `tools/list` page (and the next cursor) and may answer
 a call its own way; `good` is the well-behaved upstream beside the hostile ones.
@@ -15,6 +16,10 @@ import time
 
 SCENARIO = sys.argv[1]
 LABEL = sys.argv[2] if len(sys.argv) > 2 else SCENARIO
+DIR = sys.argv[3] if len(sys.argv) > 3 else None
+# The log flood: this many messages of this many bytes each.
+FLOOD_MESSAGES = 30_000
+FLOOD_BYTES = 8 * 1024
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
 # How many times the tools changed (a call to `mutate` changes them).
 state = {"changed": 0}
@@ -72,6 +77,17 @@ def tools_of(scenario: str, cursor):
         return [tool("shared"), tool(f"only_{LABEL}")], None
     if scenario == "look_alike":
         return [tool("\uff45\uff43\uff48\uff4f"), tool(f"only_{LABEL}")], None
+    if scenario == "endless_cursor":
+        page = int(cursor[1:]) if cursor else 0
+        return [tool(f"t{page}")], f"c{page + 1}"
+    if scenario == "repeat_cursor":
+        return [tool("t")], "same"
+    if scenario == "many_tools":
+        page = int(cursor) if cursor else 0
+        tools = [tool(f"t{page * 1000 + i}") for i in range(1000)]
+        return tools, (str(page + 1) if page < 5 else None)
+    if scenario == "log_flood":
+        return [tool("flood")], None
     if scenario == "mutating":
         if state["changed"] == 0:
             return [tool("fine"), tool("mutate")], None
@@ -102,6 +118,15 @@ def answer(request: dict) -> None:
     elif method == "tools/call":
         params = request.get("params") or {}
         name = params.get("name")
+        if name == "flood":
+            line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                               "params": {"level": "info", "data": "x" * FLOOD_BYTES}}) + "\n"
+            for _ in range(FLOOD_MESSAGES):
+                sys.stdout.write(line)
+            sys.stdout.flush()
+            if DIR:
+                with open(f"{DIR}/{LABEL}.done", "w") as done:
+                    done.write("done")
         if name == "mutate":
             state["changed"] += 1
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
