@@ -36,6 +36,9 @@ pub(crate) const MAX_QUEUED_LOGS: usize = 256;
 /// line saying its size, so that the queue's bound is one of bytes too.
 pub(crate) const MAX_LOG_BYTES: usize = 16 * 1024;
 
+/// The most characters of an upstream's error that reach the caller and the log.
+pub(crate) const MAX_ERROR_CHARS: usize = 1_000;
+
 /// The calls in flight on one connection, by a number of their own: where its log messages go.
 #[derive(Default)]
 pub(crate) struct Calls {
@@ -204,6 +207,8 @@ pub(crate) async fn call_on(
             "Server `{name}` answered `{tool}` with something other than a tool result."
         )),
         Err(e) => {
+            // The error's message is the upstream's text: bounded in the answer and the log.
+            let e = crate::text::clip(&e.to_string(), MAX_ERROR_CHARS);
             tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
             error(format!("Server `{name}` could not run `{tool}`: {e}"))
         }

@@ -123,6 +123,9 @@ pub struct DiscoConfig {
     /// The most tools one server may list (`disco.maxTools`): one that lists more is refused,
     /// with a log line saying so, and the others serve.
     pub max_tools: usize,
+    /// The largest message read from a stdio upstream (`disco.maxMessageBytes`): a call whose
+    /// answer is larger gets a tool error naming both sizes at once.
+    pub max_message_bytes: usize,
     /// Extra aliases and keywords by downstream tool name.
     pub aliases: BTreeMap<String, Vec<String>>,
     pub keywords: BTreeMap<String, Vec<String>>,
@@ -147,6 +150,7 @@ impl Default for DiscoConfig {
             ping_timeout: Duration::from_secs(10),
             namespace: Namespace::Separator(".".into()),
             max_tools: DEFAULT_MAX_TOOLS,
+            max_message_bytes: crate::wire::MAX_LINE_BYTES,
             aliases: BTreeMap::new(),
             keywords: BTreeMap::new(),
             tokens: Vec::new(),
@@ -496,6 +500,7 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
         ping_timeout: d.ping_timeout_ms.unwrap_or(default.ping_timeout),
         namespace: d.namespace.unwrap_or(default.namespace),
         max_tools: d.max_tools.unwrap_or(default.max_tools),
+        max_message_bytes: d.max_message_bytes.unwrap_or(default.max_message_bytes),
         aliases: words(d.aliases),
         keywords: words(d.keywords),
         tokens: tokens

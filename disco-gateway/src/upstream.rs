@@ -451,8 +451,9 @@ async fn connect(
             #[cfg(unix)]
             cmd.process_group(0);
             cmd.kill_on_drop(true);
-            let (transport, stderr) = crate::wire::ChildStdio::spawn(cmd)
-                .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
+            let (transport, stderr) =
+                crate::wire::ChildStdio::spawn(cmd, hub.disco.max_message_bytes)
+                    .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
             let group = transport.id();
             *upstream
                 .starting_group

@@ -32,8 +32,9 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::Mutex;
 
-/// The longest line read from an upstream: rmcp's own limit for its line transports.
-const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+/// The longest line read from an upstream by default (`disco.maxMessageBytes`): rmcp's own
+/// limit for its line transports.
+pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// Past this many unanswered calls (an upstream that never answers) the ids are forgotten
 /// rather than kept without bound; their answers then take rmcp's parse.
@@ -51,8 +52,12 @@ pub(crate) struct ChildStdio {
     child: Option<Child>,
     read: BufReader<ChildStdout>,
     line: Vec<u8>,
-    /// Inside a line longer than the limit: dropping bytes up to its newline.
-    discarding: bool,
+    /// The longest line read; a longer one is skipped, its id read on the way (see [`Over`]).
+    max_line: usize,
+    /// Inside a line longer than the limit: its bytes are dropped up to its newline.
+    over: Option<Over>,
+    /// Answers made for a line over the limit, given out before anything else is read.
+    made: std::collections::VecDeque<ServerJsonRpcMessage>,
     write: Arc<Mutex<Option<ChildStdin>>>,
     calls: Pending,
 }
@@ -60,7 +65,10 @@ pub(crate) struct ChildStdio {
 impl ChildStdio {
     /// Spawns `command` with its stdin, stdout and stderr piped; returns the transport and
     /// the child's stderr. The child is killed when the transport is dropped (tokio reaps it).
-    pub(crate) fn spawn(mut command: Command) -> io::Result<(Self, Option<ChildStderr>)> {
+    pub(crate) fn spawn(
+        mut command: Command,
+        max_line: usize,
+    ) -> io::Result<(Self, Option<ChildStderr>)> {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -75,7 +83,9 @@ impl ChildStdio {
             child: Some(child),
             read: BufReader::new(stdout),
             line: Vec::new(),
-            discarding: false,
+            max_line,
+            over: None,
+            made: Default::default(),
             write: Arc::new(Mutex::new(Some(stdin))),
             calls: Arc::default(),
         };
@@ -87,9 +97,10 @@ impl ChildStdio {
         self.child.as_ref()?.id()
     }
 
-    /// Reads one line into `self.line`, never holding more than the limit. Cancel-safe: a
-    /// partial line stays in the buffer for the next call. `None` at the end of the stream.
-    async fn read_line(&mut self) -> io::Result<Option<()>> {
+    /// Reads one line into `self.line`, never holding more than the limit; a longer line is
+    /// scanned for its id as it is dropped, and comes back as `Some(Some(over))`. Cancel-safe:
+    /// a partial line stays in the buffer for the next call. `None` at the end of the stream.
+    async fn read_line(&mut self) -> io::Result<Option<Option<Over>>> {
         loop {
             let (consumed, done) = {
                 let available = self.read.fill_buf().await?;
@@ -98,19 +109,18 @@ impl ChildStdio {
                 }
                 let newline = available.iter().position(|&b| b == b'\n');
                 let take = newline.map_or(available.len(), |i| i + 1);
-                if self.discarding {
-                    if newline.is_some() {
-                        self.discarding = false;
-                    }
-                    (take, false)
-                } else if self.line.len() + take > MAX_LINE_BYTES {
-                    tracing::error!(
-                        max = MAX_LINE_BYTES,
-                        "upstream: a line over the limit, discarded"
-                    );
+                if let Some(over) = self.over.as_mut() {
+                    over.scan(&available[..take]);
+                    (take, newline.is_some())
+                } else if self.line.len() + take > self.max_line {
+                    // Over the limit: what was held is scanned and dropped, and so is the rest.
+                    let mut over = Over::default();
+                    over.scan(&self.line);
+                    over.scan(&available[..take]);
                     self.line.clear();
-                    self.discarding = newline.is_none();
-                    (take, false)
+                    self.line.shrink_to(64 * 1024);
+                    self.over = Some(over);
+                    (take, newline.is_some())
                 } else {
                     self.line.extend_from_slice(&available[..take]);
                     (take, newline.is_some())
@@ -118,7 +128,7 @@ impl ChildStdio {
             };
             self.read.consume(consumed);
             if done {
-                return Ok(Some(()));
+                return Ok(Some(self.over.take()));
             }
         }
     }
@@ -156,8 +166,15 @@ impl Transport<RoleClient> for ChildStdio {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
+            if let Some(made) = self.made.pop_front() {
+                return Some(made);
+            }
             match self.read_line().await {
-                Ok(Some(())) => {}
+                Ok(Some(None)) => {}
+                Ok(Some(Some(over))) => {
+                    self.made = over.answers(self.max_line, &self.calls);
+                    continue;
+                }
                 Ok(None) => return None,
                 Err(e) => {
                     tracing::error!(error = %e, "upstream: reading its stdout failed");
@@ -201,6 +218,131 @@ impl Transport<RoleClient> for ChildStdio {
         }
         self.child = None;
         Ok(())
+    }
+}
+
+/// A line over the limit, scanned as it is dropped: its length, and the `id` and `method` of
+/// its top-level object when they can be read. Nothing of it is kept but a key and an id of a
+/// few bytes (a state machine over the bytes, not a parse: the line is never held).
+#[derive(Default)]
+pub(crate) struct Over {
+    bytes: usize,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// The last string of the top-level object, up to 8 bytes (a key when a `:` follows).
+    token: Vec<u8>,
+    token_long: bool,
+    /// Inside the value of the top-level `id`: its bytes so far.
+    id: Option<Vec<u8>>,
+    /// The top-level `id`, whole.
+    found: Option<Vec<u8>>,
+    /// The top-level object has a `method` (a request or notification, not an answer).
+    method: bool,
+}
+
+/// The longest id read from a line over the limit.
+const MAX_ID_BYTES: usize = 256;
+
+impl Over {
+    pub(crate) fn scan(&mut self, bytes: &[u8]) {
+        self.bytes += bytes.len();
+        for &b in bytes {
+            let top = self.depth == 1;
+            if let Some(id) = self.id.as_mut() {
+                let ends = !self.in_string && top && (b == b',' || b == b'}');
+                if ends {
+                    self.found = self.id.take();
+                } else if id.len() < MAX_ID_BYTES {
+                    id.push(b);
+                } else {
+                    self.id = None;
+                }
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    continue;
+                }
+                if top {
+                    if self.token.len() < 8 {
+                        self.token.push(b);
+                    } else {
+                        self.token_long = true;
+                    }
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    self.token.clear();
+                    self.token_long = false;
+                }
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+                b':' if top && !self.token_long => match &self.token[..] {
+                    b"id" if self.found.is_none() => self.id = Some(Vec::new()),
+                    b"method" => self.method = true,
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+
+    /// What the gateway answers in place of the line: its call answered with a tool error
+    /// naming the size and the limit, another request of its answered with a JSON-RPC error;
+    /// when no id can be read, every pending call of the connection fails with the size error.
+    /// A request or notification of the upstream's over the limit is dropped.
+    pub(crate) fn answers(
+        &self,
+        limit: usize,
+        calls: &Pending,
+    ) -> std::collections::VecDeque<ServerJsonRpcMessage> {
+        let why = format!(
+            "the upstream's answer is {} bytes, over the gateway's limit of {limit} bytes \
+             (disco.maxMessageBytes); it was not read",
+            self.bytes
+        );
+        tracing::error!(
+            bytes = self.bytes,
+            max = limit,
+            "upstream: a message over the limit, dropped"
+        );
+        let mut out = std::collections::VecDeque::new();
+        if self.method {
+            return out;
+        }
+        let id = self
+            .found
+            .as_deref()
+            .and_then(|raw| serde_json::from_slice::<RequestId>(raw).ok());
+        let ids: Vec<RequestId> = match id {
+            Some(id) if !lock(calls).contains(&id) => {
+                out.push_back(JsonRpcMessage::error(
+                    rmcp::model::ErrorData::internal_error(why, None),
+                    Some(id),
+                ));
+                return out;
+            }
+            Some(id) => vec![id],
+            None => lock(calls).iter().cloned().collect(),
+        };
+        let mut calls = lock(calls);
+        for id in ids {
+            calls.remove(&id);
+            let error = CallToolResult::error(vec![rmcp::model::ContentBlock::text(why.clone())]);
+            out.push_back(JsonRpcMessage::response(
+                ServerResult::CallToolResult(error),
+                id,
+            ));
+        }
+        out
     }
 }
 

@@ -317,3 +317,35 @@ fn listings_are_bounded_in_pages_cursors_and_tools() {
     }
     gw.assert_healthy();
 }
+
+/// A result over the limit (`maxMessageBytes`, 1 MiB here) is answered at once with a tool
+/// error naming its size and the limit, whether its `id` comes before the result or after it;
+/// an upstream's 300 KB error message reaches the caller clipped. The call timeout is longer
+/// than the liveness bound: an answer lost on the way would fail the test.
+#[test]
+fn a_result_over_the_limit_is_answered_at_once_and_errors_are_clipped() {
+    let dir = Dir::new("huge");
+    let ups = [up("huge", "huge"), up("good", "good")];
+    let mut settings = disco(".");
+    settings["callTimeoutMs"] = json!(120_000);
+    settings["maxMessageBytes"] = json!(1_048_576);
+    let mut gw = Gateway::start(&dir, &ups, settings);
+    for tool in ["huge.huge_first", "huge.huge_last"] {
+        let (text, error) = gw.call(tool, json!({}));
+        assert!(error, "{tool}: {text}");
+        assert!(
+            text.contains("over the gateway's limit of 1048576 bytes") && text.contains("2097"),
+            "{tool}: {text}"
+        );
+    }
+    let (text, error) = gw.call("huge.huge_error", json!({}));
+    assert!(
+        error && text.chars().count() < 1_200,
+        "{} characters",
+        text.len()
+    );
+    // The upstream serves on.
+    assert_eq!(gw.call("huge.small", json!({})).0, "huge:small:{}");
+    assert_eq!(gw.call("good.echo", json!({})).0, "good:echo:{}");
+    gw.assert_healthy();
+}

@@ -90,6 +90,8 @@ pub(super) struct Disco {
     pub(super) namespace: Option<Namespace>,
     #[serde(default, deserialize_with = "page_size")]
     pub(super) max_tools: Option<usize>,
+    #[serde(default, deserialize_with = "page_size")]
+    pub(super) max_message_bytes: Option<usize>,
     #[serde(default, deserialize_with = "present")]
     pub(super) aliases: Option<ToolWords>,
     #[serde(default, deserialize_with = "present")]

@@ -86,6 +86,8 @@ def tools_of(scenario: str, cursor):
         page = int(cursor) if cursor else 0
         tools = [tool(f"t{page * 1000 + i}") for i in range(1000)]
         return tools, (str(page + 1) if page < 5 else None)
+    if scenario == "huge":
+        return [tool("huge_first"), tool("huge_last"), tool("huge_error"), tool("small")], None
     if scenario == "log_flood":
         return [tool("flood")], None
     if scenario == "mutating":
@@ -127,6 +129,19 @@ def answer(request: dict) -> None:
             if DIR:
                 with open(f"{DIR}/{LABEL}.done", "w") as done:
                     done.write("done")
+        big = "x" * (2 * 1024 * 1024)
+        if name == "huge_first":
+            send({"jsonrpc": "2.0", "id": rid,
+                  "result": {"content": [{"type": "text", "text": big}]}})
+            return
+        if name == "huge_last":
+            send({"jsonrpc": "2.0", "result": {"content": [{"type": "text", "text": big}]},
+                  "id": rid})
+            return
+        if name == "huge_error":
+            send({"jsonrpc": "2.0", "id": rid,
+                  "error": {"code": -32000, "message": "e" * 300_000}})
+            return
         if name == "mutate":
             state["changed"] += 1
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
