@@ -88,6 +88,16 @@ def tools_of(scenario: str, cursor):
         return tools, (str(page + 1) if page < 5 else None)
     if scenario == "huge":
         return [tool("huge_first"), tool("huge_last"), tool("huge_error"), tool("small")], None
+    if scenario == "count":
+        # LABEL is `n<count>`: that many ordinary tools, in pages of 1,000.
+        count = int(LABEL[1:])
+        page = int(cursor) if cursor else 0
+        end = min(count, (page + 1) * 1000)
+        tools = [tool(f"tool_{i}", {"type": "object", "properties": {
+            "path": {"type": "string", "description": "The file to read."},
+            "limit": {"type": "integer"}}, "required": ["path"]})
+            for i in range(page * 1000, end)]
+        return tools, (str(page + 1) if end < count else None)
     if scenario == "log_flood":
         return [tool("flood")], None
     if scenario == "mutating":
