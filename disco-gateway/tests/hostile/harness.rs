@@ -311,6 +311,12 @@ pub fn wait_for_file(path: &Path) {
     }
 }
 
+/// Fails unless `report` says `part`.
+#[track_caller]
+pub fn says(report: &str, part: &str) {
+    assert!(report.contains(part), "`{part}` is not in:\n{report}");
+}
+
 /// `disco-gateway lint` over the configuration of `upstreams`: its output (within
 /// [`LIVENESS`]).
 pub fn lint(dir: &Dir, upstreams: &[Up], disco: Value) -> String {
