@@ -1,13 +1,14 @@
 //! One connection to an upstream as rmcp's client: the handler that hears the upstream's list
 //! changes and log messages (its progress is relayed by the transport, relay.rs), the opening
-//! of a connection within a timeout, and why an opening failed, read from rmcp's typed errors.
-//! The upstream's main connection (upstream.rs) and the callers' own (forward.rs) are opened
-//! here alike.
+//! of a connection (its child, or its HTTP transport, wrapped in the relay) within a timeout,
+//! and why an opening failed, read from rmcp's typed errors. The upstream's main connection
+//! (upstream.rs) and the callers' own (forward.rs) are opened here alike, by [`open`].
 
 // Logging notifications are deprecated by SEP-2577 but still sent by servers of every era.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,11 +20,13 @@ use rmcp::service::{ClientInitializeError, NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use tokio::process::ChildStderr;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::Calls;
 use crate::relay::{Heard, Relay};
+use crate::wire::ChildStdio;
 
 /// rmcp's client side of one connection: hears list changes and log messages (progress is
 /// relayed by the transport, relay.rs).
@@ -39,11 +42,7 @@ pub(crate) struct Client {
 impl Client {
     /// The handler of a connection to `server` whose log messages go to `calls` and whose list
     /// changes are told on `relist`.
-    pub(crate) fn new(
-        server: String,
-        calls: Arc<Calls>,
-        relist: Option<mpsc::UnboundedSender<()>>,
-    ) -> Self {
+    fn new(server: String, calls: Arc<Calls>, relist: Option<mpsc::UnboundedSender<()>>) -> Self {
         Client {
             server,
             calls,
@@ -79,7 +78,7 @@ impl ClientHandler for Client {
 pub(crate) type Running = RunningService<RoleClient, Client>;
 
 /// The HTTP transport's configuration: the upstream's URL and the headers every request carries.
-pub(crate) fn http_config(
+fn http_config(
     url: &str,
     headers: HashMap<http::HeaderName, http::HeaderValue>,
 ) -> StreamableHttpClientTransportConfig {
@@ -105,7 +104,7 @@ impl InitFailure {
 }
 
 /// Initializes a connection within `timeout`; `cancel` ends it (also while it initializes).
-pub(crate) async fn serve_within<T>(
+async fn serve_within<T>(
     client: Client,
     transport: T,
     timeout: Duration,
@@ -125,26 +124,87 @@ where
     }
 }
 
-/// A connection of one caller's own to an HTTP upstream (forward.rs): initialized with the
-/// given headers within `timeout`, served until `close` is cancelled or the upstream ends it
-/// (the caller keeps the service running). Its list changes are not heard (the catalog comes
-/// from the main connection); its log messages go to its own `calls`; what it reads counts
-/// as heard from the server (`heard`, the main connection's).
-pub(crate) async fn open_http(
+/// Which of a server's connections is opened.
+pub(crate) enum Role {
+    /// The upstream's main connection: its list changes are told on `relist`, and its opening
+    /// counts as hearing from the server.
+    Main { relist: mpsc::UnboundedSender<()> },
+    /// A caller's own connection (forward.rs), beside the main one: its list changes are not
+    /// heard (the catalog comes from the main connection); what it reads counts as heard from
+    /// the server, its opening does not (a hung server is not taken for talking because callers
+    /// keep trying to reach it).
+    Beside,
+}
+
+impl Role {
+    fn relay<T>(&self, transport: T, heard: Arc<Heard>) -> Relay<T> {
+        match self {
+            Role::Main { .. } => Relay::new(transport, heard),
+            Role::Beside => Relay::beside(transport, heard),
+        }
+    }
+}
+
+/// Where a connection goes.
+pub(crate) enum Endpoint<'a> {
+    /// A child started by [`spawn`], over its stdio (boxed: the transport is many times the
+    /// size of the other variant).
+    Child(Box<ChildStdio>),
+    /// A Streamable HTTP server, every request with `headers`.
+    Http {
+        url: &'a str,
+        headers: HashMap<http::HeaderName, http::HeaderValue>,
+    },
+}
+
+/// Starts an upstream's child in a process group of its own (`npx` and shell wrappers start the
+/// server as a grandchild, which must end with it), killed when its transport is dropped;
+/// returns the transport, which reads no message over `max_line` bytes, and the child's stderr.
+pub(crate) fn spawn(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&str>,
+    max_line: usize,
+) -> io::Result<(ChildStdio, Option<ChildStderr>)> {
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args).envs(env);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+    cmd.kill_on_drop(true);
+    ChildStdio::spawn(cmd, max_line)
+}
+
+/// Opens a connection to `server` at `endpoint` as `role` says: its transport wrapped in the
+/// relay (`heard` is the server's), initialized within `timeout`, served until `close` is
+/// cancelled or the upstream ends it (the caller keeps the service running). Its log messages
+/// go to `calls`.
+pub(crate) async fn open(
     server: &str,
-    url: &str,
-    headers: HashMap<http::HeaderName, http::HeaderValue>,
+    endpoint: Endpoint<'_>,
+    role: Role,
     calls: Arc<Calls>,
     heard: Arc<Heard>,
     timeout: Duration,
     close: CancellationToken,
 ) -> Result<Running, InitFailure> {
-    let client = Client::new(server.to_string(), calls, None);
-    let transport = Relay::beside(
-        StreamableHttpClientTransport::from_config(http_config(url, headers)),
-        heard,
-    );
-    serve_within(client, transport, timeout, close).await
+    let relist = match &role {
+        Role::Main { relist } => Some(relist.clone()),
+        Role::Beside => None,
+    };
+    let client = Client::new(server.to_string(), calls, relist);
+    match endpoint {
+        Endpoint::Child(child) => {
+            serve_within(client, role.relay(*child, heard), timeout, close).await
+        }
+        Endpoint::Http { url, headers } => {
+            let transport = StreamableHttpClientTransport::from_config(http_config(url, headers));
+            serve_within(client, role.relay(transport, heard), timeout, close).await
+        }
+    }
 }
 
 #[cfg(test)]

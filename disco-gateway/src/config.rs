@@ -10,18 +10,16 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::headers::{bearer, header, BadHeader};
 
 mod expand;
 mod file;
 mod shape;
 
-use expand::expand;
+use expand::{expand, Secrecy};
 
-/// Where `${VAR}` is read from.
-type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
+/// Where `${VAR}` is read from: the value of a variable by its name, `None` when it is unset.
+pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// One upstream server.
 #[derive(Clone)]
@@ -195,7 +193,7 @@ fn err(key: &str, message: impl Into<String>) -> ConfigError {
 
 impl Config {
     /// Reads a configuration, expanding `${VAR}` with `env`.
-    pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    pub fn parse(text: &str, env: Vars) -> Result<Config, ConfigError> {
         Config::from_file(file::read_json(text)?, env)
     }
 
@@ -205,17 +203,15 @@ impl Config {
             return Err(err("mcpServers", "missing: no servers to serve"));
         };
         let mut servers = Vec::new();
-        for (name, entry) in entries.0 {
+        for (name, entry) in entries {
             if name.is_empty() {
                 return Err(err("mcpServers", "a server name must not be empty"));
             }
-            if let Some(server) = server(&name, entry.0, vars)? {
-                servers.push(server);
-            }
+            servers.push(server(&name, entry, vars)?);
         }
         let disco = match file.disco {
             None => DiscoConfig::default(),
-            Some(d) => disco(d.0, vars)?,
+            Some(d) => disco(d, vars)?,
         };
         let config = Config { servers, disco };
         config.check_names()?;
@@ -345,15 +341,15 @@ impl Config {
     }
 }
 
-/// One server of the file: its transport from `command` (stdio) or `url` (Streamable HTTP),
-/// with what each allows; `None` when it is disabled.
-fn server(name: &str, s: file::Server, vars: Vars) -> Result<Option<ServerConfig>, ConfigError> {
-    if s.disabled == Some(Value::Bool(true)) {
-        return Ok(None);
-    }
+/// One server of the file (a disabled one is not read, file.rs): its transport from `command`
+/// (stdio) or `url` (Streamable HTTP), with what each allows.
+fn server(name: &str, s: file::Server, vars: Vars) -> Result<ServerConfig, ConfigError> {
     let key = format!("mcpServers.{name}");
     let at = |k: &str| format!("{key}.{k}");
-    let text = |k: &str, v: Option<String>| v.map(|v| expand(&v, &at(k), vars)).transpose();
+    let text = |k: &str, v: Option<file::Text>| {
+        v.map(|v| expand(&v.0, &at(k), vars, Secrecy::Plain))
+            .transpose()
+    };
     let kind = text("type", s.kind)?;
     let command = text("command", s.command)?;
     let url = text("url", s.url)?;
@@ -386,7 +382,7 @@ fn server(name: &str, s: file::Server, vars: Vars) -> Result<Option<ServerConfig
             let args = args
                 .iter()
                 .enumerate()
-                .map(|(i, a)| expand(a, &format!("{key}.args[{i}]"), vars))
+                .map(|(i, a)| expand(a, &format!("{key}.args[{i}]"), vars, Secrecy::Plain))
                 .collect::<Result<_, _>>()?;
             Transport::Stdio {
                 command,
@@ -424,10 +420,10 @@ fn server(name: &str, s: file::Server, vars: Vars) -> Result<Option<ServerConfig
             }
         }
     };
-    Ok(Some(ServerConfig {
+    Ok(ServerConfig {
         name: name.to_string(),
         transport,
-    }))
+    })
 }
 
 /// Refuses the first of `given` that is there: a key only for servers with `what`.
@@ -453,7 +449,7 @@ fn secrets(
         .unwrap_or_default()
         .into_iter()
         .map(|(name, v)| {
-            let value = expand(&v.0, &format!("{key}.{name}"), vars)?;
+            let value = expand(&v.0, &format!("{key}.{name}"), vars, Secrecy::Secret)?;
             Ok((name, value))
         })
         .collect()
@@ -515,13 +511,13 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
 fn token(at: &str, t: file::Token, vars: Vars) -> Result<TokenConfig, ConfigError> {
     let key = |k: &str| format!("{at}.{k}");
     let token = match t.token {
-        Some(token) => expand(&token.0, &key("token"), vars)?,
+        Some(token) => expand(&token.0, &key("token"), vars, Secrecy::Secret)?,
         None => return Err(err(&key("token"), "missing")),
     };
     if token.is_empty() {
         return Err(err(&key("token"), "must not be empty"));
     }
-    let caller = match t.caller {
+    let caller = match t.caller.map(|c| c.0) {
         Some(caller) if !caller.is_empty() => caller,
         Some(_) => return Err(err(&key("caller"), "must not be empty")),
         None => return Err(err(&key("caller"), "missing")),

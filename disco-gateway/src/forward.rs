@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use tokio::task::JoinSet;
 
 use crate::call::Calls;
-use crate::client::{open_http, InitFailure};
+use crate::client::{self, Endpoint, InitFailure, Role};
 use crate::config::{ServerConfig, Transport};
 use crate::headers::forwarded_headers;
 use crate::relay::Heard;
@@ -410,10 +410,13 @@ impl Forwarded {
         // Built only to open a connection, not on every call (the configuration has checked
         // the token and the headers already).
         let service = match forwarded_headers(&self.headers, token) {
-            Ok(headers) => open_http(
+            Ok(headers) => client::open(
                 server,
-                &self.url,
-                headers,
+                Endpoint::Http {
+                    url: &self.url,
+                    headers,
+                },
+                Role::Beside,
                 calls.clone(),
                 self.heard.clone(),
                 self.open_timeout,

@@ -4,11 +4,8 @@
 //!
 //! These modules are internal: they are public only so that the binary and the gateway's
 //! own tests can reach them, and they are no API (nothing here is kept stable). Each names
-//! only the modules below it (ARCHITECTURE.md, "The layers of disco-gateway"):
-//!
-//! ```text
-//! lint -> provider -> upstream -> forward -> client -> {admit, call, config} -> {relay, wire, headers, text}
-//! ```
+//! only the modules below it: ARCHITECTURE.md, "The layers of disco-gateway", draws the layers
+//! and says why, and `tests/architecture.rs` holds the code to them.
 
 #[doc(hidden)]
 pub mod admit;

@@ -16,7 +16,6 @@ use rmcp::model::{
     ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
@@ -25,11 +24,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::admit::{self, Admitted};
 use crate::call::{call_on, error, Calls};
-use crate::client::{http_config, serve_within, Client, Running};
+use crate::client::{self, Endpoint, Role, Running};
 use crate::config::{DiscoConfig, ServerConfig, Transport};
 use crate::forward::Forwarded;
 use crate::headers::header_map;
-use crate::relay::{Heard, Relay};
+use crate::relay::Heard;
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
 const STDERR_TAIL_LINES: usize = 20;
@@ -428,12 +427,18 @@ async fn connect(
     upstream: &Arc<Upstream>,
 ) -> Result<(Running, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let client = Client::new(
-        upstream.config.name.clone(),
-        upstream.calls.clone(),
-        Some(tx),
-    );
     let timeout = hub.disco.startup_timeout;
+    let open = |endpoint| {
+        client::open(
+            &upstream.config.name,
+            endpoint,
+            Role::Main { relist: tx },
+            upstream.calls.clone(),
+            upstream.heard.clone(),
+            timeout,
+            CancellationToken::new(),
+        )
+    };
     let (running, group) = match &upstream.config.transport {
         Transport::Stdio {
             command,
@@ -441,20 +446,15 @@ async fn connect(
             env,
             cwd,
         } => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env);
-            if let Some(dir) = cwd {
-                cmd.current_dir(dir);
-            }
-            // Its own process group: `npx` and shell wrappers start the server as a
-            // grandchild, which must end with it.
-            #[cfg(unix)]
-            cmd.process_group(0);
-            cmd.kill_on_drop(true);
-            let (transport, stderr) =
-                crate::wire::ChildStdio::spawn(cmd, hub.disco.max_message_bytes)
-                    .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
-            let group = transport.id();
+            let (child, stderr) = client::spawn(
+                command,
+                args,
+                env,
+                cwd.as_deref(),
+                hub.disco.max_message_bytes,
+            )
+            .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
+            let group = child.id();
             *upstream
                 .starting_group
                 .lock()
@@ -471,20 +471,15 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            let transport = Relay::new(transport, upstream.heard.clone());
-            let running = serve_within(client, transport, timeout, CancellationToken::new())
+            let running = open(Endpoint::Child(Box::new(child)))
                 .await
                 .map_err(|e| (e.detail, group))?;
             (running, group)
         }
         Transport::Http { url, headers, .. } => {
             // The values are secrets: an error names the header only.
-            let map = header_map(headers).map_err(|e| (e, None))?;
-            let transport = Relay::new(
-                StreamableHttpClientTransport::from_config(http_config(url, map)),
-                upstream.heard.clone(),
-            );
-            let running = serve_within(client, transport, timeout, CancellationToken::new())
+            let headers = header_map(headers).map_err(|e| (e, None))?;
+            let running = open(Endpoint::Http { url, headers })
                 .await
                 .map_err(|e| (e.detail, None))?;
             (running, None)

@@ -1,8 +1,6 @@
-//! The layers of disco-gateway point one way (ARCHITECTURE.md, "The layers of disco-gateway"):
-//!
-//! ```text
-//! lint -> provider -> upstream -> forward -> client -> {admit, call, config} -> {relay, wire, headers, text}
-//! ```
+//! The layers of disco-gateway point one way: ARCHITECTURE.md, "The layers of disco-gateway",
+//! draws them and says why; [`LAYERS`] holds them here, and `the_diagram_is_the_layers` checks
+//! that the two agree.
 //!
 //! A module may name only modules of a lower layer (and itself, and its own children); the
 //! modules of one layer do not name each other. The crate roots (`lib.rs`, the binary's
@@ -122,6 +120,55 @@ fn the_diagram_is_the_layers() {
     assert_eq!(drawn, tested, "the diagram: {diagram}");
 }
 
+/// Connections open in one place, `client.rs` (ARCHITECTURE.md): no other source file starts a
+/// child, builds an HTTP transport, wraps one in the relay or initializes a client. The unit
+/// tests of a module (`*/tests.rs`) drive its parts directly and are left out.
+#[test]
+fn connections_open_in_client_rs() {
+    const OPENING: [&str; 6] = [
+        "Command::new",
+        "ChildStdio::spawn",
+        "StreamableHttpClientTransport",
+        "Relay::new",
+        "Relay::beside",
+        "serve_with_ct",
+    ];
+    let src = src();
+    let mut files = Vec::new();
+    scan::sources(&src, &mut files);
+    let mut elsewhere = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        if rel == Path::new("client.rs") || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let code = scan::without_comments(&std::fs::read_to_string(file).unwrap());
+        for word in OPENING {
+            if code.contains(word) {
+                elsewhere.push(format!("{}: {word}", rel.display()));
+            }
+        }
+    }
+    assert!(
+        elsewhere.is_empty(),
+        "connections opened outside client.rs: {elsewhere:?}"
+    );
+}
+
+/// This test reads files outside the package (the runtime's scanner, ARCHITECTURE.md): the
+/// package leaves it out, or a packaged copy would not build.
+#[test]
+fn the_package_leaves_this_test_out() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    assert!(
+        manifest
+            .lines()
+            .any(|l| l.starts_with("exclude = [") && l.contains("\"tests/architecture.rs\"")),
+        "disco-gateway's Cargo.toml does not exclude tests/architecture.rs from the package"
+    );
+}
+
 #[test]
 fn the_check_finds_edges_against_the_direction() {
     let cases = [
@@ -167,6 +214,33 @@ fn the_check_finds_edges_against_the_direction() {
         ),
         ("main.rs", "use disco_gateway::upstream::Hub;", false),
         ("lib.rs", "pub mod provider; mod wire;", false),
+        // Groups, and paths through a parent.
+        (
+            "call.rs",
+            "use crate::{relay::Heard,\n upstream::Hub};",
+            true,
+        ),
+        (
+            "config.rs",
+            "use crate::{headers::{bearer, header}, client};",
+            true,
+        ),
+        ("call.rs", "use super::client::Client;", true),
+        ("client/tests.rs", "use super::super::upstream::Hub;", true),
+        ("config/file.rs", "use super::super::call::Calls;", true),
+        (
+            "upstream.rs",
+            "use crate::{client::{self, Endpoint}, forward::Forwarded, relay::Heard};",
+            false,
+        ),
+        ("client/tests.rs", "use super::super::relay::Heard;", false),
+        // A name for the root would hide every path through it: refused in every file.
+        (
+            "relay.rs",
+            "use crate as gateway;\nuse gateway::upstream::Hub;",
+            true,
+        ),
+        ("lib.rs", "extern crate self as gateway;", true),
     ];
     LAYERS.assert_cases(&cases);
 }

@@ -809,7 +809,7 @@ async fn log_messages_of_a_callers_connection_reach_that_caller_alone() {
 
 /// Calls on the callers' connections count as calls in flight on the server, in the count
 /// the ping rule reads (an unanswered ping is excused while they run, as it is for calls on
-/// the main connection; the rule itself is tested in upstream.rs), from their start to their
+/// the main connection; the rule itself is tested in upstream/tests.rs), from their start to their
 /// end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_on_callers_connections_count_as_calls_in_flight() {

@@ -1,13 +1,24 @@
 //! `${VAR}` and `${VAR:-default}` in the configuration's strings, from the environment.
 
-use super::{err, ConfigError};
+use super::{err, ConfigError, Vars};
+
+/// Whether an error may quote the string being expanded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Secrecy {
+    /// A command, an argument, a URL, a directory: an error quotes what it cannot read.
+    Plain,
+    /// A value of `env` or `headers`, a token: an error says what is wrong, never a part of it
+    /// (what sits between `${` and `}` may be the secret itself, written with a `$` in it).
+    Secret,
+}
 
 /// `${VAR}` and `${VAR:-default}` from `env`; `$$` is a literal `$`. An unset variable without
 /// a default is an error naming the key (and the variable, never its value).
 pub(super) fn expand(
     text: &str,
     key: &str,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: Vars,
+    secrecy: Secrecy,
 ) -> Result<String, ConfigError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -30,7 +41,15 @@ pub(super) fn expand(
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.starts_with(|c: char| c.is_ascii_digit());
             if !valid {
-                return Err(err(key, format!("`${{{inner}}}` is not a variable name")));
+                return Err(err(
+                    key,
+                    match secrecy {
+                        Secrecy::Plain => format!("`${{{inner}}}` is not a variable name"),
+                        Secrecy::Secret => "a `${...}` in this value is not a variable name \
+                                            (not shown: the value is a secret)"
+                            .to_string(),
+                    },
+                ));
             }
             match (env(name), default) {
                 (Some(v), _) => out.push_str(&v),

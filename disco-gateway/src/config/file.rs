@@ -3,64 +3,107 @@
 //! What the keys mean together (a server's transport, `${VAR}`, the rules across servers) is
 //! `config.rs`'s.
 //!
-//! Every key is recognised here and nowhere else: the top-level keys in [`File`], a server's in
-//! [`Server`], disco's own in [`Disco`], a caller's token in [`Token`]. An unknown key is an
-//! error naming it and the keys expected. Another client's file is read by widening these: an
-//! alias for a key another client spells its own way, a field for a key it adds (which
-//! `config.rs` then reads or leaves alone), and the same types under another format's
-//! deserializer for a file that is not JSON.
+//! Every key is recognised here and nowhere else: the top-level keys in [`Top`], a server's in
+//! [`Keys`] and [`Server`], disco's own in [`Disco`], a caller's token in [`Token`]. An unknown
+//! key is an error naming it and the keys expected; a key given twice is an error naming it.
+//! Another client's file is read by widening these: an alias for a key another client spells
+//! its own way, a field for a key it adds (which `config.rs` then reads or leaves alone).
 //!
-//! The shape of each value is checked as it is read, so a value of the wrong type is refused
-//! before the rules across keys are applied. Structs, maps and lists are read through
-//! `shape.rs`: only their own shape is taken, and a refused value is never shown (a token or a
-//! header's value may be one).
+//! The file is read in order, and its first mistake is the error: the shape of each value is
+//! checked as it is read, before the rules across keys are applied. A server is read in two
+//! steps, its keys and then its values, because a server left out with `"disabled": true` has
+//! its keys checked (a misspelt key is a mistake wherever it is) and its values not read at all
+//! (they may be variables that are not set here, or values only another client reads).
+//! Structs, maps and lists are read through `shape.rs`: only their own shape is taken, each key
+//! of an object once, and a refused value is never shown (a token or a header's value may be
+//! one).
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 use std::time::Duration;
 
-use serde::de::{Deserialize, Deserializer};
+use serde::de::{
+    Deserialize, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor,
+};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 
-use super::shape::{self, present};
+use super::shape::{self, present, InObject};
 use super::{ConfigError, ExposureKind, Namespace};
 
 /// The whole file.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(super) struct File {
-    #[serde(rename = "mcpServers", default, deserialize_with = "servers")]
-    pub(super) mcp_servers: Option<Servers>,
-    #[serde(default, deserialize_with = "present")]
-    pub(super) disco: Option<Object<Disco>>,
+    /// Each server that is not disabled, in the file's order; `None` when the key is absent.
+    pub(super) mcp_servers: Option<Vec<(String, Server)>>,
+    pub(super) disco: Option<Disco>,
 }
 
-/// One entry of `mcpServers`, as written. Which keys go together (`command` or `url`, and
-/// what each allows) is `config.rs`'s.
+/// The top-level keys.
+#[derive(serde::Deserialize)]
+#[serde(field_identifier)]
+enum Top {
+    #[serde(rename = "mcpServers")]
+    McpServers,
+    #[serde(rename = "disco")]
+    Disco,
+}
+
+/// A server's keys alone, read before anything else of it (see the module's docs). The same
+/// keys as [`Server`]; `tests.rs` holds the two lists together. Its fields are there to be
+/// recognised, and only `disabled` is read.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct Keys {
+    #[serde(default)]
+    command: Option<IgnoredAny>,
+    #[serde(default)]
+    args: Option<IgnoredAny>,
+    #[serde(default)]
+    env: Option<IgnoredAny>,
+    #[serde(default)]
+    cwd: Option<IgnoredAny>,
+    #[serde(default)]
+    url: Option<IgnoredAny>,
+    #[serde(default)]
+    headers: Option<IgnoredAny>,
+    #[serde(rename = "type", default)]
+    kind: Option<IgnoredAny>,
+    #[serde(default)]
+    forward_token: Option<IgnoredAny>,
+    /// Written by the clients that keep a server without running it. Only `true` leaves the
+    /// server out; any other value is ignored.
+    #[serde(default)]
+    disabled: Option<Value>,
+}
+
+/// One entry of `mcpServers` that is not disabled, as written. Which keys go together
+/// (`command` or `url`, and what each allows) is `config.rs`'s.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct Server {
     #[serde(default, deserialize_with = "present")]
-    pub(super) command: Option<String>,
+    pub(super) command: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) args: Option<Strings>,
     #[serde(default, deserialize_with = "present")]
     pub(super) env: Option<Secrets>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) cwd: Option<String>,
+    pub(super) cwd: Option<Text>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) url: Option<String>,
+    pub(super) url: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) headers: Option<Secrets>,
     #[serde(rename = "type", default, deserialize_with = "present")]
-    pub(super) kind: Option<String>,
+    pub(super) kind: Option<Text>,
     #[serde(default, deserialize_with = "flag")]
     pub(super) forward_token: Option<bool>,
-    /// Written by the clients that keep a server without running it. Only `true` leaves the
-    /// server out; any other value is ignored, and nothing else of a server left out is read
-    /// (its variables may be unset).
-    #[serde(default)]
-    pub(super) disabled: Option<Value>,
+    /// Read in [`Keys`]; here it is only allowed.
+    #[serde(rename = "disabled", default)]
+    _disabled: Option<IgnoredAny>,
 }
 
 /// The `disco` key: disco's own settings, each `None` when not given.
@@ -105,9 +148,9 @@ pub(super) struct Disco {
 #[serde(deny_unknown_fields)]
 pub(super) struct Token {
     #[serde(default, deserialize_with = "present")]
-    pub(super) token: Option<Secret>,
+    pub(super) token: Option<Text>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) caller: Option<String>,
+    pub(super) caller: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) servers: Option<Strings>,
     #[serde(default, deserialize_with = "present")]
@@ -131,6 +174,10 @@ impl Must for Server {
     const MUST: &'static str = "must be an object with `command` or `url`";
 }
 
+impl Must for Keys {
+    const MUST: &'static str = Server::MUST;
+}
+
 impl Must for Disco {
     const MUST: &'static str = "must be an object";
 }
@@ -145,21 +192,21 @@ impl<'de, T: Deserialize<'de> + Must> Deserialize<'de> for Object<T> {
     }
 }
 
-/// A string that may be a secret (a value of `env` or `headers`, a token): any other value is
-/// refused without being shown.
-pub(super) struct Secret(pub(super) String);
+/// A string. Any other value is refused without being shown: any string of the file may be a
+/// secret (a token, a value of `env` or `headers`, an argument that carries a key).
+pub(super) struct Text(pub(super) String);
 
-impl<'de> Deserialize<'de> for Secret {
+impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         shape::scalar(d, "must be a string", |v| match v {
-            Value::String(s) => Some(Secret(s)),
+            Value::String(s) => Some(Text(s)),
             _ => None,
         })
     }
 }
 
 /// `env` or `headers`: names and their secret values.
-pub(super) struct Secrets(pub(super) BTreeMap<String, Secret>);
+pub(super) struct Secrets(pub(super) BTreeMap<String, Text>);
 
 impl<'de> Deserialize<'de> for Secrets {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -172,7 +219,8 @@ pub(super) struct Strings(pub(super) Vec<String>);
 
 impl<'de> Deserialize<'de> for Strings {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        shape::array(d, "must be an array of strings").map(Strings)
+        let items: Vec<Text> = shape::array(d, "must be an array of strings")?;
+        Ok(Strings(items.into_iter().map(|t| t.0).collect()))
     }
 }
 
@@ -196,44 +244,6 @@ impl<'de> Deserialize<'de> for Tokens {
         )
         .map(Tokens)
     }
-}
-
-/// `mcpServers`, in the order the file lists them: under `"namespace": "none"` the server
-/// listed first keeps a name two servers offer. A name given twice is refused (JSON readers
-/// differ on which of the two counts).
-pub(super) struct Servers(pub(super) Vec<(String, Object<Server>)>);
-
-impl<'de> Deserialize<'de> for Servers {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct InOrder;
-        impl<'de> serde::de::Visitor<'de> for InOrder {
-            type Value = Servers;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object of servers by name")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Servers, A::Error> {
-                let mut servers: Vec<(String, Object<Server>)> = Vec::new();
-                while let Some(name) = map.next_key::<String>()? {
-                    if servers.iter().any(|(n, _)| *n == name) {
-                        return Err(serde::de::Error::custom(format!(
-                            "server `{name}` is given twice"
-                        )));
-                    }
-                    let server = map.next_value()?;
-                    servers.push((name, server));
-                }
-                Ok(Servers(servers))
-            }
-        }
-        d.deserialize_map(InOrder)
-    }
-}
-
-fn servers<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Servers>, D::Error> {
-    shape::object(d, "must be an object of servers by name").map(Some)
 }
 
 fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
@@ -295,23 +305,137 @@ fn ping_interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Durati
     .map(Some)
 }
 
-/// Reads a JSON text. An error names the path of the value at fault (empty for the whole
-/// file); a text that is not JSON says where it stops being JSON.
+/// Reads a configuration's JSON text. An error names the path of the value at fault (empty for
+/// the whole file); a text that is not JSON says where it stops being JSON.
 pub(super) fn read_json(text: &str) -> Result<File, ConfigError> {
+    let found = Cell::new(None);
+    let file = InObject {
+        must: File::MUST,
+        seed: FileReader { found: &found },
+    };
+    // A server's error is found by a read of its own and kept in `found`; what stopped the
+    // read of the file is only its echo.
+    read(text, "", file).map_err(|e| found.take().unwrap_or(e))
+}
+
+/// Reads `text` with `seed`, the whole text and nothing after it; an error's path is put after
+/// `at`, the path of the text in the file.
+fn read<'de, S: DeserializeSeed<'de>>(
+    text: &'de str,
+    at: &str,
+    seed: S,
+) -> Result<S::Value, ConfigError> {
     let mut json = serde_json::Deserializer::from_str(text);
     let mut track = serde_path_to_error::Track::new();
-    let read = Object::<File>::deserialize(serde_path_to_error::Deserializer::new(
+    let read = seed.deserialize(serde_path_to_error::Deserializer::new(
         &mut json, &mut track,
     ));
-    match read.and_then(|file| json.end().map(|()| file)) {
-        Ok(Object(file)) => Ok(file),
-        Err(e) => Err(error(&track.path(), &e)),
+    read.and_then(|value| json.end().map(|()| value))
+        .map_err(|e| error(at, &track.path(), &e))
+}
+
+/// Reads the top-level object into a [`File`].
+struct FileReader<'a> {
+    /// Where the error of a server is kept (see [`read_json`]).
+    found: &'a Cell<Option<ConfigError>>,
+}
+
+impl<'de> DeserializeSeed<'de> for FileReader<'_> {
+    type Value = File;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<File, D::Error> {
+        d.deserialize_map(self)
     }
 }
 
-/// The error of a read that failed at `path`.
-fn error(path: &Path, e: &serde_json::Error) -> ConfigError {
-    let key = key_of(path);
+impl<'de> Visitor<'de> for FileReader<'_> {
+    type Value = File;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(File::MUST)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<File, A::Error> {
+        let mut file = File {
+            mcp_servers: None,
+            disco: None,
+        };
+        // Each key once (shape.rs): nothing here is set twice.
+        while let Some(key) = map.next_key()? {
+            match key {
+                Top::McpServers => {
+                    let servers = InObject {
+                        must: "must be an object of servers by name",
+                        seed: ServersReader { found: self.found },
+                    };
+                    file.mcp_servers = Some(map.next_value_seed(servers)?);
+                }
+                Top::Disco => file.disco = Some(map.next_value::<Object<Disco>>()?.0),
+            }
+        }
+        Ok(file)
+    }
+}
+
+/// Reads `mcpServers`: each entry as it comes, its keys, then, unless it is disabled, its
+/// values. An entry is kept as written (its JSON text) while its keys are read, and each step
+/// is a read of its own, so its error is put in `found` and the read of the file stopped.
+struct ServersReader<'a> {
+    found: &'a Cell<Option<ConfigError>>,
+}
+
+impl<'de> DeserializeSeed<'de> for ServersReader<'_> {
+    type Value = Vec<(String, Server)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ServersReader<'_> {
+    type Value = Vec<(String, Server)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of servers by name")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut servers = Vec::new();
+        while let Some(name) = map.next_key::<String>()? {
+            let entry: Box<RawValue> = map.next_value()?;
+            match server(&name, &entry) {
+                Ok(Some(server)) => servers.push((name, server)),
+                Ok(None) => {}
+                Err(e) => {
+                    let said = e.to_string();
+                    self.found.set(Some(e));
+                    return Err(A::Error::custom(said));
+                }
+            }
+        }
+        Ok(servers)
+    }
+}
+
+/// One entry of `mcpServers`, `name`'s, from its JSON text; `None` when it is disabled.
+fn server(name: &str, entry: &RawValue) -> Result<Option<Server>, ConfigError> {
+    let at = format!("mcpServers.{name}");
+    let keys: Object<Keys> = read(entry.get(), &at, PhantomData)?;
+    if keys.0.disabled == Some(Value::Bool(true)) {
+        return Ok(None);
+    }
+    let server: Object<Server> = read(entry.get(), &at, PhantomData)?;
+    Ok(Some(server.0))
+}
+
+/// The error of a read of the text at `at` that failed at `path` inside it.
+fn error(at: &str, path: &Path, e: &serde_json::Error) -> ConfigError {
+    let inside = key_of(path);
+    let key = if at.is_empty() || inside.is_empty() || inside.starts_with('[') {
+        format!("{at}{inside}")
+    } else {
+        format!("{at}.{inside}")
+    };
     let message = if e.is_data() {
         // The path says where; serde_json's line and column would say it twice.
         let text = e.to_string();

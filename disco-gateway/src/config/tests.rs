@@ -1,4 +1,5 @@
 use super::*;
+use serde::Deserialize;
 
 fn env(name: &str) -> Option<String> {
     match name {
@@ -10,6 +11,14 @@ fn env(name: &str) -> Option<String> {
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(text, &env)
+}
+
+/// The error of a text that must be refused.
+fn refused(text: &str) -> ConfigError {
+    match parse(text) {
+        Ok(_) => panic!("{text} was accepted"),
+        Err(e) => e,
+    }
 }
 
 /// Each text is refused, with an error at its key.
@@ -41,12 +50,55 @@ fn expansion() {
         ("${}", Err("`${}` is not a variable name")),
     ];
     for (text, want) in cases {
-        let got = expand(text, "k", &env);
+        let got = expand(text, "k", &env, Secrecy::Plain);
         match want {
             Ok(s) => assert_eq!(got, Ok(s.to_string()), "{text}"),
             Err(m) => assert_eq!(got, Err(err("k", m)), "{text}"),
         }
+        // A secret expands alike; of its errors, the one that would quote it says less.
+        let secret = expand(text, "k", &env, Secrecy::Secret);
+        match want {
+            Err(m) if m.ends_with("is not a variable name") => {
+                let e = secret.expect_err(text);
+                assert!(!e.message.contains(text), "{text}: {e}");
+                assert!(e.message.contains("not a variable name"), "{e}");
+            }
+            _ => assert_eq!(secret, got, "{text}"),
+        }
     }
+}
+
+/// What sits between `${` and `}` in a value of `env` or `headers`, or in a token, may be the
+/// secret itself (one with a `$` in it): an error says what is wrong at the key, not the text.
+/// Elsewhere the text is quoted, to find the typo by.
+#[test]
+fn a_secret_that_is_not_a_variable_is_not_quoted() {
+    let servers = |s: &str| format!(r#"{{"mcpServers": {{"a": {s}}}}}"#);
+    for (text, key) in [
+        (
+            servers(r#"{"command": "x", "env": {"K": "pa${zq9-hush}"}}"#),
+            "mcpServers.a.env.K",
+        ),
+        (
+            servers(r#"{"url": "http://h/mcp", "headers": {"X-Key": "${zq9-hush:-d}"}}"#),
+            "mcpServers.a.headers.X-Key",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": "${zq9-hush}", "caller": "c"}]}}"#
+                .to_string(),
+            "disco.tokens[0].token",
+        ),
+    ] {
+        let e = refused(&text);
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.message.contains("not a variable name"), "{e}");
+        assert!(!e.to_string().contains("zq9"), "the value is shown: {e}");
+    }
+    let e = refused(&servers(r#"{"command": "x", "args": ["${1X}"]}"#));
+    assert_eq!(
+        e.to_string(),
+        "mcpServers.a.args[0]: `${1X}` is not a variable name"
+    );
 }
 
 #[test]
@@ -452,7 +504,12 @@ fn every_error_is_its_json_path_and_what_is_wrong() {
     let cases = [
         (
             server(r#"{"command": "npx", "args": ["-y", "x", 3]}"#),
-            "mcpServers.fs.args[2]: invalid type: integer `3`, expected a string",
+            "mcpServers.fs.args[2]: must be a string",
+        ),
+        (
+            server(r#"{"command": "npx", "env": {"A": "1", "A": "2"}}"#),
+            "mcpServers.fs.env.A: given more than once: each key may be given once (JSON \
+             readers differ on which one counts)",
         ),
         (
             server(r#"{"command": "npx", "args": "-y x"}"#),
@@ -477,7 +534,7 @@ fn every_error_is_its_json_path_and_what_is_wrong() {
         ),
         (
             disco(r#"{"tokens": [{"token": "t", "caller": "c", "tools": ["a", 1]}]}"#),
-            "disco.tokens[0].tools[1]: invalid type: integer `1`, expected a string",
+            "disco.tokens[0].tools[1]: must be a string",
         ),
         (
             disco(r#"{"aliases": {"fs.read": "cat"}}"#),
@@ -566,9 +623,10 @@ fn structs_are_objects_and_null_is_not_absence() {
     refused_at(&cases);
 }
 
-/// A token, or a value of `env` or `headers`, never appears in an error, whatever is written
-/// in its place or around it: a number, a string where an object or a list was expected, a
-/// list or an object where a string was.
+/// No value of the file appears in an error, whatever is written in its place or around it: a
+/// number, a string where an object or a list was expected, a list or an object where a string
+/// was. A token, a value of `env` or `headers` and an argument are the secrets among them;
+/// every string is held to it.
 #[test]
 fn secrets_never_appear_in_errors() {
     const WORD: &str = "zq9-hush";
@@ -582,62 +640,87 @@ fn secrets_never_appear_in_errors() {
         format!("[{word}]"),
         format!("[{DIGITS}]"),
         format!("{{\"k\": {word}}}"),
+        "true".to_string(),
     ];
-    // Where an object of secrets is expected, a string, or neither (the list of tokens, one
-    // token): the one shape that fits there is accepted, every other refused unseen.
+    // What fits each position: the one shape accepted there, every other refused unseen.
     enum Fits {
-        Object,
         String,
-        Neither,
+        List,
+        Object,
+        /// A string, judged then by a rule that may quote it (a URL's scheme, a transport's
+        /// name, a server's name); every other shape is refused unseen.
+        Judged,
+        Nothing,
     }
+    let server = |s: &str| format!(r#"{{"mcpServers": {{"a": {s}}}}}"#);
+    let disco = |d: &str| format!(r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "disco": {d}}}"#);
     let positions = [
+        (Fits::String, server(r#"{"command": @}"#)),
+        (Fits::List, server(r#"{"command": "x", "args": @}"#)),
+        (
+            Fits::String,
+            server(r#"{"command": "x", "args": ["-y", @]}"#),
+        ),
+        (Fits::Object, server(r#"{"command": "x", "env": @}"#)),
+        (Fits::String, server(r#"{"command": "x", "env": {"K": @}}"#)),
+        (Fits::String, server(r#"{"command": "x", "cwd": @}"#)),
+        (Fits::Judged, server(r#"{"url": @}"#)),
+        (
+            Fits::Judged,
+            server(r#"{"url": "http://h/mcp", "type": @}"#),
+        ),
         (
             Fits::Object,
-            r#"{"mcpServers": {"a": {"command": "x", "env": @}}}"#,
+            server(r#"{"url": "http://h/mcp", "headers": @}"#),
         ),
         (
             Fits::String,
-            r#"{"mcpServers": {"a": {"command": "x", "env": {"K": @}}}}"#,
+            server(r#"{"url": "http://h/mcp", "headers": {"X-Key": @}}"#),
         ),
+        (Fits::Nothing, disco(r#"{"tokens": @}"#)),
+        (Fits::Nothing, disco(r#"{"tokens": [@]}"#)),
         (
-            Fits::Object,
-            r#"{"mcpServers": {"a": {"url": "http://h/mcp", "headers": @}}}"#,
+            Fits::String,
+            disco(r#"{"tokens": [{"token": @, "caller": "c"}]}"#),
         ),
         (
             Fits::String,
-            r#"{"mcpServers": {"a": {"url": "http://h/mcp", "headers": {"X-Key": @}}}}"#,
+            disco(r#"{"tokens": [{"token": "t", "caller": @}]}"#),
         ),
         (
-            Fits::Neither,
-            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": @}}"#,
-        ),
-        (
-            Fits::Neither,
-            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [@]}}"#,
+            Fits::Judged,
+            disco(r#"{"tokens": [{"token": "t", "caller": "c", "servers": [@]}]}"#),
         ),
         (
             Fits::String,
-            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": @, "caller": "c"}]}}"#,
+            disco(r#"{"tokens": [{"token": "t", "caller": "c", "tools": [@]}]}"#),
         ),
+        (Fits::String, disco(r#"{"pinned": [@]}"#)),
+        (Fits::String, disco(r#"{"aliases": {"a.t": [@]}}"#)),
+        (Fits::String, disco(r#"{"keywords": {"a.t": [@]}}"#)),
     ];
     for (fits, position) in &positions {
         for (i, shape) in shapes.iter().enumerate() {
             let text = position.replace('@', shape);
-            let fitting = match fits {
-                Fits::Object => i == shapes.len() - 1,
-                Fits::String => i == 0,
-                Fits::Neither => false,
+            let (fitting, judged) = match fits {
+                Fits::String => (i == 0, false),
+                Fits::List => (i == 4, false),
+                Fits::Object => (i == 6, false),
+                Fits::Judged => (false, i == 0),
+                Fits::Nothing => (false, false),
             };
             match parse(&text) {
                 Ok(_) => assert!(fitting, "{text} was accepted"),
                 Err(e) => {
                     assert!(!fitting, "{text}: {e}");
                     let said = e.to_string();
-                    for secret in [WORD, DIGITS] {
-                        assert!(!said.contains(secret), "{text}: the value is shown: {said}");
+                    if !judged {
+                        for secret in [WORD, DIGITS] {
+                            assert!(!said.contains(secret), "{text}: the value is shown: {said}");
+                        }
                     }
                     assert!(
-                        e.key.starts_with("mcpServers.a.") || e.key.starts_with("disco.tokens"),
+                        e.key.starts_with("mcpServers.a.") || e.key.starts_with("disco."),
                         "{text}: {said}"
                     );
                 }
@@ -646,27 +729,158 @@ fn secrets_never_appear_in_errors() {
     }
 }
 
-/// A server left out with `"disabled": true` is not expanded (its variables may be unset);
-/// the shape of its values is still checked as the file is read.
+/// A key given twice is refused wherever it is, at its own path: JSON readers differ on
+/// which of the two counts, and the file is read one way only.
+#[test]
+fn a_key_given_twice_is_refused_at_its_path() {
+    let cases = [
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "mcpServers": {}}"#,
+            "mcpServers",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#,
+            "mcpServers.a",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x", "command": "y"}}}"#,
+            "mcpServers.a.command",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x", "env": {"PORT": "1", "PORT": "zq9"}}}}"#,
+            "mcpServers.a.env.PORT",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"url": "http://h/mcp", "headers": {"X-Key": "zq9", "X-Key": "zq9"}}}}"#,
+            "mcpServers.a.headers.X-Key",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}, "off": {"command": "y", "disabled": true, "command": "z"}}}"#,
+            "mcpServers.off.command",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"pageSize": 5, "pageSize": 6}}"#,
+            "disco.pageSize",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"aliases": {"a.t": [], "a.t": ["u"]}}}"#,
+            "disco.aliases.a.t",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"tokens": [{"token": "zq9", "token": "zq9", "caller": "c"}]}}"#,
+            "disco.tokens[0].token",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "x"}}, "disco": {"exposure": "all"}, "disco": {}}"#,
+            "disco",
+        ),
+    ];
+    for (text, key) in cases {
+        let e = refused(text);
+        assert_eq!(e.key, key, "{text}: {e}");
+        assert_eq!(e.message, shape::GIVEN_TWICE, "{text}");
+        assert!(!e.message.contains("zq9"), "{e}");
+    }
+}
+
+/// With serde_json's `arbitrary_precision` (a feature another crate of a build may turn on), a
+/// number reaches a reader as a map of one private key: where an object is expected, it is
+/// still a number, and refused as one.
+#[test]
+fn a_number_handed_over_as_a_map_is_not_an_object() {
+    use serde::de::value::{Error, MapDeserializer};
+    let number = || {
+        MapDeserializer::<_, Error>::new(
+            [("$serde_json::private::Number", "8675309123")].into_iter(),
+        )
+    };
+    let Err(e) = file::Secrets::deserialize(number()) else {
+        panic!("a number was read as `env`");
+    };
+    assert_eq!(e.to_string(), "must be an object of strings");
+    assert!(file::Strings::deserialize(number()).is_err());
+}
+
+/// The file is read in order, and its first mistake is the error: the shape of each value as
+/// it is read, whichever part of the file it is in; of one server, its keys before its values.
+#[test]
+fn the_first_mistake_in_the_file_is_the_error() {
+    let cases = [
+        (
+            r#"{"mcpServers": {"a": {"command": 1}}, "disco": {"pageSize": "x"}}"#,
+            "mcpServers.a.command",
+        ),
+        (
+            r#"{"disco": {"pageSize": "x"}, "mcpServers": {"a": {"command": 1}}}"#,
+            "disco.pageSize",
+        ),
+        (
+            r#"{"mcpServers": {"b": {"command": "x", "cwd": 1}, "a": {"command": 1}}}"#,
+            "mcpServers.b.cwd",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"args": [1], "command": 2}}}"#,
+            "mcpServers.a.args[0]",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": 1, "argz": []}}}"#,
+            "mcpServers.a.argz",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": 1}}, "servers": {}}"#,
+            "mcpServers.a.command",
+        ),
+    ];
+    refused_at(&cases);
+}
+
+/// A server left out with `"disabled": true` has its keys checked and nothing else read: its
+/// variables may be unset, its values of another client's kind.
 #[test]
 fn a_disabled_server_is_read_but_not_expanded() {
-    let c = parse(
-        r#"{"mcpServers": {"a": {"command": "x"},
-                           "off": {"command": "${NOPE}", "env": {"K": "${NOPE}"}, "disabled": true}}}"#,
-    )
-    .unwrap();
-    assert_eq!(c.servers.len(), 1);
-    for disabled in ["false", "\"true\"", "1", "null"] {
+    for off in [
+        r#"{"command": "${NOPE}", "env": {"K": "${NOPE}"}, "disabled": true}"#,
+        r#"{"command": 1, "disabled": true}"#,
+        r#"{"command": "x", "env": {"PORT": 3000}, "disabled": true}"#,
+        r#"{"url": "http://h/mcp", "forwardToken": "yes", "disabled": true}"#,
+        r#"{"disabled": true, "command": "x", "url": "ftp://h", "args": "-y"}"#,
+        r#"{"command": null, "env": {"A": "1", "A": "2"}, "disabled": true}"#,
+        r#"{"disabled": true}"#,
+    ] {
+        let text = format!(r#"{{"mcpServers": {{"a": {{"command": "x"}}, "off": {off}}}}}"#);
+        let c = parse(&text).unwrap_or_else(|e| panic!("{off}: {e}"));
+        assert_eq!(c.servers.len(), 1, "{off}");
+    }
+    for disabled in ["false", "\"true\"", "1", "null", "{}"] {
         let c = parse(&format!(
             r#"{{"mcpServers": {{"a": {{"command": "x", "disabled": {disabled}}}}}}}"#
         ))
         .unwrap();
         assert_eq!(c.servers.len(), 1, "disabled: {disabled}");
+        let e = refused(&format!(
+            r#"{{"mcpServers": {{"a": {{"command": 1, "disabled": {disabled}}}}}}}"#
+        ));
+        assert_eq!(e.to_string(), "mcpServers.a.command: must be a string");
     }
-    let e = parse(r#"{"mcpServers": {"off": {"command": 1, "disabled": true}}}"#)
-        .err()
-        .expect("a command of the wrong type was accepted");
-    assert_eq!(e.key, "mcpServers.off.command", "{e}");
+    // Its keys are the keys of any server, and it is an object.
+    let cases = [
+        (
+            r#"{"mcpServers": {"off": {"command": "x", "argz": [], "disabled": true}}}"#,
+            "mcpServers.off.argz",
+        ),
+        (
+            r#"{"mcpServers": {"off": {"disabled": true, "forwardTokens": true}}}"#,
+            "mcpServers.off.forwardTokens",
+        ),
+        (r#"{"mcpServers": {"off": ["x"]}}"#, "mcpServers.off"),
+    ];
+    refused_at(&cases);
+    let e = refused(r#"{"mcpServers": {"off": {"disabled": true, "argz": 1}}}"#);
+    assert!(
+        e.message
+            .starts_with("unknown field `argz`, expected one of"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -693,7 +907,7 @@ fn servers_keep_the_order_of_the_file_and_max_tools_is_read() {
         ),
         (
             r#"{"mcpServers": {"a": {"command": "a"}, "a": {"command": "b"}}}"#,
-            "mcpServers",
+            "mcpServers.a",
         ),
     ]);
 }

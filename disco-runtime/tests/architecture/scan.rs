@@ -21,24 +21,32 @@ impl Layers {
             .map_or(u32::MAX, |(_, l)| *l)
     }
 
-    /// The edges of one file against the direction: `(line number, path, why)`.
+    /// The edges of one file against the direction, and its aliases of the crate's root (in
+    /// every file, the roots too): `(line number, path, why)`.
     fn violations(&self, rel: &Path, source: &str) -> Vec<(usize, String, String)> {
+        let code = without_comments(source);
+        let line = |offset: usize| code[..offset].matches('\n').count() + 1;
+        let mut out: Vec<_> = aliases(&code)
+            .into_iter()
+            .map(|(offset, alias)| {
+                let why = "a name for the crate's root or a parent hides the paths through it \
+                           from this check: write `crate::` or `super::`";
+                (line(offset), alias, why.to_string())
+            })
+            .collect();
         let module = module_path(rel);
         let Some(own) = module.first() else {
-            return Vec::new(); // a crate root may name everything
+            return out; // a crate root may name everything
         };
         let own_layer = self.of(own);
-        let code = without_comments(source);
-        let mut out = Vec::new();
         for (offset, top, path) in targets(&module, &code) {
             if &top == own {
                 continue;
             }
             let theirs = self.of(&top);
             if theirs >= own_layer {
-                let line = code[..offset].matches('\n').count() + 1;
                 out.push((
-                    line,
+                    line(offset),
                     path,
                     format!("`{own}` (layer {own_layer}) names `{top}` (layer {theirs})"),
                 ));
@@ -220,9 +228,38 @@ fn targets(module: &[String], code: &str) -> Vec<(usize, String, String)> {
     out
 }
 
+/// Each `crate as x`, `super as x` and `extern crate self as x` in `code` (comments already
+/// removed): paths through `x` would name modules this check never sees. With the offset where
+/// each starts.
+fn aliases(code: &str) -> Vec<(usize, String)> {
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    for word in ["crate", "super"] {
+        for (i, _) in code.match_indices(word) {
+            let after = i + word.len();
+            let alone = (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'))
+                && bytes.get(after).is_some_and(|b| b.is_ascii_whitespace());
+            if !alone {
+                continue;
+            }
+            let mut words = code[after..].split_whitespace();
+            let aliased = match words.next() {
+                Some("as") => true,
+                Some("self") => word == "crate" && words.next() == Some("as"),
+                _ => false,
+            };
+            if aliased {
+                let end = code[i..].find([';', '\n']).map_or(code.len(), |e| i + e);
+                out.push((i, code[i..end].to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// The source without comments: `//` to the end of a line (outside string literals) and
 /// `/* ... */`, each replaced by spaces so that offsets keep their lines.
-fn without_comments(source: &str) -> String {
+pub fn without_comments(source: &str) -> String {
     let chars: Vec<char> = source.chars().collect();
     let mut out = String::with_capacity(source.len());
     let (mut i, mut in_string) = (0, false);
