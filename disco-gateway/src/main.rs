@@ -205,28 +205,11 @@ async fn start(config: &Config) -> (Arc<Hub>, GatewayProvider) {
     (hub, provider)
 }
 
-/// Who may see what: a token's servers and extra tools; callers without a token entry (stdio,
-/// the local user) see everything.
+/// Who may see what: a token's servers and extra tools (`GatewayProvider::can_see`).
 fn visibility(
-    config: &Config,
     provider: GatewayProvider,
 ) -> impl Fn(&Caller, &CatalogTool) -> bool + Send + Sync + 'static {
-    let tokens = config.disco.tokens.clone();
-    move |caller: &Caller, tool: &CatalogTool| {
-        let Some(id) = caller.id() else { return true };
-        let Some(t) = tokens.iter().find(|t| t.caller == id) else {
-            return true;
-        };
-        if t.tools.iter().any(|n| n == tool.name()) {
-            return true;
-        }
-        match &t.servers {
-            None => true,
-            Some(servers) => provider
-                .server_of(tool.name())
-                .is_some_and(|s| servers.contains(&s)),
-        }
-    }
+    move |caller: &Caller, tool: &CatalogTool| provider.can_see(caller, tool.name())
 }
 
 async fn serve(args: Args, config: Config) -> Result<(), String> {
@@ -246,11 +229,12 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         .name("disco-gateway")
         .version(env!("CARGO_PKG_VERSION"))
         .provider(provider.clone())
+        .resources(provider.clone())
         .search(search_options(&config))
         .page_size(config.disco.page_size)
         .default_timeout(config.disco.call_timeout);
     if !config.disco.tokens.is_empty() {
-        server = server.visibility(visibility(&config, provider.clone()));
+        server = server.visibility(visibility(provider.clone()));
     }
     let mut http = HttpOptions::default().stateless(args.stateless);
     if !config.disco.tokens.is_empty() {

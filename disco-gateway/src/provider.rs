@@ -2,26 +2,37 @@
 //! names them, with `"namespace": "none"`), with the operator's aliases and keywords, and each
 //! call forwarded to the upstream that owns the tool. Everything else (resolution, repair,
 //! validation, visibility, search, paging) is the catalog's, unchanged.
+//!
+//! While a server is down its tools leave the catalog (tools/list, search, suggestions), and a
+//! call to one is answered with the outage (since when, why, the next start), but only for a
+//! caller who could see the tool while it served: to anyone else the name stays unknown.
+//! `disco://status` tells each caller which of its servers are down.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use std::time::Instant;
+
 use disco_runtime::catalog::{DynamicTool, SearchOptions};
+use disco_runtime::rmcp::model::{Resource, ResourceContents};
 use disco_runtime::tool::BoxFuture;
-use disco_runtime::{CallToolResult, Context, ToolProvider};
-use serde_json::{Map, Value};
+use disco_runtime::{CallToolResult, Caller, Context, Resources, ToolProvider};
+use serde_json::{json, Map, Value};
 
 use crate::admit;
 use crate::config::Namespace;
-use crate::upstream::Hub;
+use crate::upstream::{Hub, Status};
+
+/// The resource that tells a caller which of its servers are down.
+pub const STATUS_URI: &str = "disco://status";
 
 /// The gateway's tools. Cheap to clone.
 #[derive(Clone)]
 pub struct GatewayProvider {
     hub: Arc<Hub>,
     /// Downstream name -> (upstream index, the upstream's own name). Only ever grows: a
-    /// catalog built a moment ago may still route a tool whose server has since gone, and the
-    /// call then gets that server's own "not available" answer.
+    /// catalog built a moment ago may still route a tool whose server has since gone down, and
+    /// the call then gets the outage from the upstream itself.
     routes: Arc<RwLock<HashMap<String, (usize, String)>>>,
 }
 
@@ -79,6 +90,91 @@ impl GatewayProvider {
         routes
             .get(tool)
             .map(|(i, _)| self.hub.upstreams[*i].config.name.clone())
+    }
+
+    /// Whether `caller` may see the tool named `tool` downstream: a caller with a token entry
+    /// sees its servers' tools and the tools it names; any other (stdio, the local user, a
+    /// token without an entry) sees everything. The catalog's visibility and the answers
+    /// about tools out of service both ask this.
+    pub fn can_see(&self, caller: &Caller, tool: &str) -> bool {
+        let Some(token) = self.token_of(caller) else {
+            return true;
+        };
+        if token.tools.iter().any(|n| n == tool) {
+            return true;
+        }
+        match &token.servers {
+            None => true,
+            Some(servers) => self.server_of(tool).is_some_and(|s| servers.contains(&s)),
+        }
+    }
+
+    fn token_of(&self, caller: &Caller) -> Option<&crate::config::TokenConfig> {
+        let id = caller.id()?;
+        self.hub.disco.tokens.iter().find(|t| t.caller == id)
+    }
+
+    /// The servers `caller` may use: those of its token entry and those of the tools it
+    /// names, or every one.
+    fn servers_of(&self, caller: &Caller) -> Vec<usize> {
+        let all = 0..self.hub.upstreams.len();
+        let Some(token) = self.token_of(caller) else {
+            return all.collect();
+        };
+        let Some(servers) = &token.servers else {
+            return all.collect();
+        };
+        let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
+        all.filter(|&i| {
+            let name = &self.hub.upstreams[i].config.name;
+            servers.contains(name)
+                || token
+                    .tools
+                    .iter()
+                    .any(|t| routes.get(t).is_some_and(|(j, _)| *j == i))
+        })
+        .collect()
+    }
+
+    /// What `disco://status` says to `caller`: each of its servers, whether it is up, and of
+    /// those down since when, why and when they are next started.
+    pub fn status(&self, caller: &Caller) -> Value {
+        let now = Instant::now();
+        let servers: Vec<Value> = self
+            .servers_of(caller)
+            .into_iter()
+            .map(|i| {
+                let name = &self.hub.upstreams[i].config.name;
+                match self.hub.upstreams[i].status() {
+                    Status::Starting => json!({"name": name, "state": "starting"}),
+                    Status::Ready => json!({"name": name, "state": "up"}),
+                    Status::Down(outage) => {
+                        // Whole seconds, rounded up: a wait is never shorter than said.
+                        let next = match outage.next_start {
+                            Some(at) if at > now => {
+                                at.saturating_duration_since(now).as_secs_f64().ceil() as u64
+                            }
+                            _ => 0,
+                        };
+                        json!({
+                            "name": name,
+                            "state": "down",
+                            "since": outage.since_utc.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                            "downForSeconds": now.saturating_duration_since(outage.since).as_secs(),
+                            "reason": crate::text::clip(&outage.reason, 300),
+                            "nextStartInSeconds": next,
+                            "message": outage.message(name, now),
+                        })
+                    }
+                }
+            })
+            .collect();
+        let down: Vec<&Value> = servers
+            .iter()
+            .filter(|s| s["state"] == "down")
+            .map(|s| &s["name"])
+            .collect();
+        json!({"down": down, "servers": servers})
     }
 
     /// The tools now (those of servers that are down, hidden), with the tools left out (see
@@ -149,15 +245,18 @@ impl GatewayProvider {
                 }
                 holders.insert(name_key, Holder::Server(i, name.clone()));
                 routes.insert(name.clone(), (i, tool.name.to_string()));
+                // While its server is down a tool keeps its name (a restart never hands it to
+                // another server) and leaves the catalog: a call to it is answered by
+                // `not_served`.
+                if !up {
+                    continue;
+                }
                 let mut entry = tool.clone();
                 entry.name = name.clone().into();
                 let mut def = DynamicTool::new(entry);
                 if let Some(note) = listed.notes.get(&*tool.name) {
                     def.problems.push(note.clone());
                 }
-                // While its server is down a tool leaves tools/list, but a call to it still
-                // resolves, and is answered with what happened to the server.
-                def.hidden = !up;
                 def.aliases = disco.aliases.get(&name).cloned().unwrap_or_default();
                 // The server is a searchable field of each of its tools.
                 def.keywords = disco.keywords.get(&name).cloned().unwrap_or_default();
@@ -175,6 +274,26 @@ impl GatewayProvider {
     }
 }
 
+impl Resources for GatewayProvider {
+    fn list(&self, _caller: &Caller) -> Vec<Resource> {
+        vec![Resource::new(STATUS_URI, "status")
+            .with_title("The gateway's servers")
+            .with_description(
+                "Each server whose tools you may use, and which of them are down: since when, \
+                 why, and when each is next started. A down server's tools are out of \
+                 tools/list and search until it is back.",
+            )
+            .with_mime_type("application/json")]
+    }
+
+    fn read(&self, uri: &str, caller: &Caller) -> Option<Vec<ResourceContents>> {
+        (uri == STATUS_URI).then(|| {
+            let text = serde_json::to_string_pretty(&self.status(caller)).unwrap_or_default();
+            vec![ResourceContents::text(text, STATUS_URI).with_mime_type("application/json")]
+        })
+    }
+}
+
 /// The names of the gateway's own tools (`tool_search`, `execute_tool`): no upstream tool
 /// takes them, whether or not search is on.
 pub fn reserved_names() -> [String; 2] {
@@ -183,6 +302,27 @@ pub fn reserved_names() -> [String; 2] {
 }
 
 impl ToolProvider for GatewayProvider {
+    /// A tool of a server that is down, which `caller` could see: the outage. The tool must
+    /// be in what the server listed when it was last up (a route is kept for every name ever
+    /// served).
+    fn not_served(&self, name: &str, caller: &Caller) -> Option<String> {
+        let (i, upstream_name) = self
+            .routes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()?;
+        let upstream = &self.hub.upstreams[i];
+        let Status::Down(outage) = upstream.status() else {
+            return None;
+        };
+        let (listed, _) = upstream.tools();
+        if !listed.tools.iter().any(|t| *t.name == *upstream_name) || !self.can_see(caller, name) {
+            return None;
+        }
+        Some(outage.message(&upstream.config.name, Instant::now()))
+    }
+
     fn tools(&self) -> Vec<DynamicTool> {
         let (tools, left_out) = self.current();
         for l in left_out {

@@ -44,10 +44,64 @@ const MISSED_PINGS: u32 = 2;
 /// Where an upstream is in its life.
 #[derive(Clone, Debug)]
 pub enum Status {
+    /// Its first start is under way.
     Starting,
     Ready,
-    /// Stopped or failed to start; being restarted. The reason is for the log and errors.
-    Down(String),
+    /// Stopped or failed to start; being restarted.
+    Down(Outage),
+}
+
+/// Why and since when an upstream is down, and when it is next started: what a call to one of
+/// its tools and `disco://status` tell.
+#[derive(Clone, Debug)]
+pub struct Outage {
+    /// For the log and the callers (an upstream's text in it is clipped where it is read).
+    pub reason: String,
+    /// When it went down: the run that ended, or the first of the starts that failed since.
+    pub since: Instant,
+    /// The same moment on the wall clock, for the callers.
+    pub since_utc: chrono::DateTime<chrono::Utc>,
+    /// When its next start begins; `None` while a start is under way.
+    pub next_start: Option<Instant>,
+}
+
+impl Outage {
+    /// What a caller of one of its tools is told: the server, since when it is down and why,
+    /// and when it is next started.
+    pub fn message(&self, server: &str, now: Instant) -> String {
+        let next = match self.next_start {
+            Some(at) if at > now => format!(
+                "its next start is in {}",
+                span(at.saturating_duration_since(now), true)
+            ),
+            _ => "a start is under way now".into(),
+        };
+        format!(
+            "Server `{server}` is unavailable since {} ({} ago): {}; {next}. Try again then.",
+            self.since_utc
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            span(now.saturating_duration_since(self.since), false),
+            crate::text::clip(&self.reason, MAX_REASON_CHARS),
+        )
+    }
+}
+
+/// The most characters of the reason an upstream is down that a caller is shown.
+const MAX_REASON_CHARS: usize = 300;
+
+/// A span of time as a person reads it: seconds, minutes past two minutes, hours past two
+/// hours; rounded up when it is a wait (`3 s` is never a wait of 3.4 s), down when it is past.
+fn span(d: Duration, wait: bool) -> String {
+    let secs = if wait && d.subsec_nanos() > 0 {
+        d.as_secs() + 1
+    } else {
+        d.as_secs()
+    };
+    match secs {
+        0..120 => format!("{secs} s"),
+        120..7_200 => format!("{} min", secs / 60),
+        _ => format!("{} h", secs / 3_600),
+    }
 }
 
 struct Live {
@@ -222,16 +276,34 @@ impl Upstream {
         live.listed = Arc::new(listed);
     }
 
-    /// Down: its last tools are kept (hidden by the provider); the connections with callers'
-    /// tokens are closed with the main one.
+    /// Down: its last tools are kept (the provider answers calls to them with the outage);
+    /// the connections with callers' tokens are closed with the main one. Down since the
+    /// first failure: a start that fails again keeps the moment.
     fn set_down(&self, reason: String) {
         {
             let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
-            live.status = Status::Down(reason);
+            let (since, since_utc) = match &live.status {
+                Status::Down(o) => (o.since, o.since_utc),
+                _ => (Instant::now(), chrono::Utc::now()),
+            };
+            live.status = Status::Down(Outage {
+                reason,
+                since,
+                since_utc,
+                next_start: None,
+            });
             live.peer = None;
         }
         if let Some(forwarded) = &self.forwarded {
             forwarded.close_all();
+        }
+    }
+
+    /// When its next start begins (`None`: one is under way), while it is down.
+    fn set_next_start(&self, at: Option<Instant>) {
+        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+        if let Status::Down(outage) = &mut live.status {
+            outage.next_start = at;
         }
     }
 
@@ -273,13 +345,11 @@ impl Upstream {
             (live.peer.clone(), live.status.clone())
         };
         let Some(peer) = peer else {
-            let why = match status {
-                Status::Down(reason) => format!("it stopped ({reason}) and is being restarted"),
-                _ => "it is still starting".to_string(),
-            };
-            return error(format!(
-                "Server `{name}` is not available: {why}. Try again shortly."
-            ));
+            // The catalog this call started on was built while the server was up.
+            return error(match status {
+                Status::Down(outage) => outage.message(name, Instant::now()),
+                _ => format!("Server `{name}` is still starting. Try again shortly."),
+            });
         };
         match (&self.forwarded, ctx.caller().id()) {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
@@ -309,6 +379,7 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
         if hub.shutdown.is_cancelled() {
             break;
         }
+        upstream.set_next_start(None);
         let outcome = tokio::select! {
             r = connect(&hub, &upstream) => Some(r),
             _ = hub.shutdown.cancelled() => None,
@@ -368,6 +439,7 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                 );
             }
         }
+        upstream.set_next_start(Some(Instant::now() + backoff.current()));
         tokio::select! {
             _ = tokio::time::sleep(backoff.current()) => {}
             _ = hub.shutdown.cancelled() => break,

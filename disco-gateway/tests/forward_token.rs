@@ -455,7 +455,11 @@ async fn a_restart_of_the_main_connection_closes_every_callers_connection() {
         assert_eq!(forwarded(&hub).open_connections(), 0, "round {round}");
         let (caller, _) = &callers[0];
         let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
-        assert!(text(&result).contains("not available"), "{}", text(&result));
+        assert!(
+            text(&result).contains("is unavailable since"),
+            "{}",
+            text(&result)
+        );
 
         upstream = Upstream::start(Some(addr), seen.clone());
         wait_until(&hub, true).await;

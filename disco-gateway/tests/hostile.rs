@@ -338,3 +338,228 @@ fn a_result_over_the_limit_is_answered_at_once_and_errors_are_clipped() {
     assert_eq!(gw.call("good.echo", json!({})).0, "good:echo:{}");
     gw.assert_healthy();
 }
+
+/// Settings for a server that goes down: its restarts are seconds apart (4 s, then 8 s), so
+/// that a test sees a wait before the next start, and within the liveness bound of it.
+fn restarting() -> Value {
+    let mut settings = disco(".");
+    settings["restartInitialMs"] = json!(4_000);
+    settings["restartMaxMs"] = json!(8_000);
+    settings
+}
+
+/// The number written right after `before` in `text`.
+fn number_after(text: &str, before: &str) -> Option<u64> {
+    let rest = &text[text.find(before)? + before.len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Reads `disco://status` over stdio.
+fn status(gw: &mut Gateway) -> Value {
+    let read = gw.request("resources/read", json!({"uri": "disco://status"}));
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{read}"));
+    serde_json::from_str(text).expect("the status is JSON")
+}
+
+/// Calls `tool` of a server that is down until its answer names the wait before the next start
+/// (a start under way has none to name); returns the answer.
+fn outage_answer(gw: &mut Gateway, tool: &str) -> String {
+    let mut last = String::new();
+    for _ in 0..5 {
+        let (text, error) = gw.call(tool, json!({"text": "hi"}));
+        assert!(error, "{tool}: {text}");
+        if text.contains("its next start is in ") {
+            return text;
+        }
+        last = text;
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    panic!("no wait before the next start named: {last}");
+}
+
+/// A server that stops, and fails its starts while a marker file exists: its tools leave
+/// tools/list and search; a call to one is answered at once with the server, since when it is
+/// down and in how long it is started again (it used to say "being restarted", and nothing of
+/// when); `disco://status` says which server is down. When it is back, its tools are too.
+#[test]
+fn a_call_to_a_server_that_is_down_says_since_when_and_when_it_is_retried() {
+    let dir = Dir::new("down");
+    let ups = [up("flaky", "flaky"), up("good", "good")];
+    let mut gw = Gateway::start(&dir, &ups, restarting());
+    assert_eq!(gw.call("flaky.echo", json!({})).0, "flaky:echo:{}");
+    let listed = gw.request("resources/list", json!({}));
+    assert_eq!(
+        listed["result"]["resources"][0]["uri"], "disco://status",
+        "{listed}"
+    );
+    assert_eq!(status(&mut gw)["down"], json!([]));
+
+    let marker = dir.0.join("flaky.down");
+    std::fs::write(&marker, "down").expect("the marker");
+    assert_eq!(gw.call("flaky.exit", json!({})).0, "flaky:exit");
+    let names = gw.wait_for_tools("flaky's tools leave", |n| {
+        !n.iter().any(|n| n.starts_with("flaky."))
+    });
+    assert!(names.contains(&"good.echo".to_string()), "{names:?}");
+    let text = outage_answer(&mut gw, "flaky.echo");
+    says(&text, "Server `flaky` is unavailable since 20");
+    let ago = number_after(&text, "Z (").expect("how long ago");
+    assert!(ago < 30, "{ago} s ago: {text}");
+    says(&text, " s ago): the connection ended");
+    let wait = number_after(&text, "its next start is in ").expect("the wait");
+    assert!((1..=8).contains(&wait), "next start in {wait} s: {text}");
+    // Search leaves it out too, and the other server serves.
+    let (found, _) = gw.call("tool_search", json!({"query": "A tool of flaky echo"}));
+    assert!(!found.contains("flaky."), "{found}");
+    assert_eq!(gw.call("good.echo", json!({})).0, "good:echo:{}");
+
+    let now = status(&mut gw);
+    assert_eq!(now["down"], json!(["flaky"]), "{now}");
+    let flaky = &now["servers"][0];
+    assert_eq!(flaky["state"], "down", "{now}");
+    assert!(
+        flaky["since"].as_str().is_some_and(|s| s.ends_with('Z')),
+        "{now}"
+    );
+    assert!(flaky["nextStartInSeconds"].as_u64().is_some(), "{now}");
+    assert!(flaky["downForSeconds"].as_u64().is_some(), "{now}");
+    says(
+        flaky["message"].as_str().unwrap_or_default(),
+        "Server `flaky` is unavailable",
+    );
+    assert_eq!(now["servers"][1], json!({"name": "good", "state": "up"}));
+
+    // Back: its tools return and serve.
+    std::fs::remove_file(&marker).expect("the marker goes");
+    gw.wait_for_tools("flaky's tools return", |n| {
+        n.iter().any(|n| n == "flaky.echo")
+    });
+    assert_eq!(gw.call("flaky.echo", json!({})).0, "flaky:echo:{}");
+    assert_eq!(status(&mut gw)["down"], json!([]));
+    gw.assert_healthy();
+}
+
+/// A downstream client over HTTP with a bearer token, on a runtime of its own.
+struct Client {
+    runtime: tokio::runtime::Runtime,
+    service: disco_runtime::rmcp::service::RunningService<disco_runtime::rmcp::RoleClient, ()>,
+}
+
+impl Client {
+    fn connect(url: &str, token: &str) -> Client {
+        use disco_runtime::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        use disco_runtime::rmcp::transport::StreamableHttpClientTransport;
+        use disco_runtime::rmcp::ServiceExt;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+        let service = runtime
+            .block_on(async {
+                let transport = StreamableHttpClientTransport::from_config(config);
+                tokio::time::timeout(harness::LIVENESS, ().serve(transport)).await
+            })
+            .expect("connected within the liveness bound")
+            .expect("the client connects");
+        Client { runtime, service }
+    }
+
+    /// A call's text and whether it is an error (a JSON-RPC error counts, its message the
+    /// text).
+    fn call(&self, tool: &str) -> (String, bool) {
+        use disco_runtime::rmcp::model::CallToolRequestParams;
+        let call = self
+            .service
+            .peer()
+            .call_tool(CallToolRequestParams::new(tool.to_string()));
+        let answer = self
+            .runtime
+            .block_on(async { tokio::time::timeout(harness::LIVENESS, call).await })
+            .expect("answered within the liveness bound");
+        match answer {
+            Ok(result) => {
+                let text = result
+                    .content
+                    .iter()
+                    .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                (text, result.is_error == Some(true))
+            }
+            Err(e) => (e.to_string(), true),
+        }
+    }
+
+    fn status(&self) -> Value {
+        use disco_runtime::rmcp::model::{ReadResourceRequestParams, ResourceContents};
+        let read = self
+            .service
+            .peer()
+            .read_resource(ReadResourceRequestParams::new("disco://status"));
+        let result = self
+            .runtime
+            .block_on(async { tokio::time::timeout(harness::LIVENESS, read).await })
+            .expect("answered within the liveness bound")
+            .expect("the status");
+        match &result.contents[0] {
+            ResourceContents::TextResourceContents { text, .. } => {
+                serde_json::from_str(text).expect("the status is JSON")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// Over HTTP with callers' tokens: while a server is down, a caller who could see its tools
+/// is told of the outage; one whose token does not reach that server gets "unknown tool", as
+/// for a name that never existed, and its `disco://status` does not name the server.
+#[test]
+fn only_a_caller_who_could_see_a_tool_hears_of_its_servers_outage() {
+    let dir = Dir::new("down-http");
+    let ups = [up("flaky", "flaky"), up("good", "good")];
+    let mut settings = restarting();
+    settings["tokens"] = json!([
+        {"token": "tok-ops-51f0", "caller": "ops"},
+        {"token": "tok-guest-c29a", "caller": "guest", "servers": ["good"]},
+    ]);
+    let gw = harness::HttpGateway::start(&dir, &ups, settings);
+    let ops = Client::connect(&gw.url, "tok-ops-51f0");
+    let guest = Client::connect(&gw.url, "tok-guest-c29a");
+    assert_eq!(ops.call("flaky.echo"), ("flaky:echo:{}".into(), false));
+    let (text, error) = guest.call("flaky.echo");
+    assert!(error && text.contains("Unknown tool"), "{text}");
+
+    std::fs::write(dir.0.join("flaky.down"), "down").expect("the marker");
+    assert_eq!(ops.call("flaky.exit").0, "flaky:exit");
+    let deadline = std::time::Instant::now() + harness::LIVENESS;
+    while ops.status()["down"] != json!(["flaky"]) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "flaky not down; log:\n{}",
+            gw.log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (text, error) = ops.call("flaky.echo");
+    assert!(error, "{text}");
+    says(&text, "Server `flaky` is unavailable since ");
+    let (text, error) = guest.call("flaky.echo");
+    assert!(error, "{text}");
+    assert!(
+        text.contains("Unknown tool") && !text.contains("flaky:") && !text.contains("unavailable"),
+        "{text}"
+    );
+    let theirs = guest.status();
+    assert_eq!(theirs["down"], json!([]), "{theirs}");
+    assert_eq!(
+        theirs["servers"],
+        json!([{"name": "good", "state": "up"}]),
+        "{theirs}"
+    );
+    assert_eq!(guest.call("good.echo"), ("good:echo:{}".into(), false));
+}

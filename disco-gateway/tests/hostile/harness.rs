@@ -299,6 +299,63 @@ impl Drop for Gateway {
     }
 }
 
+/// The gateway serving Streamable HTTP on a port of its own, for tests of callers' tokens.
+pub struct HttpGateway {
+    child: Child,
+    /// Where it serves (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+    log: PathBuf,
+}
+
+impl HttpGateway {
+    /// Starts the gateway with `--http 127.0.0.1:0` and waits, within [`LIVENESS`], for the
+    /// address it says it bound.
+    pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> HttpGateway {
+        let config = config(dir, upstreams, disco);
+        let log = dir.0.join("gateway.log");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+            .arg("--config")
+            .arg(&config)
+            .args(["--http", "127.0.0.1:0"])
+            .env("RUST_LOG", "info,rmcp=warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("the log file"))
+            .spawn()
+            .expect("the gateway runs");
+        let stdout = child.stdout.take().expect("its stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("LISTENING ") {
+                    let _ = tx.send(url.to_string());
+                }
+            }
+        });
+        let url = match rx.recv_timeout(LIVENESS) {
+            Ok(url) => url,
+            Err(_) => panic!(
+                "the gateway did not listen within {LIVENESS:?}; log:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            ),
+        };
+        HttpGateway { child, url, log }
+    }
+
+    /// The gateway's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for HttpGateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Waits, within [`LIVENESS`], for the file an upstream leaves when its flood is written.
 pub fn wait_for_file(path: &Path) {
     let deadline = Instant::now() + LIVENESS;

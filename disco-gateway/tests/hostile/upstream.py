@@ -3,7 +3,8 @@ stdio, one line a message, no SDK, so that it can say what no SDK would.
 
     python3 upstream.py SCENARIO LABEL [DIR]
 
-DIR, when given, is where the upstream leaves a file `LABEL.done` once a flood is written.
+DIR, when given, is where the upstream leaves a file `LABEL.done` once a flood is written, and
+where `flaky` looks for `LABEL.down`, which makes it fail to start.
 LABEL is put in every answer, so that a test knows which upstream answered. Each scenario is a
 function below that gives the tools of a `tools/list` page (and the next cursor) and may answer
 a call its own way; `good` is the well-behaved upstream beside the hostile ones.
@@ -11,6 +12,7 @@ a call its own way; `good` is the well-behaved upstream beside the hostile ones.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -98,6 +100,8 @@ def tools_of(scenario: str, cursor):
             "limit": {"type": "integer"}}, "required": ["path"]})
             for i in range(page * 1000, end)]
         return tools, (str(page + 1) if end < count else None)
+    if scenario == "flaky":
+        return [tool("echo"), tool("exit")], None
     if scenario == "log_flood":
         return [tool("flood")], None
     if scenario == "mutating":
@@ -152,6 +156,11 @@ def answer(request: dict) -> None:
             send({"jsonrpc": "2.0", "id": rid,
                   "error": {"code": -32000, "message": "e" * 300_000}})
             return
+        if name == "exit":
+            # Answers, then ends: the gateway sees its connection close.
+            send({"jsonrpc": "2.0", "id": rid,
+                  "result": {"content": [{"type": "text", "text": f"{LABEL}:exit"}]}})
+            sys.exit(0)
         if name == "mutate":
             state["changed"] += 1
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
@@ -163,6 +172,12 @@ def answer(request: dict) -> None:
     else:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no such method"}})
 
+
+# `flaky` fails every start while DIR/LABEL.down exists: a server that is down until the test
+# lets it back.
+if SCENARIO == "flaky" and DIR:
+    if os.path.exists(f"{DIR}/{LABEL}.down"):
+        sys.exit(3)
 
 for line in sys.stdin:
     line = line.strip()
