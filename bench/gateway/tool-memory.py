@@ -9,6 +9,7 @@ after `initialize` and a first `tools/list`, then stops the gateway. Loopback on
 gateway serves stdio and its upstreams are its own children.
 """
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,9 @@ gw, script, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 servers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 cfg = {"mcpServers": {f"s{k}": {"command": "python3", "args": [script, "count", f"n{n // servers}"]}
                       for k in range(servers)},
-       "disco": {"maxTools": 100000, "startupTimeoutMs": 120000}}
+       "disco": {"maxTools": 100000, "startupTimeoutMs": 120000,
+                 # The tool pins of this run, removed with it: none of the user's state.
+                 "dataDir": tempfile.mkdtemp(prefix="disco-gateway-bench-")}}
 config = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
 config.write(json.dumps(cfg))
 config.close()
@@ -44,3 +47,4 @@ time.sleep(1)
 status = open(f"/proc/{p.pid}/status").read()
 print(n, servers, [l for l in status.splitlines() if l.startswith(("VmRSS", "VmHWM"))])
 p.kill()
+shutil.rmtree(cfg["disco"]["dataDir"], ignore_errors=True)

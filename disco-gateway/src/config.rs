@@ -92,6 +92,16 @@ pub enum ExposureKind {
     SearchFirst,
 }
 
+/// What the gateway does with a tool whose definition is not the one approved (pins.rs):
+/// `disco.onChange`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnChange {
+    /// Out of tools/list and search; a call answers how to approve it (the default).
+    Hold,
+    /// Served as it is now; the change is logged.
+    Serve,
+}
+
 /// One bearer token of HTTP callers: who it is, and which servers and tools it may see.
 #[derive(Clone)]
 pub struct TokenConfig {
@@ -128,6 +138,10 @@ pub struct DiscoConfig {
     pub aliases: BTreeMap<String, Vec<String>>,
     pub keywords: BTreeMap<String, Vec<String>>,
     pub tokens: Vec<TokenConfig>,
+    /// Where the gateway keeps its state (`disco.dataDir`); `None`: the default (pins.rs,
+    /// `state_dir`).
+    pub data_dir: Option<std::path::PathBuf>,
+    pub on_change: OnChange,
 }
 
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
@@ -152,6 +166,8 @@ impl Default for DiscoConfig {
             aliases: BTreeMap::new(),
             keywords: BTreeMap::new(),
             tokens: Vec::new(),
+            data_dir: None,
+            on_change: OnChange::Hold,
         }
     }
 }
@@ -504,6 +520,21 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
             .enumerate()
             .map(|(i, t)| token(&format!("disco.tokens[{i}]"), t.0, vars))
             .collect::<Result<_, _>>()?,
+        data_dir: match d.data_dir {
+            Some(dir) => {
+                let dir = expand(&dir.0, "disco.dataDir", vars, Secrecy::Plain)?;
+                if !std::path::Path::new(&dir).is_absolute() {
+                    return Err(err(
+                        "disco.dataDir",
+                        "must be an absolute path (the gateway's working directory is its \
+                         client's)",
+                    ));
+                }
+                Some(dir.into())
+            }
+            None => None,
+        },
+        on_change: d.on_change.unwrap_or(default.on_change),
     })
 }
 

@@ -19,6 +19,8 @@ mod headers;
 #[doc(hidden)]
 pub mod lint;
 #[doc(hidden)]
+pub mod pins;
+#[doc(hidden)]
 pub mod provider;
 mod relay;
 mod text;

@@ -1,7 +1,8 @@
 //! What `disco-gateway lint` says of the upstreams, beside the catalog's own rules: the tools
-//! an upstream listed that the gateway left out (and why), the names a reader cannot tell
-//! apart, and, under `"namespace": "none"`, tools one or two edits from another server's tool
-//! (a typo away from calling the wrong server).
+//! an upstream listed that the gateway left out (and why), the tools whose definitions wait
+//! for approval (pins.rs), the names a reader cannot tell apart, and, under `"namespace":
+//! "none"`, tools one or two edits from another server's tool (a typo away from calling the
+//! wrong server).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -9,7 +10,8 @@ use std::fmt;
 use disco_runtime::catalog::lint::Severity;
 
 use crate::admit::{same_name_key, shown};
-use crate::config::Namespace;
+use crate::config::{Namespace, OnChange};
+use crate::pins::Why;
 use crate::provider::GatewayProvider;
 use crate::upstream::Hub;
 
@@ -18,7 +20,7 @@ use crate::upstream::Hub;
 pub struct Finding {
     pub severity: Severity,
     /// Stable, for scripts: `upstream-tool-refused`, `upstream-tool-left-out`,
-    /// `tool-name-look-alike`, `tool-name-near`.
+    /// `upstream-tool-unapproved`, `tool-name-look-alike`, `tool-name-near`.
     pub code: &'static str,
     /// The tool, as it may be shown.
     pub tool: String,
@@ -52,6 +54,32 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
                     r.why
                 ),
                 fix: format!("fix the tool in server `{server}`; its other tools serve meanwhile"),
+            });
+        }
+    }
+    for upstream in &hub.upstreams {
+        let server = &upstream.config.name;
+        let held = hub.disco.on_change == OnChange::Hold;
+        for (tool, waiting) in upstream.waiting().iter() {
+            let what = match waiting.why {
+                Why::Changed => "its definition changed since it was approved",
+                Why::New => "it was first listed after its server was approved",
+            };
+            let now = if held {
+                "held: out of tools/list and search until approved"
+            } else {
+                "served anyway (`disco.onChange`: \"serve\")"
+            };
+            out.push(Finding {
+                severity: Severity::Warning,
+                code: "upstream-tool-unapproved",
+                tool: format!("{server}: {}", shown(tool)),
+                problem: format!("{what}; {now}"),
+                fix: format!(
+                    "read what changed in the gateway's log, then run `disco-gateway approve \
+                     {server}.{}`",
+                    shown(tool)
+                ),
             });
         }
     }

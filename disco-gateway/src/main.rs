@@ -7,6 +7,7 @@
 //! disco-gateway [--name NAME] -- npx -y @modelcontextprotocol/server-filesystem ~/notes
 //! disco-gateway docs --config servers.json [--out DIR]
 //! disco-gateway lint --config servers.json [--deny warnings|errors]
+//! disco-gateway approve [--config servers.json] fs.read_file
 //! ```
 
 use std::net::SocketAddr;
@@ -19,6 +20,7 @@ use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
 use disco_gateway::config::{self, Config, ExposureKind};
+use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
 use disco_gateway::upstream::Hub;
 
@@ -26,7 +28,8 @@ const USAGE: &str = "usage:
   disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first]
   disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
-  disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]";
+  disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
+  disco-gateway approve [--config FILE] SERVER[.TOOL]...";
 
 #[derive(Default)]
 struct Args {
@@ -39,13 +42,15 @@ struct Args {
     out: Option<String>,
     deny: Option<Severity>,
     upstream: Vec<String>,
+    /// `approve`'s servers and tools.
+    names: Vec<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args::default();
     let mut first = true;
     while let Some(arg) = args.next() {
-        if first && (arg == "docs" || arg == "lint") {
+        if first && matches!(arg.as_str(), "docs" | "lint" | "approve") {
             a.command = Some(arg);
             first = false;
             continue;
@@ -88,8 +93,20 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     return Err("`--` must be followed by the command of a stdio server".into());
                 }
             }
+            name if a.command.as_deref() == Some("approve") && !name.starts_with('-') => {
+                a.names.push(name.to_string())
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if a.command.as_deref() == Some("approve") {
+        return if a.names.is_empty() {
+            Err("approve: name what to approve, `SERVER.TOOL` or a whole `SERVER`".into())
+        } else if !a.upstream.is_empty() {
+            Err("approve: give --config FILE or nothing, not a command".into())
+        } else {
+            Ok(a)
+        };
     }
     match (&a.config, a.upstream.is_empty()) {
         (Some(_), false) => Err("give --config or a command after `--`, not both".into()),
@@ -181,10 +198,17 @@ fn search_options(config: &Config) -> SearchOptions {
         })
 }
 
+/// The tool pins of this configuration, in `disco.dataDir` or the default state directory;
+/// `writable` for the gateway that serves, not for `lint` and `docs` (they approve nothing).
+fn pins(config: &Config, writable: bool) -> Result<Pins, String> {
+    let dir = state_dir(config.disco.data_dir.as_deref(), &|k| std::env::var(k).ok())?;
+    Ok(Pins::new(dir, writable))
+}
+
 /// Starts the upstreams and waits for them (or the start-up timeout). Nothing an upstream
 /// lists stops the gateway: a tool that cannot be served is left out and logged.
-async fn start(config: &Config) -> (Arc<Hub>, GatewayProvider) {
-    let hub = Hub::new(config.servers.clone(), config.disco.clone());
+async fn start(config: &Config, pins: Pins) -> (Arc<Hub>, GatewayProvider) {
+    let hub = Hub::pinned(config.servers.clone(), config.disco.clone(), Some(pins));
     hub.start();
     let late = hub.settle(config.disco.startup_timeout).await;
     if !late.is_empty() {
@@ -224,7 +248,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             );
         }
     }
-    let (hub, provider) = start(&config).await;
+    let (hub, provider) = start(&config, pins(&config, true)?).await;
     let mut server = Server::from_inventory()
         .name("disco-gateway")
         .version(env!("CARGO_PKG_VERSION"))
@@ -318,7 +342,7 @@ async fn stop_signal() {
 
 /// The merged catalog, as the server would build it, for docs and lint.
 async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog), String> {
-    let (hub, provider) = start(config).await;
+    let (hub, provider) = start(config, pins(config, false)?).await;
     let built = Catalog::builder()
         .server_name("disco-gateway")
         .provider(provider.clone())
@@ -334,7 +358,64 @@ async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog)
     }
 }
 
+/// `disco-gateway approve`: what waits of each named server or tool is approved, in the state
+/// directory of `--config` (its `disco.dataDir`) or the default one. A running gateway takes it
+/// within a second.
+fn approve(args: &Args) -> Result<ExitCode, String> {
+    let (pins, servers) = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            // Only the servers' names and `dataDir` are read here: a variable this shell does
+            // not set (a token, a header) is no reason to refuse an approval.
+            let config = Config::parse(&text, &|name| {
+                Some(std::env::var(name).unwrap_or_else(|_| "unset".into()))
+            })
+            .map_err(|e| format!("{path}: {e}"))?;
+            let names = config.servers.iter().map(|s| s.name.clone()).collect();
+            (pins(&config, true)?, names)
+        }
+        None => {
+            let pins = Pins::new(state_dir(None, &|k| std::env::var(k).ok())?, true);
+            let names = pins.servers();
+            (pins, names)
+        }
+    };
+    for name in &args.names {
+        // The longest server name the argument is, or starts with followed by `.`.
+        let found = servers
+            .iter()
+            .filter(|s| {
+                name == *s
+                    || name
+                        .strip_prefix(s.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'))
+            })
+            .max_by_key(|s| s.len());
+        let Some(server) = found else {
+            return Err(format!(
+                "approve `{name}`: no server of that name in {} (servers: {})",
+                pins.dir().display(),
+                if servers.is_empty() {
+                    "none".to_string()
+                } else {
+                    servers.join(", ")
+                }
+            ));
+        };
+        let tool = name
+            .strip_prefix(server.as_str())
+            .and_then(|r| r.strip_prefix('.'));
+        for approved in pins.approve(server, tool)? {
+            println!("approved `{server}.{approved}`");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn run(args: Args) -> Result<ExitCode, String> {
+    if args.command.as_deref() == Some("approve") {
+        return approve(&args);
+    }
     let config = load_config(&args)?;
     match args.command.as_deref() {
         None => serve(args, config).await.map(|()| ExitCode::SUCCESS),
@@ -463,5 +544,12 @@ mod tests {
         assert!(parse("--http nowhere --config a").is_err());
         assert!(parse("--bogus").is_err());
         assert!(parse("--search some --config a").is_err());
+        assert_eq!(
+            parse("approve fs.read_file other").unwrap().names,
+            ["fs.read_file", "other"]
+        );
+        assert!(parse("approve --config a.json fs").is_ok());
+        assert!(parse("approve").is_err());
+        assert!(parse("approve --bogus fs").is_err());
     }
 }

@@ -7,6 +7,10 @@
 //! call to one is answered with the outage (since when, why, the next start), but only for a
 //! caller who could see the tool while it served: to anyone else the name stays unknown.
 //! `disco://status` tells each caller which of its servers are down.
+//!
+//! A tool whose definition waits for approval (pins.rs) is held the same way under
+//! `disco.onChange: "hold"`, the default: out of the catalog, and a call answers how to approve
+//! it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -20,7 +24,8 @@ use disco_runtime::{CallToolResult, Caller, Context, Resources, ToolProvider};
 use serde_json::{json, Map, Value};
 
 use crate::admit;
-use crate::config::Namespace;
+use crate::config::{Namespace, OnChange};
+use crate::pins::Why;
 use crate::upstream::{Hub, Status};
 
 /// The resource that tells a caller which of its servers are down.
@@ -210,9 +215,11 @@ impl GatewayProvider {
         }
         let mut left_out = Vec::new();
         let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
+        let hold = disco.on_change == OnChange::Hold;
         for (i, upstream) in self.hub.upstreams.iter().enumerate() {
             let server = &upstream.config.name;
             let (listed, up) = upstream.tools();
+            let waiting = upstream.waiting();
             for tool in listed.tools.iter() {
                 let name = self.downstream_name(server, &tool.name);
                 let name_key = key(&name);
@@ -245,10 +252,10 @@ impl GatewayProvider {
                 }
                 holders.insert(name_key, Holder::Server(i, name.clone()));
                 routes.insert(name.clone(), (i, tool.name.to_string()));
-                // While its server is down a tool keeps its name (a restart never hands it to
-                // another server) and leaves the catalog: a call to it is answered by
-                // `not_served`.
-                if !up {
+                // While its server is down, or while its definition waits for approval, a
+                // tool keeps its name (no other server takes it) and leaves the catalog: a
+                // call to it is answered by `not_served`.
+                if !up || (hold && waiting.contains_key(&*tool.name)) {
                     continue;
                 }
                 let mut entry = tool.clone();
@@ -302,9 +309,9 @@ pub fn reserved_names() -> [String; 2] {
 }
 
 impl ToolProvider for GatewayProvider {
-    /// A tool of a server that is down, which `caller` could see: the outage. The tool must
-    /// be in what the server listed when it was last up (a route is kept for every name ever
-    /// served).
+    /// A tool of a server that is down, which `caller` could see: the outage; a tool held
+    /// for approval: how to approve it. The tool must be in what the server listed last (a
+    /// route is kept for every name ever routed).
     fn not_served(&self, name: &str, caller: &Caller) -> Option<String> {
         let (i, upstream_name) = self
             .routes
@@ -313,14 +320,27 @@ impl ToolProvider for GatewayProvider {
             .get(name)
             .cloned()?;
         let upstream = &self.hub.upstreams[i];
-        let Status::Down(outage) = upstream.status() else {
-            return None;
-        };
         let (listed, _) = upstream.tools();
         if !listed.tools.iter().any(|t| *t.name == *upstream_name) || !self.can_see(caller, name) {
             return None;
         }
-        Some(outage.message(&upstream.config.name, Instant::now()))
+        let server = &upstream.config.name;
+        if let Status::Down(outage) = upstream.status() {
+            return Some(outage.message(server, Instant::now()));
+        }
+        if self.hub.disco.on_change != OnChange::Hold {
+            return None;
+        }
+        let why = upstream.waiting().get(&upstream_name)?.why;
+        let approve = format!("run `disco-gateway approve {server}.{upstream_name}`");
+        Some(match why {
+            Why::Changed => {
+                format!("Tool `{name}` changed since approved: {approve} to serve it as it is now.")
+            }
+            Why::New => format!(
+                "Tool `{name}` is new since server `{server}` was approved: {approve} to serve it."
+            ),
+        })
     }
 
     fn tools(&self) -> Vec<DynamicTool> {

@@ -27,3 +27,19 @@ pub fn clip(text: &str, max: usize) -> String {
         None => text.to_string(),
     }
 }
+
+/// `text` as a terminal may show it: control and format characters, line breaks, bidi
+/// overrides and zero-width characters escaped (`\u{202e}`), everything else as it is (quotes
+/// and backslashes too, unlike [`shown`]: JSON in a diff stays readable).
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let escaped = c.escape_debug();
+        if escaped.len() == 1 || matches!(c, '"' | '\'' | '\\') {
+            out.push(c);
+        } else {
+            out.extend(escaped);
+        }
+    }
+    out
+}

@@ -4,7 +4,7 @@
 //! an upstream does, the others and the downstream side are not disturbed: every wait on it is
 //! bounded, and its tools leave the catalog while it is down.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -25,9 +25,10 @@ use tokio_util::sync::CancellationToken;
 use crate::admit::{self, Admitted};
 use crate::call::{call_on, error, Calls};
 use crate::client::{self, Endpoint, Role, Running};
-use crate::config::{DiscoConfig, ServerConfig, Transport};
+use crate::config::{DiscoConfig, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
 use crate::headers::header_map;
+use crate::pins::{Pins, Review, Sha, Waiting, Why};
 use crate::relay::Heard;
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
@@ -36,6 +37,9 @@ const STDERR_TAIL_LINES: usize = 20;
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
 /// How long a shutdown waits for an upstream to close before its process group is killed.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+/// How often the gateway looks for an approval made by `disco-gateway approve` (another
+/// process) while a tool waits for one: a pin file's time and length, read once a second.
+const PIN_POLL: Duration = Duration::from_secs(1);
 /// This many pings in a row without an answer, and an upstream is taken for hung: its
 /// connection is closed and it is restarted like one that crashed. One miss may be a pause
 /// (a garbage collection, a swap); two are not.
@@ -111,6 +115,8 @@ struct Live {
     /// while it is down, so that a call to one of them gets an answer naming the server
     /// instead of "unknown tool".
     listed: Arc<Admitted>,
+    /// Its tools whose definitions wait for approval (pins.rs), by the upstream's name.
+    waiting: Arc<BTreeMap<String, Waiting>>,
 }
 
 /// One upstream server.
@@ -127,6 +133,12 @@ pub struct Upstream {
     /// The process group of the child being started, so that a shutdown during its start-up
     /// still ends it.
     starting_group: Mutex<Group>,
+    /// The waiting definitions whose diff this process has logged, so that a relisting logs
+    /// only what is new.
+    logged: Mutex<HashMap<String, Sha>>,
+    /// The pin file as the last review read it (its time and length): one written since is an
+    /// approval to take.
+    pin_stamp: Mutex<Option<(std::time::SystemTime, u64)>>,
 }
 
 /// Everything the upstream tasks share with the provider.
@@ -140,10 +152,18 @@ pub struct Hub {
     settled_notify: Notify,
     pub shutdown: CancellationToken,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The tool pins (pins.rs); `None`: every definition is served as listed.
+    pub pins: Option<Pins>,
 }
 
 impl Hub {
+    /// Upstreams whose definitions are served as listed, unpinned.
     pub fn new(servers: Vec<ServerConfig>, disco: DiscoConfig) -> Arc<Hub> {
+        Hub::pinned(servers, disco, None)
+    }
+
+    /// Upstreams whose tool definitions are reviewed against `pins`.
+    pub fn pinned(servers: Vec<ServerConfig>, disco: DiscoConfig, pins: Option<Pins>) -> Arc<Hub> {
         let shutdown = CancellationToken::new();
         // One token per caller when any server forwards (the configuration checks it).
         let tokens: Arc<HashMap<String, String>> = Arc::new(
@@ -171,12 +191,15 @@ impl Hub {
                             status: Status::Starting,
                             peer: None,
                             listed: Arc::default(),
+                            waiting: Arc::default(),
                         }),
                         calls: Arc::default(),
                         forwarded,
                         heard,
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
                         starting_group: Mutex::new(None),
+                        logged: Mutex::default(),
+                        pin_stamp: Mutex::new(None),
                     })
                 })
                 .collect(),
@@ -186,6 +209,7 @@ impl Hub {
             settled_notify: Notify::new(),
             shutdown,
             tasks: Mutex::new(Vec::new()),
+            pins,
         })
     }
 
@@ -195,6 +219,10 @@ impl Hub {
         for (i, _) in self.upstreams.iter().enumerate() {
             let hub = self.clone();
             tasks.push(tokio::spawn(async move { supervise(hub, i).await }));
+        }
+        if self.pins.as_ref().is_some_and(Pins::writable) {
+            let hub = self.clone();
+            tasks.push(tokio::spawn(async move { watch_pins(hub).await }));
         }
     }
 
@@ -257,8 +285,64 @@ impl Upstream {
         (live.listed.clone(), live.peer.is_some())
     }
 
+    /// Its tools whose definitions wait for approval (served anyway under `disco.onChange:
+    /// "serve"`), by the upstream's name.
+    pub fn waiting(&self) -> Arc<BTreeMap<String, Waiting>> {
+        self.live
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .waiting
+            .clone()
+    }
+
+    /// What its pins say of its tools now: logged, and kept for the provider.
+    fn set_review(&self, review: Review, hub: &Hub) {
+        let server = &self.config.name;
+        if review.first_seen {
+            if let Some(pins) = hub.pins.as_ref().filter(|p| p.writable()) {
+                tracing::info!(
+                    server = %server,
+                    file = %pins.file_of(server).display(),
+                    "server seen for the first time: its tools are approved as listed now"
+                );
+            }
+        }
+        let serve = hub.disco.on_change == OnChange::Serve;
+        for (tool, diff) in &review.diffs {
+            let why = review.waiting.get(tool).map(|w| w.why);
+            let what = match why {
+                Some(Why::New) => "upstream tool new since its server was approved",
+                _ => "upstream tool changed since approved",
+            };
+            let action = if serve {
+                "served as it is now (disco.onChange: serve)"
+            } else {
+                "held until approved"
+            };
+            // The diff last, on lines of its own: what changed is read there.
+            tracing::warn!(
+                server = %server,
+                tool = %crate::text::shown(tool),
+                diff = %format!("\n{diff}"),
+                "{what}; {action}: run `disco-gateway approve {server}.{}`",
+                crate::text::shown(tool),
+            );
+        }
+        {
+            let mut logged = self.logged.lock().unwrap_or_else(|e| e.into_inner());
+            logged.retain(|name, _| review.waiting.contains_key(name));
+            for (name, w) in &review.waiting {
+                logged.insert(name.clone(), w.sha);
+            }
+        }
+        if let Some(pins) = &hub.pins {
+            *self.pin_stamp.lock().unwrap_or_else(|e| e.into_inner()) = pins.stamp(server);
+        }
+        self.live.write().unwrap_or_else(|e| e.into_inner()).waiting = Arc::new(review.waiting);
+    }
+
     /// Up, with its tools.
-    fn set_up(&self, peer: Peer<RoleClient>, listed: Admitted) {
+    fn set_up(&self, peer: Peer<RoleClient>, listed: Arc<Admitted>) {
         for r in &listed.refused {
             tracing::error!(
                 server = %self.config.name,
@@ -273,7 +357,7 @@ impl Upstream {
         let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
         live.status = Status::Ready;
         live.peer = Some(peer);
-        live.listed = Arc::new(listed);
+        live.listed = listed;
     }
 
     /// Down: its last tools are kept (the provider answers calls to them with the outage);
@@ -573,6 +657,16 @@ async fn connect(
             ));
         }
     };
+    let tools = match review(hub, upstream, Arc::new(tools)).await {
+        Ok((tools, review)) => {
+            upstream.set_review(review, hub);
+            tools
+        }
+        Err(e) => {
+            let _ = running.cancel().await;
+            return Err((e, group));
+        }
+    };
     tracing::info!(server = %upstream.config.name, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream ready");
     // Before calls can find the main connection: a call then never finds the callers'
     // connections still closed from the last run.
@@ -697,15 +791,7 @@ async fn watch(
             }
             Some(()) = relist.recv() => {
                 while relist.try_recv().is_ok() {}
-                match tokio::time::timeout(hub.disco.startup_timeout, list_tools(&peer, hub.disco.max_tools)).await {
-                    Ok(Ok(tools)) => {
-                        tracing::info!(server = %upstream.config.name, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream tools changed");
-                        upstream.set_up(peer.clone(), tools);
-                        hub.changed.notify_one();
-                    }
-                    Ok(Err(e)) => tracing::warn!(server = %upstream.config.name, error = %e, "relisting tools failed"),
-                    Err(_) => tracing::warn!(server = %upstream.config.name, "relisting tools timed out"),
-                }
+                relist_tools(hub, upstream, &peer).await;
             }
             _ = tick, if idle => {
                 let peer = peer.clone();
@@ -744,6 +830,95 @@ async fn watch(
                 cancel.cancel();
                 let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut waiting).await;
                 return End::Shutdown;
+            }
+        }
+    }
+}
+
+/// Lists the tools again after the upstream said they changed, and reviews them against the
+/// pins. A listing or a review that fails leaves the previous tools serving.
+async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
+    let server = &upstream.config.name;
+    let listing = list_tools(peer, hub.disco.max_tools);
+    let tools = match tokio::time::timeout(hub.disco.startup_timeout, listing).await {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(e)) => return tracing::warn!(server = %server, error = %e, "relisting tools failed"),
+        Err(_) => return tracing::warn!(server = %server, "relisting tools timed out"),
+    };
+    match review(hub, upstream, Arc::new(tools)).await {
+        Ok((tools, review)) => {
+            tracing::info!(server = %server, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream tools changed");
+            upstream.set_review(review, hub);
+            upstream.set_up(peer.clone(), tools);
+            hub.changed.notify_one();
+        }
+        Err(e) => {
+            tracing::error!(server = %server, error = %e, "the changed tools are not taken; the previous ones serve")
+        }
+    }
+}
+
+/// Reviews a listing against the server's pins (pins.rs), off the async threads: the pin file
+/// is read, and written when a server is first seen or a definition first waits.
+async fn review(
+    hub: &Hub,
+    upstream: &Upstream,
+    listed: Arc<Admitted>,
+) -> Result<(Arc<Admitted>, Review), String> {
+    let Some(pins) = hub.pins.clone() else {
+        return Ok((listed, Review::default()));
+    };
+    let server = upstream.config.name.clone();
+    let logged = upstream
+        .logged
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let tools = listed.clone();
+    let reviewed = tokio::task::spawn_blocking(move || pins.review(&server, &tools.tools, &logged))
+        .await
+        .map_err(|e| format!("the review of its tool pins failed: {e}"))?;
+    let review = reviewed.map_err(|e| format!("its tool pins cannot be read or kept: {e}"))?;
+    Ok((listed, review))
+}
+
+/// Takes approvals made by `disco-gateway approve` while the gateway runs: for each server with
+/// tools that wait, a pin file written since its last review is reviewed again against the
+/// tools it listed, and the catalog rebuilt when what waits changed.
+async fn watch_pins(hub: Arc<Hub>) {
+    let Some(pins) = hub.pins.clone() else { return };
+    let mut tick = tokio::time::interval(PIN_POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = hub.shutdown.cancelled() => return,
+        }
+        for upstream in &hub.upstreams {
+            let server = &upstream.config.name;
+            let (listed, up) = upstream.tools();
+            if !up || upstream.waiting().is_empty() {
+                continue;
+            }
+            let stamp = pins.stamp(server);
+            if stamp == *upstream.pin_stamp.lock().unwrap_or_else(|e| e.into_inner()) {
+                continue;
+            }
+            let before = upstream.waiting();
+            match review(&hub, upstream, listed).await {
+                Ok((_, review)) => {
+                    let after: Vec<&String> = review.waiting.keys().collect();
+                    if after != before.keys().collect::<Vec<_>>() {
+                        tracing::info!(server = %server, waiting = after.len(), "tool approvals taken");
+                        upstream.set_review(review, &hub);
+                        hub.changed.notify_one();
+                    } else {
+                        upstream.set_review(review, &hub);
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(server = %server, error = %e, "the pins could not be read again; what waits still waits")
+                }
             }
         }
     }

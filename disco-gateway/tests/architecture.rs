@@ -26,6 +26,7 @@ const LAYERS: Layers = Layers {
         ("admit", 1),
         ("call", 1),
         ("config", 1),
+        ("pins", 1),
         ("client", 2),
         ("forward", 3),
         ("upstream", 4),

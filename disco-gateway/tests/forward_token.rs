@@ -620,6 +620,7 @@ struct TempFile(std::path::PathBuf);
 impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_dir_all(self.0.with_extension("state"));
     }
 }
 
@@ -635,6 +636,8 @@ async fn gateway(config_text: &str, tag: &str) -> Gateway {
         .arg(&file.0)
         .args(["--http", "127.0.0.1:0"])
         .env("RUST_LOG", "warn")
+        // The tool pins beside the configuration, never in the user's own state.
+        .env("XDG_STATE_HOME", file.0.with_extension("state"))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true)

@@ -45,6 +45,9 @@ PAGE_SIZE = 7
 CALL_TIMEOUT_MS = 3000
 INVALID_PARAMS = -32602
 TRANSPORTS = ("stdio", "http")
+# Every gateway these tests start (their children inherit it) keeps its tool pins here, never
+# in the user's own state directory.
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="disco-gateway-interop-state-")
 
 
 def gateway_binary() -> str:

@@ -32,7 +32,7 @@ use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 
 use super::shape::{self, present, InObject};
-use super::{ConfigError, ExposureKind, Namespace};
+use super::{ConfigError, ExposureKind, Namespace, OnChange};
 
 /// The whole file.
 pub(super) struct File {
@@ -141,6 +141,10 @@ pub(super) struct Disco {
     pub(super) keywords: Option<ToolWords>,
     #[serde(default, deserialize_with = "present")]
     pub(super) tokens: Option<Tokens>,
+    #[serde(default, deserialize_with = "present")]
+    pub(super) data_dir: Option<Text>,
+    #[serde(default, deserialize_with = "on_change")]
+    pub(super) on_change: Option<OnChange>,
 }
 
 /// One entry of `disco.tokens`.
@@ -255,6 +259,17 @@ fn exposure<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ExposureKind>, D::
         match v.as_str()? {
             "all" => Some(ExposureKind::All),
             "search-first" => Some(ExposureKind::SearchFirst),
+            _ => None,
+        }
+    })
+    .map(Some)
+}
+
+fn on_change<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OnChange>, D::Error> {
+    shape::scalar(d, "must be \"hold\" or \"serve\"", |v| {
+        match v.as_str()? {
+            "hold" => Some(OnChange::Hold),
+            "serve" => Some(OnChange::Serve),
             _ => None,
         }
     })

@@ -137,6 +137,17 @@ fn an_outage_keeps_its_first_moment_and_says_the_next_start() {
              start is in 3 s. Try again then."
         )
     );
+    // An upstream's long reason reaches the caller clipped.
+    fs.set_down("x".repeat(5_000));
+    let Status::Down(long) = fs.status() else {
+        panic!("not down")
+    };
+    let said = long.message("fs", now);
+    assert!(said.chars().count() < MAX_REASON_CHARS + 200, "{said}");
+    assert!(
+        said.contains(&format!("{}…", "x".repeat(MAX_REASON_CHARS))),
+        "{said}"
+    );
     fs.set_next_start(None);
     let Status::Down(outage) = fs.status() else {
         panic!("not down")

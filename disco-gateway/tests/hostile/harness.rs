@@ -51,8 +51,12 @@ impl Drop for Dir {
     }
 }
 
-/// Writes a configuration of `upstreams`, in this order, with `disco` as its `disco` key.
-pub fn config(dir: &Dir, upstreams: &[Up], disco: Value) -> PathBuf {
+/// Writes a configuration of `upstreams`, in this order, with `disco` as its `disco` key; its
+/// state (the tool pins) in the test's directory unless `disco` says where.
+pub fn config(dir: &Dir, upstreams: &[Up], mut disco: Value) -> PathBuf {
+    if disco.get("dataDir").is_none() {
+        disco["dataDir"] = json!(state(dir));
+    }
     let script = script();
     // Written by hand: serde_json's map would sort the servers, and their order is tested.
     let servers: Vec<String> = upstreams
@@ -72,6 +76,11 @@ pub fn config(dir: &Dir, upstreams: &[Up], disco: Value) -> PathBuf {
     let path = dir.0.join("servers.json");
     std::fs::write(&path, text).expect("the configuration");
     path
+}
+
+/// Where a test's gateway keeps its state.
+pub fn state(dir: &Dir) -> PathBuf {
+    dir.0.join("state")
 }
 
 /// The gateway serving stdio.
