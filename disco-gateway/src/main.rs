@@ -270,13 +270,22 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     }
     server = server.http_options(http);
 
-    // Each change upstream rebuilds the catalog and tells the clients whose list changed.
+    // Each change upstream rebuilds the catalog and tells the clients whose list changed. The
+    // catalog about to be served has every change up to now: the upstreams' arrival during
+    // start-up is no change to it (rebuilding 20,000 tools for nothing held two catalogs at
+    // once, and the memory they took stayed the process's).
     let handle = server.handle();
     let reloads = {
         let hub = hub.clone();
+        let mut built = hub.generation();
         tokio::spawn(async move {
             loop {
                 hub.changed.notified().await;
+                let now = hub.generation();
+                if now == built {
+                    continue;
+                }
+                built = now;
                 loop {
                     match handle.reload().await {
                         Ok(()) => break,

@@ -5,7 +5,7 @@
 //! bounded, and its tools leave the catalog while it is down.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -145,8 +145,11 @@ pub struct Upstream {
 pub struct Hub {
     pub upstreams: Vec<Arc<Upstream>>,
     pub disco: DiscoConfig,
-    /// Signalled whenever an upstream's tools change (joined, left, relisted).
+    /// Signalled whenever an upstream's tools change (joined, left, relisted, approved).
     pub changed: Notify,
+    /// How many changes there have been: a catalog built after reading it has every change up
+    /// to it, and one signalled before needs no rebuild.
+    generation: AtomicU64,
     /// Upstreams whose first start-up attempt has ended, one way or the other.
     settled: AtomicUsize,
     settled_notify: Notify,
@@ -205,6 +208,7 @@ impl Hub {
                 .collect(),
             disco,
             changed: Notify::new(),
+            generation: AtomicU64::new(0),
             settled: AtomicUsize::new(0),
             settled_notify: Notify::new(),
             shutdown,
@@ -244,6 +248,17 @@ impl Hub {
             .filter(|u| matches!(u.status(), Status::Starting))
             .map(|u| u.config.name.clone())
             .collect()
+    }
+
+    /// An upstream's tools changed: counted, and the catalog's rebuilder woken.
+    fn change(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_one();
+    }
+
+    /// The count of changes so far (see [`Hub::change`]).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     fn settle_one(&self) {
@@ -490,7 +505,7 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                     End::Shutdown => "shut down".into(),
                     End::Closed(why) => why.clone(),
                 });
-                hub.changed.notify_one();
+                hub.change();
                 kill_group(group);
                 match end {
                     End::Shutdown => break,
@@ -674,7 +689,7 @@ async fn connect(
         forwarded.resume();
     }
     upstream.set_up(running.peer().clone(), tools);
-    hub.changed.notify_one();
+    hub.change();
     Ok((running, rx, group))
 }
 
@@ -850,7 +865,7 @@ async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
             tracing::info!(server = %server, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream tools changed");
             upstream.set_review(review, hub);
             upstream.set_up(peer.clone(), tools);
-            hub.changed.notify_one();
+            hub.change();
         }
         Err(e) => {
             tracing::error!(server = %server, error = %e, "the changed tools are not taken; the previous ones serve")
@@ -911,7 +926,7 @@ async fn watch_pins(hub: Arc<Hub>) {
                     if after != before.keys().collect::<Vec<_>>() {
                         tracing::info!(server = %server, waiting = after.len(), "tool approvals taken");
                         upstream.set_review(review, &hub);
-                        hub.changed.notify_one();
+                        hub.change();
                     } else {
                         upstream.set_review(review, &hub);
                     }
