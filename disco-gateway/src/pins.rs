@@ -8,7 +8,8 @@
 //! A pin is the SHA-256 of a definition's canonical JSON: those six fields, object keys sorted
 //! by their UTF-8 bytes at every depth, no spaces. Each server's pins are one file of the
 //! state directory, `pins/<server>.json`, beside the definitions they were made of (for the
-//! diff the log shows) and the definitions that wait. The directory is made 0700 and each file
+//! diff the log shows) and the definitions that wait, each kept as the canonical text its pin
+//! hashes. The directory is made 0700 and each file
 //! written 0600 through a temporary file and a rename, under a lock, so that a gateway and an
 //! `approve` never write one file at once and a reader never sees half of one. A file that
 //! cannot be read is an error naming it; nothing of that server is served until it is fixed.
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use disco_runtime::rmcp::model::Tool;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -91,11 +93,28 @@ struct File {
     waiting: BTreeMap<String, Pin>,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone)]
+/// A definition and its pin. The definition is kept as its canonical JSON text, unparsed: a
+/// review reads every pin of a server and parses only the definitions it shows a diff of
+/// (a parsed schema takes ten times its text).
+#[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Pin {
     sha256: String,
-    definition: Value,
+    definition: Box<RawValue>,
+}
+
+impl Pin {
+    fn new(sha: &Sha, canonical: String) -> Result<Pin, String> {
+        Ok(Pin {
+            sha256: hex(sha),
+            definition: RawValue::from_string(canonical).map_err(|e| e.to_string())?,
+        })
+    }
+
+    /// The definition parsed, for a diff.
+    fn parsed(&self) -> Value {
+        serde_json::from_str(self.definition.get()).unwrap_or(Value::Null)
+    }
 }
 
 /// Where the gateway keeps its state: `configured` (`disco.dataDir`), else
@@ -121,8 +140,9 @@ pub fn state_dir(
     }
 }
 
-/// The pin of a definition, and the definition as pinned (its canonical fields).
-pub fn fingerprint(tool: &Tool) -> (Sha, Value) {
+/// The pin of a definition, and the definition as pinned: the canonical JSON of its pinned
+/// fields.
+pub fn fingerprint(tool: &Tool) -> (Sha, String) {
     let mut pinned = Map::new();
     if let Ok(Value::Object(all)) = serde_json::to_value(tool) {
         for (key, value) in all {
@@ -131,15 +151,14 @@ pub fn fingerprint(tool: &Tool) -> (Sha, Value) {
             }
         }
     }
-    let definition = Value::Object(pinned);
-    (sha(&definition), definition)
+    let mut text = String::new();
+    canonical(&Value::Object(pinned), &mut text);
+    (sha(&text), text)
 }
 
-fn sha(definition: &Value) -> Sha {
-    let mut text = String::new();
-    canonical(definition, &mut text);
+fn sha(canonical: &str) -> Sha {
     let mut out = [0u8; 32];
-    out.copy_from_slice(Sha256::digest(text.as_bytes()).as_slice());
+    out.copy_from_slice(Sha256::digest(canonical.as_bytes()).as_slice());
     out
 }
 
@@ -263,13 +282,9 @@ impl Pins {
                     .iter()
                     .map(|t| {
                         let (sha, definition) = fingerprint(t);
-                        let pin = Pin {
-                            sha256: hex(&sha),
-                            definition,
-                        };
-                        (t.name.to_string(), pin)
+                        Ok((t.name.to_string(), Pin::new(&sha, definition)?))
                     })
-                    .collect();
+                    .collect::<Result<_, String>>()?;
                 let file = File {
                     server: server.to_string(),
                     approved,
@@ -295,17 +310,15 @@ impl Pins {
                 Why::New
             };
             if logged.get(&name) != Some(&sha) {
-                let before = approved.map(|p| &p.definition);
-                review.diffs.push((name.clone(), diff(before, &definition)));
+                let before = approved.map(Pin::parsed);
+                let after = serde_json::from_str(&definition).unwrap_or(Value::Null);
+                review
+                    .diffs
+                    .push((name.clone(), diff(before.as_ref(), &after)));
             }
             if file.waiting.get(&name).map(|p| p.sha256.as_str()) != Some(hex(&sha).as_str()) {
-                file.waiting.insert(
-                    name.clone(),
-                    Pin {
-                        sha256: hex(&sha),
-                        definition,
-                    },
-                );
+                file.waiting
+                    .insert(name.clone(), Pin::new(&sha, definition)?);
                 changed = true;
             }
             listed.insert(name.clone());
@@ -469,9 +482,10 @@ fn read(path: &Path) -> Result<Option<File>, String> {
     };
     let file: File =
         serde_json::from_slice(&bytes).map_err(|e| broken(clip(&e.to_string(), 200)))?;
+    // The definition is kept in its canonical form: its text is what was hashed.
     for (kind, pins) in [("approved", &file.approved), ("waiting", &file.waiting)] {
         for (name, pin) in pins {
-            if pin.sha256 != hex(&sha(&pin.definition)) {
+            if pin.sha256 != hex(&sha(pin.definition.get())) {
                 return Err(broken(format!(
                     "the {kind} pin of `{}` is not the hash of its definition",
                     shown(name)

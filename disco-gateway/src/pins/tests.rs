@@ -50,14 +50,17 @@ fn a_pin_is_the_canonical_json_of_what_a_model_reads() {
         "annotations": {"title": "T", "readOnlyHint": true}, "description": "d", "name": "t",
         "_meta": {"x": 1}, "icons": [{"src": "https://example.com/i.png"}]}),
     );
-    let (pin_a, definition) = fingerprint(&a);
+    let (pin_a, text) = fingerprint(&a);
     assert_eq!(
         pin_a,
         fingerprint(&b).0,
         "key order, _meta and icons change no pin"
     );
-    let mut text = String::new();
-    canonical(&definition, &mut text);
+    assert_eq!(
+        pin_a,
+        sha(&text),
+        "the pin is the hash of the canonical text"
+    );
     assert_eq!(
         text,
         r#"{"annotations":{"readOnlyHint":true,"title":"T"},"description":"d","inputSchema":{"properties":{"a":{"type":"integer"},"b":{"type":"string"}},"type":"object"},"name":"t"}"#
