@@ -288,7 +288,10 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
                 built = now;
                 loop {
                     match handle.reload().await {
-                        Ok(()) => break,
+                        Ok(()) => {
+                            release_freed_memory();
+                            break;
+                        }
                         // Not serving yet: the catalog being built has the change, or will
                         // get it at the next try.
                         Err(_) if handle.stats().is_none() => {
@@ -304,6 +307,16 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         })
     };
 
+    // Once the first catalog is built and served, what its build freed goes back too.
+    let trim = {
+        let handle = server.handle();
+        tokio::spawn(async move {
+            while handle.stats().is_none() {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            release_freed_memory();
+        })
+    };
     let result = match args.http {
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(addr)
@@ -324,8 +337,22 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         },
     };
     reloads.abort();
+    trim.abort();
     hub.stop().await;
     result
+}
+
+/// Gives the memory a catalog build freed back to the system. glibc's allocator keeps freed
+/// memory in its arenas for later allocations, and a build frees much (its temporaries, the
+/// upstreams' listings as read, the catalog it replaces) that a gateway at rest never asks
+/// for again: with 20,000 tools it stayed resident, 150 MB past the live heap.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim(3) returns free memory of the allocator's own to the system; it
+    // touches no memory in use.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Ctrl-C or SIGTERM.

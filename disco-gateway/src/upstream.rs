@@ -752,6 +752,8 @@ async fn list_tools(peer: &Peer<RoleClient>, max_tools: usize) -> Result<Admitte
         }
     }
     admitted.drop_duplicates();
+    // Kept for as long as the upstream serves: not the room the pages grew it to.
+    admitted.tools.shrink_to_fit();
     Ok(admitted)
 }
 
