@@ -53,21 +53,19 @@ async fn ask(addr: std::net::SocketAddr, token: &str, method: &str, params: Valu
     r.json()
 }
 
+/// What the server declares it can do, in its answer to `initialize`.
+async fn capabilities(addr: std::net::SocketAddr) -> Value {
+    let params = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "0"}});
+    let init = ask(addr, "tok-ada-4c1d", "initialize", params).await;
+    init["result"]["capabilities"].clone()
+}
+
 #[tokio::test]
 async fn each_caller_lists_and_reads_its_own_resources() {
     let (addr, _stop) = start(server(true)).await;
-    let init = ask(
-        addr,
-        "tok-ada-4c1d",
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "t", "version": "0"}}),
-    )
-    .await;
-    assert!(
-        init["result"]["capabilities"]["resources"].is_object(),
-        "{init}"
-    );
+    let capabilities = capabilities(addr).await;
+    assert!(capabilities["resources"].is_object(), "{capabilities}");
     for (token, who) in [("tok-ada-4c1d", "ada"), ("tok-bob-9e7f", "bob")] {
         let list = ask(addr, token, "resources/list", json!({})).await;
         assert_eq!(
@@ -87,39 +85,20 @@ async fn each_caller_lists_and_reads_its_own_resources() {
     // Nothing for the anonymous caller, and an unknown URI is "resource not found".
     let list = ask(addr, "tok-anon-0000", "resources/list", json!({})).await;
     assert_eq!(list["result"]["resources"], json!([]), "{list}");
-    let read = ask(
-        addr,
-        "tok-anon-0000",
-        "resources/read",
-        json!({"uri": "test://status"}),
-    )
-    .await;
-    assert_eq!(read["error"]["code"], -32002, "{read}");
-    let read = ask(
-        addr,
-        "tok-ada-4c1d",
-        "resources/read",
-        json!({"uri": "test://nope"}),
-    )
-    .await;
-    assert_eq!(read["error"]["code"], -32002, "{read}");
+    for (token, uri) in [
+        ("tok-anon-0000", "test://status"),
+        ("tok-ada-4c1d", "test://nope"),
+    ] {
+        let read = ask(addr, token, "resources/read", json!({"uri": uri})).await;
+        assert_eq!(read["error"]["code"], -32002, "{token} {uri}: {read}");
+    }
 }
 
 #[tokio::test]
 async fn a_server_without_resources_declares_and_answers_none() {
     let (addr, _stop) = start(server(false)).await;
-    let init = ask(
-        addr,
-        "tok-ada-4c1d",
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "t", "version": "0"}}),
-    )
-    .await;
-    assert!(
-        init["result"]["capabilities"].get("resources").is_none(),
-        "{init}"
-    );
+    let capabilities = capabilities(addr).await;
+    assert!(capabilities.get("resources").is_none(), "{capabilities}");
     for method in ["resources/list", "resources/read"] {
         let answer = ask(
             addr,

@@ -83,6 +83,30 @@ pub fn state(dir: &Dir) -> PathBuf {
     dir.0.join("state")
 }
 
+/// Starts the gateway binary over the configuration of `upstreams`, with `args` after it and
+/// `stdin`; its stdout piped, its log in the test's directory (returned).
+fn spawn(
+    dir: &Dir,
+    upstreams: &[Up],
+    disco: Value,
+    args: &[&str],
+    stdin: Stdio,
+) -> (Child, PathBuf) {
+    let config = config(dir, upstreams, disco);
+    let log = dir.0.join("gateway.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .arg("--config")
+        .arg(&config)
+        .args(args)
+        .env("RUST_LOG", "info,rmcp=warn")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).expect("the log file"))
+        .spawn()
+        .expect("the gateway runs");
+    (child, log)
+}
+
 /// The gateway serving stdio.
 pub struct Gateway {
     child: Child,
@@ -97,17 +121,7 @@ pub struct Gateway {
 impl Gateway {
     /// Starts the gateway and initializes a session.
     pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> Gateway {
-        let config = config(dir, upstreams, disco);
-        let log = dir.0.join("gateway.log");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
-            .arg("--config")
-            .arg(&config)
-            .env("RUST_LOG", "info,rmcp=warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).expect("the log file"))
-            .spawn()
-            .expect("the gateway runs");
+        let (mut child, log) = spawn(dir, upstreams, disco, &[], Stdio::piped());
         let stdin = child.stdin.take().expect("its stdin");
         let stdout = child.stdout.take().expect("its stdout");
         let (tx, lines) = mpsc::channel();
@@ -320,18 +334,8 @@ impl HttpGateway {
     /// Starts the gateway with `--http 127.0.0.1:0` and waits, within [`LIVENESS`], for the
     /// address it says it bound.
     pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> HttpGateway {
-        let config = config(dir, upstreams, disco);
-        let log = dir.0.join("gateway.log");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
-            .arg("--config")
-            .arg(&config)
-            .args(["--http", "127.0.0.1:0"])
-            .env("RUST_LOG", "info,rmcp=warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).expect("the log file"))
-            .spawn()
-            .expect("the gateway runs");
+        let http = ["--http", "127.0.0.1:0"];
+        let (mut child, log) = spawn(dir, upstreams, disco, &http, Stdio::null());
         let stdout = child.stdout.take().expect("its stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
