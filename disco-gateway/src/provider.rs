@@ -308,6 +308,28 @@ pub fn reserved_names() -> [String; 2] {
     [search.search_name, search.execute_name]
 }
 
+impl GatewayProvider {
+    /// How to approve the tool `name` (the upstream's `upstream_name` of server `i`) when its
+    /// definition waits for approval and is held; `None` when it is served.
+    fn held(&self, name: &str, i: usize, upstream_name: &str) -> Option<String> {
+        if self.hub.disco.on_change != OnChange::Hold {
+            return None;
+        }
+        let upstream = &self.hub.upstreams[i];
+        let why = upstream.waiting().get(upstream_name)?.why;
+        let server = &upstream.config.name;
+        let approve = format!("run `disco-gateway approve {server}.{upstream_name}`");
+        Some(match why {
+            Why::Changed => {
+                format!("Tool `{name}` changed since approved: {approve} to serve it as it is now.")
+            }
+            Why::New => format!(
+                "Tool `{name}` is new since server `{server}` was approved: {approve} to serve it."
+            ),
+        })
+    }
+}
+
 impl ToolProvider for GatewayProvider {
     /// A tool of a server that is down, which `caller` could see: the outage; a tool held
     /// for approval: how to approve it. The tool must be in what the server listed last (a
@@ -328,19 +350,7 @@ impl ToolProvider for GatewayProvider {
         if let Status::Down(outage) = upstream.status() {
             return Some(outage.message(server, Instant::now()));
         }
-        if self.hub.disco.on_change != OnChange::Hold {
-            return None;
-        }
-        let why = upstream.waiting().get(&upstream_name)?.why;
-        let approve = format!("run `disco-gateway approve {server}.{upstream_name}`");
-        Some(match why {
-            Why::Changed => {
-                format!("Tool `{name}` changed since approved: {approve} to serve it as it is now.")
-            }
-            Why::New => format!(
-                "Tool `{name}` is new since server `{server}` was approved: {approve} to serve it."
-            ),
-        })
+        self.held(name, i, &upstream_name)
     }
 
     fn tools(&self) -> Vec<DynamicTool> {
@@ -358,13 +368,19 @@ impl ToolProvider for GatewayProvider {
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
             .cloned();
+        let held = route
+            .as_ref()
+            .and_then(|(i, upstream_name)| self.held(name, *i, upstream_name));
         let hub = self.hub.clone();
         let name = name.to_string();
         Box::pin(async move {
             match route {
-                Some((i, upstream_name)) => {
-                    hub.upstreams[i].call(&upstream_name, arguments, ctx).await
-                }
+                // A catalog built before the definition changed still lists it: the call is
+                // held all the same.
+                Some((i, upstream_name)) => match held {
+                    Some(text) => CallToolResult::error(vec![disco_runtime::Content::text(text)]),
+                    None => hub.upstreams[i].call(&upstream_name, arguments, ctx).await,
+                },
                 None => CallToolResult::error(vec![disco_runtime::Content::text(format!(
                     "No server offers `{name}` any more."
                 ))]),
