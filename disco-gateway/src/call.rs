@@ -8,16 +8,16 @@
 // Logging notifications are deprecated by SEP-2577 but still sent by servers of every era.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use disco_runtime::rmcp;
 use disco_runtime::Context;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, ContentBlock, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ResultType, ServerResult,
+    ClientRequest, ContentBlock, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ResultType, ServerResult,
 };
 use rmcp::service::PeerRequestOptions;
 use rmcp::{Peer, RoleClient};
@@ -25,11 +25,36 @@ use serde_json::{Map, Value};
 
 use crate::relay::route_progress;
 
+/// The most log messages of one connection waiting for their callers. rmcp hands each
+/// notification to a task of its own, and a task that waited on a caller that reads slowly
+/// held its message for as long: an upstream that flooded log messages grew the gateway by
+/// tens of megabytes a second. Past this many, the oldest waiting message is dropped and
+/// counted, and the count is logged.
+pub(crate) const MAX_QUEUED_LOGS: usize = 256;
+
+/// The largest log message relayed, in bytes of its JSON `data`: a larger one is relayed as a
+/// line saying its size, so that the queue's bound is one of bytes too.
+pub(crate) const MAX_LOG_BYTES: usize = 16 * 1024;
+
+/// The most characters of an upstream's error that reach the caller and the log.
+pub(crate) const MAX_ERROR_CHARS: usize = 1_000;
+
 /// The calls in flight on one connection, by a number of their own: where its log messages go.
 #[derive(Default)]
 pub(crate) struct Calls {
     running: Mutex<HashMap<u64, Context>>,
     next: AtomicU64,
+    logs: Mutex<LogQueue>,
+}
+
+/// The log messages waiting to be relayed, each with the callers it goes to.
+#[derive(Default)]
+struct LogQueue {
+    queued: VecDeque<(Vec<Context>, LoggingLevel, Value)>,
+    /// Dropped since the count was last logged.
+    dropped: u64,
+    /// A task relays the queue.
+    draining: bool,
 }
 
 impl Calls {
@@ -42,20 +67,80 @@ impl Calls {
         self.running().len()
     }
 
+    fn logs(&self) -> std::sync::MutexGuard<'_, LogQueue> {
+        self.logs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// An upstream's log message. It belongs to no request: it goes to the clients whose calls
-    /// are running on this connection now (each client's own logging level applies).
-    pub(crate) async fn log(&self, server: &str, params: LoggingMessageNotificationParam) {
+    /// are running on this connection now (each client's own logging level applies), through
+    /// a queue of at most [`MAX_QUEUED_LOGS`] (the oldest dropped and counted past it) that one
+    /// task relays; this returns at once.
+    pub(crate) fn log(self: &Arc<Self>, server: &str, params: LoggingMessageNotificationParam) {
         let contexts: Vec<Context> = self.running().values().cloned().collect();
+        if contexts.is_empty() {
+            return;
+        }
+        let size = serde_json::to_vec(&params.data).map_or(0, |b| b.len());
+        let payload = if size > MAX_LOG_BYTES {
+            Value::String(format!(
+                "(a log message of {size} bytes, over the gateway's limit of {MAX_LOG_BYTES}: \
+                 not relayed)"
+            ))
+        } else {
+            params.data
+        };
         let data = match params.logger {
             Some(logger) => serde_json::json!({
                 "server": server,
-                "logger": logger,
-                "data": params.data,
+                "logger": crate::text::clip(&logger, 200),
+                "data": payload,
             }),
-            None => serde_json::json!({"server": server, "data": params.data}),
+            None => serde_json::json!({"server": server, "data": payload}),
         };
-        for ctx in contexts {
-            let _ = ctx.log(params.level, data.clone()).await;
+        let start = {
+            let mut logs = self.logs();
+            if logs.queued.len() >= MAX_QUEUED_LOGS {
+                logs.queued.pop_front();
+                logs.dropped += 1;
+            }
+            logs.queued.push_back((contexts, params.level, data));
+            !std::mem::replace(&mut logs.draining, true)
+        };
+        if start {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(self.clone().drain(server.to_string()));
+            } else {
+                self.logs().draining = false;
+            }
+        }
+    }
+
+    /// Relays the queued log messages, one at a time, each waiting for its callers.
+    async fn drain(self: Arc<Self>, server: String) {
+        loop {
+            let (next, dropped) = {
+                let mut logs = self.logs();
+                let next = logs.queued.pop_front();
+                if next.is_none() {
+                    logs.draining = false;
+                }
+                (next, std::mem::take(&mut logs.dropped))
+            };
+            if dropped > 0 {
+                tracing::warn!(
+                    server = %server,
+                    dropped,
+                    max = MAX_QUEUED_LOGS,
+                    "log messages of the upstream dropped, oldest first: its callers read them \
+                     more slowly than it wrote them"
+                );
+            }
+            let Some((contexts, level, data)) = next else {
+                return;
+            };
+            for ctx in contexts {
+                let _ = ctx.log(level, data.clone()).await;
+            }
         }
     }
 }
@@ -122,6 +207,8 @@ pub(crate) async fn call_on(
             "Server `{name}` answered `{tool}` with something other than a tool result."
         )),
         Err(e) => {
+            // The error's message is the upstream's text: bounded in the answer and the log.
+            let e = crate::text::clip(&e.to_string(), MAX_ERROR_CHARS);
             tracing::warn!(server = %name, tool = %tool, error = %e, "upstream call failed");
             error(format!("Server `{name}` could not run `{tool}`: {e}"))
         }

@@ -64,7 +64,7 @@ impl ClientHandler for Client {
         _context: NotificationContext<RoleClient>,
     ) {
         tracing::debug!(server = %self.server, "log message from upstream");
-        self.calls.log(&self.server, params).await;
+        self.calls.log(&self.server, params);
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -159,12 +159,13 @@ pub(crate) enum Endpoint<'a> {
 
 /// Starts an upstream's child in a process group of its own (`npx` and shell wrappers start the
 /// server as a grandchild, which must end with it), killed when its transport is dropped;
-/// returns the transport and the child's stderr.
+/// returns the transport, which reads no message over `max_line` bytes, and the child's stderr.
 pub(crate) fn spawn(
     command: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: Option<&str>,
+    max_line: usize,
 ) -> io::Result<(ChildStdio, Option<ChildStderr>)> {
     let mut cmd = tokio::process::Command::new(command);
     cmd.args(args).envs(env);
@@ -174,7 +175,7 @@ pub(crate) fn spawn(
     #[cfg(unix)]
     cmd.process_group(0);
     cmd.kill_on_drop(true);
-    ChildStdio::spawn(cmd)
+    ChildStdio::spawn(cmd, max_line)
 }
 
 /// Opens a connection to `server` at `endpoint` as `role` says: its transport wrapped in the

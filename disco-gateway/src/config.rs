@@ -80,7 +80,8 @@ impl fmt::Debug for ServerConfig {
 pub enum Namespace {
     /// `server{sep}tool` (default `.`, the MCP naming rule's advice for aggregators).
     Separator(String),
-    /// The upstream's own names; a name two servers share is an error naming both.
+    /// The upstream's own names; of two servers offering one name (or names that read the
+    /// same), the one listed first in the configuration keeps it (provider.rs).
     None,
 }
 
@@ -89,6 +90,16 @@ pub enum Namespace {
 pub enum ExposureKind {
     All,
     SearchFirst,
+}
+
+/// What the gateway does with a tool whose definition is not the one approved (pins.rs):
+/// `disco.onChange`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnChange {
+    /// Out of tools/list and search; a call answers how to approve it (the default).
+    Hold,
+    /// Served as it is now; the change is logged.
+    Serve,
 }
 
 /// One bearer token of HTTP callers: who it is, and which servers and tools it may see.
@@ -117,11 +128,26 @@ pub struct DiscoConfig {
     /// How long a ping may take before it counts as missed.
     pub ping_timeout: Duration,
     pub namespace: Namespace,
+    /// The most tools one server may list (`disco.maxTools`): one that lists more is refused,
+    /// with a log line saying so, and the others serve.
+    pub max_tools: usize,
+    /// The largest message read from a stdio upstream (`disco.maxMessageBytes`): a call whose
+    /// answer is larger gets a tool error naming both sizes at once.
+    pub max_message_bytes: usize,
     /// Extra aliases and keywords by downstream tool name.
     pub aliases: BTreeMap<String, Vec<String>>,
     pub keywords: BTreeMap<String, Vec<String>>,
     pub tokens: Vec<TokenConfig>,
+    /// Where the gateway keeps its state (`disco.dataDir`); `None`: the default (pins.rs,
+    /// `state_dir`).
+    pub data_dir: Option<std::path::PathBuf>,
+    pub on_change: OnChange,
 }
+
+/// `disco.maxTools` by default: more than any server known lists, and within the gateway's
+/// memory ceiling (79 MB resident at 5,000 tools, release: BENCHMARKS.md, "disco-gateway:
+/// memory per upstream tool").
+pub const DEFAULT_MAX_TOOLS: usize = 5_000;
 
 impl Default for DiscoConfig {
     fn default() -> Self {
@@ -136,16 +162,21 @@ impl Default for DiscoConfig {
             ping_interval: Some(Duration::from_secs(30)),
             ping_timeout: Duration::from_secs(10),
             namespace: Namespace::Separator(".".into()),
+            max_tools: DEFAULT_MAX_TOOLS,
+            max_message_bytes: crate::wire::MAX_LINE_BYTES,
             aliases: BTreeMap::new(),
             keywords: BTreeMap::new(),
             tokens: Vec::new(),
+            data_dir: None,
+            on_change: OnChange::Hold,
         }
     }
 }
 
 #[derive(Clone)]
 pub struct Config {
-    /// Sorted by name.
+    /// In the order of the file: under `"namespace": "none"` the first keeps a name two
+    /// servers offer.
     pub servers: Vec<ServerConfig>,
     pub disco: DiscoConfig,
 }
@@ -195,7 +226,6 @@ impl Config {
             }
             servers.push(server(&name, entry, vars)?);
         }
-        servers.sort_by(|a, b| a.name.cmp(&b.name));
         let disco = match file.disco {
             None => DiscoConfig::default(),
             Some(d) => disco(d, vars)?,
@@ -482,6 +512,8 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
         ping_interval: d.ping_interval_ms.unwrap_or(default.ping_interval),
         ping_timeout: d.ping_timeout_ms.unwrap_or(default.ping_timeout),
         namespace: d.namespace.unwrap_or(default.namespace),
+        max_tools: d.max_tools.unwrap_or(default.max_tools),
+        max_message_bytes: d.max_message_bytes.unwrap_or(default.max_message_bytes),
         aliases: words(d.aliases),
         keywords: words(d.keywords),
         tokens: tokens
@@ -489,6 +521,21 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
             .enumerate()
             .map(|(i, t)| token(&format!("disco.tokens[{i}]"), t.0, vars))
             .collect::<Result<_, _>>()?,
+        data_dir: match d.data_dir {
+            Some(dir) => {
+                let dir = expand(&dir.0, "disco.dataDir", vars, Secrecy::Plain)?;
+                if !std::path::Path::new(&dir).is_absolute() {
+                    return Err(err(
+                        "disco.dataDir",
+                        "must be an absolute path (the gateway's working directory is its \
+                         client's)",
+                    ));
+                }
+                Some(dir.into())
+            }
+            None => None,
+        },
+        on_change: d.on_change.unwrap_or(default.on_change),
     })
 }
 

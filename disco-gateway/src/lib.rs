@@ -7,6 +7,8 @@
 //! only the modules below it: ARCHITECTURE.md, "The layers of disco-gateway", draws the layers
 //! and says why, and `tests/architecture.rs` holds the code to them.
 
+#[doc(hidden)]
+pub mod admit;
 mod call;
 mod client;
 #[doc(hidden)]
@@ -15,8 +17,13 @@ pub mod config;
 pub mod forward;
 mod headers;
 #[doc(hidden)]
+pub mod lint;
+#[doc(hidden)]
+pub mod pins;
+#[doc(hidden)]
 pub mod provider;
 mod relay;
+mod text;
 #[doc(hidden)]
 pub mod upstream;
 mod wire;

@@ -2,44 +2,75 @@
 //! names them, with `"namespace": "none"`), with the operator's aliases and keywords, and each
 //! call forwarded to the upstream that owns the tool. Everything else (resolution, repair,
 //! validation, visibility, search, paging) is the catalog's, unchanged.
+//!
+//! While a server is down its tools leave the catalog (tools/list, search, suggestions), and a
+//! call to one is answered with the outage (since when, why, the next start), but only for a
+//! caller who could see the tool while it served: to anyone else the name stays unknown.
+//! `disco://status` tells each caller which of its servers are down.
+//!
+//! A tool whose definition waits for approval (pins.rs) is held the same way under
+//! `disco.onChange: "hold"`, the default: out of the catalog, and a call answers how to approve
+//! it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use disco_runtime::catalog::DynamicTool;
-use disco_runtime::tool::BoxFuture;
-use disco_runtime::{CallToolResult, Context, ToolProvider};
-use serde_json::{Map, Value};
+use std::time::Instant;
 
-use crate::config::Namespace;
-use crate::upstream::Hub;
+use disco_runtime::catalog::{DynamicTool, SearchOptions};
+use disco_runtime::rmcp::model::{Resource, ResourceContents};
+use disco_runtime::tool::BoxFuture;
+use disco_runtime::{CallToolResult, Caller, Context, Resources, ToolProvider};
+use serde_json::{json, Map, Value};
+
+use crate::admit;
+use crate::config::{Namespace, OnChange};
+use crate::pins::Why;
+use crate::upstream::{Hub, Status};
+
+/// The resource that tells a caller which of its servers are down.
+pub const STATUS_URI: &str = "disco://status";
 
 /// The gateway's tools. Cheap to clone.
 #[derive(Clone)]
 pub struct GatewayProvider {
     hub: Arc<Hub>,
     /// Downstream name -> (upstream index, the upstream's own name). Only ever grows: a
-    /// catalog built a moment ago may still route a tool whose server has since gone, and the
-    /// call then gets that server's own "not available" answer.
+    /// catalog built a moment ago may still route a tool whose server has since gone down, and
+    /// the call then gets the outage from the upstream itself.
     routes: Arc<RwLock<HashMap<String, (usize, String)>>>,
 }
 
-/// Two servers offering one name under `"namespace": "none"`.
+/// An upstream tool the catalog cannot take under its downstream name: another server's tool
+/// already has that name (or one that reads the same) under `"namespace": "none"`, or the name
+/// is the gateway's own (a meta-tool's, a configured alias). The tool is left out and the rest
+/// of the catalog serves; the log and `lint` say which.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Collision {
+pub struct LeftOut {
+    /// The server whose tool is left out.
+    pub server: String,
+    /// Its downstream name, as it may be shown (admit.rs, `shown`).
     pub tool: String,
-    pub kept: String,
-    pub dropped: String,
+    pub why: String,
 }
 
-impl std::fmt::Display for Collision {
+impl std::fmt::Display for LeftOut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "tool `{}` is offered by both server `{}` and server `{}` (with \"namespace\": \"none\" names must not collide)",
-            self.tool, self.kept, self.dropped
+            "tool `{}` of server `{}` is left out: {}",
+            self.tool, self.server, self.why
         )
     }
+}
+
+/// Who holds a downstream name, by the name's key (`same_name_key`) under `"namespace":
+/// "none"`, by the name itself otherwise.
+enum Holder {
+    /// The gateway itself: a meta-tool, or the alias the configuration gives a tool.
+    Gateway(String),
+    /// The server at this index, with the name as it listed it.
+    Server(usize, String),
 }
 
 impl GatewayProvider {
@@ -66,35 +97,173 @@ impl GatewayProvider {
             .map(|(i, _)| self.hub.upstreams[*i].config.name.clone())
     }
 
-    /// The tools now (those of servers that are down, hidden), with the collisions found
-    /// (the later server's tool is left out).
-    pub fn current(&self) -> (Vec<DynamicTool>, Vec<Collision>) {
+    /// Whether `caller` may see the tool named `tool` downstream: a caller with a token entry
+    /// sees its servers' tools and the tools it names; any other (stdio, the local user, a
+    /// token without an entry) sees everything. The catalog's visibility and the answers
+    /// about tools out of service both ask this.
+    pub fn can_see(&self, caller: &Caller, tool: &str) -> bool {
+        let Some(token) = self.token_of(caller) else {
+            return true;
+        };
+        if token.tools.iter().any(|n| n == tool) {
+            return true;
+        }
+        match &token.servers {
+            None => true,
+            Some(servers) => self.server_of(tool).is_some_and(|s| servers.contains(&s)),
+        }
+    }
+
+    fn token_of(&self, caller: &Caller) -> Option<&crate::config::TokenConfig> {
+        let id = caller.id()?;
+        self.hub.disco.tokens.iter().find(|t| t.caller == id)
+    }
+
+    /// The servers `caller` may use: those of its token entry and those of the tools it
+    /// names, or every one.
+    fn servers_of(&self, caller: &Caller) -> Vec<usize> {
+        let all = 0..self.hub.upstreams.len();
+        let Some(token) = self.token_of(caller) else {
+            return all.collect();
+        };
+        let Some(servers) = &token.servers else {
+            return all.collect();
+        };
+        let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
+        all.filter(|&i| {
+            let name = &self.hub.upstreams[i].config.name;
+            servers.contains(name)
+                || token
+                    .tools
+                    .iter()
+                    .any(|t| routes.get(t).is_some_and(|(j, _)| *j == i))
+        })
+        .collect()
+    }
+
+    /// What `disco://status` says to `caller`: each of its servers, whether it is up, and of
+    /// those down since when, why and when they are next started.
+    pub fn status(&self, caller: &Caller) -> Value {
+        let now = Instant::now();
+        let servers: Vec<Value> = self
+            .servers_of(caller)
+            .into_iter()
+            .map(|i| {
+                let name = &self.hub.upstreams[i].config.name;
+                match self.hub.upstreams[i].status() {
+                    Status::Starting => json!({"name": name, "state": "starting"}),
+                    Status::Ready => json!({"name": name, "state": "up"}),
+                    Status::Down(outage) => {
+                        // Whole seconds, rounded up: a wait is never shorter than said.
+                        let next = match outage.next_start {
+                            Some(at) if at > now => {
+                                at.saturating_duration_since(now).as_secs_f64().ceil() as u64
+                            }
+                            _ => 0,
+                        };
+                        json!({
+                            "name": name,
+                            "state": "down",
+                            "since": outage.since_utc.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                            "downForSeconds": now.saturating_duration_since(outage.since).as_secs(),
+                            "reason": crate::text::clip(&outage.reason, 300),
+                            "nextStartInSeconds": next,
+                            "message": outage.message(name, now),
+                        })
+                    }
+                }
+            })
+            .collect();
+        let down: Vec<&Value> = servers
+            .iter()
+            .filter(|s| s["state"] == "down")
+            .map(|s| &s["name"])
+            .collect();
+        json!({"down": down, "servers": servers})
+    }
+
+    /// The tools now (those of servers that are down, hidden), with the tools left out (see
+    /// [`LeftOut`]). Of two servers offering one name, the one listed first in the
+    /// configuration keeps it, whichever started first: a server's tools stay its own while it
+    /// is down, so a restart never hands its names to another.
+    pub fn current(&self) -> (Vec<DynamicTool>, Vec<LeftOut>) {
         let disco = &self.hub.disco;
+        let none = disco.namespace == Namespace::None;
+        // Under "namespace": "none" two names a reader cannot tell apart are one name.
+        let key = |name: &str| {
+            if none {
+                admit::same_name_key(name)
+            } else {
+                name.to_string()
+            }
+        };
         let mut out = Vec::new();
-        let mut owner: BTreeMap<String, usize> = BTreeMap::new();
-        let mut collisions = Vec::new();
+        let mut holders: HashMap<String, Holder> = HashMap::new();
+        for reserved in reserved_names() {
+            holders.insert(
+                key(&reserved),
+                Holder::Gateway(format!("the gateway's `{reserved}`")),
+            );
+        }
+        for (tool, aliases) in &disco.aliases {
+            for alias in aliases {
+                holders.insert(
+                    key(alias),
+                    Holder::Gateway(format!("the alias the configuration gives `{tool}`")),
+                );
+            }
+        }
+        let mut left_out = Vec::new();
         let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
+        let hold = disco.on_change == OnChange::Hold;
         for (i, upstream) in self.hub.upstreams.iter().enumerate() {
             let server = &upstream.config.name;
-            let (tools, up) = upstream.tools();
-            for tool in tools.iter() {
+            let (listed, up) = upstream.tools();
+            let waiting = upstream.waiting();
+            for tool in listed.tools.iter() {
                 let name = self.downstream_name(server, &tool.name);
-                if let Some(&j) = owner.get(&name) {
-                    collisions.push(Collision {
-                        tool: name,
-                        kept: self.hub.upstreams[j].config.name.clone(),
-                        dropped: server.clone(),
+                let name_key = key(&name);
+                if let Some(holder) = holders.get(&name_key) {
+                    let why = match holder {
+                        Holder::Gateway(what) => format!("its name is {what}"),
+                        Holder::Server(j, theirs) => {
+                            let other = &self.hub.upstreams[*j].config.name;
+                            if *theirs == name {
+                                format!(
+                                    "server `{other}` offers the same name and is listed first \
+                                     in the configuration"
+                                )
+                            } else {
+                                format!(
+                                    "it reads as `{}` of server `{other}` (the same letters under \
+                                     Unicode folding or look-alike characters), which is listed \
+                                     first in the configuration",
+                                    admit::shown(theirs)
+                                )
+                            }
+                        }
+                    };
+                    left_out.push(LeftOut {
+                        server: server.clone(),
+                        tool: admit::shown(&name),
+                        why,
                     });
                     continue;
                 }
-                owner.insert(name.clone(), i);
+                holders.insert(name_key, Holder::Server(i, name.clone()));
                 routes.insert(name.clone(), (i, tool.name.to_string()));
+                // While its server is down, or while its definition waits for approval, a
+                // tool keeps its name (no other server takes it) and leaves the catalog: a
+                // call to it is answered by `not_served`.
+                if !up || (hold && waiting.contains_key(&*tool.name)) {
+                    continue;
+                }
                 let mut entry = tool.clone();
                 entry.name = name.clone().into();
                 let mut def = DynamicTool::new(entry);
-                // While its server is down a tool leaves tools/list, but a call to it still
-                // resolves, and is answered with what happened to the server.
-                def.hidden = !up;
+                if let Some(note) = listed.notes.get(&*tool.name) {
+                    def.problems.push(note.clone());
+                }
                 def.aliases = disco.aliases.get(&name).cloned().unwrap_or_default();
                 // The server is a searchable field of each of its tools.
                 def.keywords = disco.keywords.get(&name).cloned().unwrap_or_default();
@@ -108,15 +277,86 @@ impl GatewayProvider {
                 out.push(def);
             }
         }
-        (out, collisions)
+        (out, left_out)
+    }
+}
+
+impl Resources for GatewayProvider {
+    fn list(&self, _caller: &Caller) -> Vec<Resource> {
+        vec![Resource::new(STATUS_URI, "status")
+            .with_title("The gateway's servers")
+            .with_description(
+                "Each server whose tools you may use, and which of them are down: since when, \
+                 why, and when each is next started. A down server's tools are out of \
+                 tools/list and search until it is back.",
+            )
+            .with_mime_type("application/json")]
+    }
+
+    fn read(&self, uri: &str, caller: &Caller) -> Option<Vec<ResourceContents>> {
+        (uri == STATUS_URI).then(|| {
+            let text = serde_json::to_string_pretty(&self.status(caller)).unwrap_or_default();
+            vec![ResourceContents::text(text, STATUS_URI).with_mime_type("application/json")]
+        })
+    }
+}
+
+/// The names of the gateway's own tools (`tool_search`, `execute_tool`): no upstream tool
+/// takes them, whether or not search is on.
+pub fn reserved_names() -> [String; 2] {
+    let search = SearchOptions::default();
+    [search.search_name, search.execute_name]
+}
+
+impl GatewayProvider {
+    /// How to approve the tool `name` (the upstream's `upstream_name` of server `i`) when its
+    /// definition waits for approval and is held; `None` when it is served.
+    fn held(&self, name: &str, i: usize, upstream_name: &str) -> Option<String> {
+        if self.hub.disco.on_change != OnChange::Hold {
+            return None;
+        }
+        let upstream = &self.hub.upstreams[i];
+        let why = upstream.waiting().get(upstream_name)?.why;
+        let server = &upstream.config.name;
+        let approve = format!("run `disco-gateway approve {server}.{upstream_name}`");
+        Some(match why {
+            Why::Changed => {
+                format!("Tool `{name}` changed since approved: {approve} to serve it as it is now.")
+            }
+            Why::New => format!(
+                "Tool `{name}` is new since server `{server}` was approved: {approve} to serve it."
+            ),
+        })
     }
 }
 
 impl ToolProvider for GatewayProvider {
+    /// A tool of a server that is down, which `caller` could see: the outage; a tool held
+    /// for approval: how to approve it. The tool must be in what the server listed last (a
+    /// route is kept for every name ever routed).
+    fn not_served(&self, name: &str, caller: &Caller) -> Option<String> {
+        let (i, upstream_name) = self
+            .routes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()?;
+        let upstream = &self.hub.upstreams[i];
+        let (listed, _) = upstream.tools();
+        if !listed.tools.iter().any(|t| *t.name == *upstream_name) || !self.can_see(caller, name) {
+            return None;
+        }
+        let server = &upstream.config.name;
+        if let Status::Down(outage) = upstream.status() {
+            return Some(outage.message(server, Instant::now()));
+        }
+        self.held(name, i, &upstream_name)
+    }
+
     fn tools(&self) -> Vec<DynamicTool> {
-        let (tools, collisions) = self.current();
-        for c in collisions {
-            tracing::error!(collision = %c, "tool left out");
+        let (tools, left_out) = self.current();
+        for l in left_out {
+            tracing::error!(server = %l.server, tool = %l.tool, reason = %l.why, "upstream tool left out; the rest of the catalog serves");
         }
         tools
     }
@@ -128,13 +368,19 @@ impl ToolProvider for GatewayProvider {
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
             .cloned();
+        let held = route
+            .as_ref()
+            .and_then(|(i, upstream_name)| self.held(name, *i, upstream_name));
         let hub = self.hub.clone();
         let name = name.to_string();
         Box::pin(async move {
             match route {
-                Some((i, upstream_name)) => {
-                    hub.upstreams[i].call(&upstream_name, arguments, ctx).await
-                }
+                // A catalog built before the definition changed still lists it: the call is
+                // held all the same.
+                Some((i, upstream_name)) => match held {
+                    Some(text) => CallToolResult::error(vec![disco_runtime::Content::text(text)]),
+                    None => hub.upstreams[i].call(&upstream_name, arguments, ctx).await,
+                },
                 None => CallToolResult::error(vec![disco_runtime::Content::text(format!(
                     "No server offers `{name}` any more."
                 ))]),

@@ -4,14 +4,17 @@
 //! an upstream does, the others and the downstream side are not disturbed: every wait on it is
 //! bounded, and its tools leave the catalog while it is down.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use disco_runtime::rmcp;
 use disco_runtime::Context;
-use rmcp::model::{CallToolResult, ClientRequest, PingRequest, ServerResult, Tool};
+use rmcp::model::{
+    CallToolResult, ClientRequest, ListToolsRequest, PaginatedRequestParams, PingRequest,
+    ServerResult,
+};
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
@@ -19,11 +22,13 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
+use crate::admit::{self, Admitted};
 use crate::call::{call_on, error, Calls};
 use crate::client::{self, Endpoint, Role, Running};
-use crate::config::{DiscoConfig, ServerConfig, Transport};
+use crate::config::{DiscoConfig, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
 use crate::headers::header_map;
+use crate::pins::{Pins, Review, Sha, Waiting, Why};
 use crate::relay::Heard;
 
 /// How many lines of an upstream's stderr are kept for the log of its crash.
@@ -32,6 +37,9 @@ const STDERR_TAIL_LINES: usize = 20;
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
 /// How long a shutdown waits for an upstream to close before its process group is killed.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+/// How often the gateway looks for an approval made by `disco-gateway approve` (another
+/// process) while a tool waits for one: a pin file's time and length, read once a second.
+const PIN_POLL: Duration = Duration::from_secs(1);
 /// This many pings in a row without an answer, and an upstream is taken for hung: its
 /// connection is closed and it is restarted like one that crashed. One miss may be a pause
 /// (a garbage collection, a swap); two are not.
@@ -40,18 +48,75 @@ const MISSED_PINGS: u32 = 2;
 /// Where an upstream is in its life.
 #[derive(Clone, Debug)]
 pub enum Status {
+    /// Its first start is under way.
     Starting,
     Ready,
-    /// Stopped or failed to start; being restarted. The reason is for the log and errors.
-    Down(String),
+    /// Stopped or failed to start; being restarted.
+    Down(Outage),
+}
+
+/// Why and since when an upstream is down, and when it is next started: what a call to one of
+/// its tools and `disco://status` tell.
+#[derive(Clone, Debug)]
+pub struct Outage {
+    /// For the log and the callers (an upstream's text in it is clipped where it is read).
+    pub reason: String,
+    /// When it went down: the run that ended, or the first of the starts that failed since.
+    pub since: Instant,
+    /// The same moment on the wall clock, for the callers.
+    pub since_utc: chrono::DateTime<chrono::Utc>,
+    /// When its next start begins; `None` while a start is under way.
+    pub next_start: Option<Instant>,
+}
+
+impl Outage {
+    /// What a caller of one of its tools is told: the server, since when it is down and why,
+    /// and when it is next started.
+    pub fn message(&self, server: &str, now: Instant) -> String {
+        let next = match self.next_start {
+            Some(at) if at > now => format!(
+                "its next start is in {}",
+                span(at.saturating_duration_since(now), true)
+            ),
+            _ => "a start is under way now".into(),
+        };
+        format!(
+            "Server `{server}` is unavailable since {} ({} ago): {}; {next}. Try again then.",
+            self.since_utc
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            span(now.saturating_duration_since(self.since), false),
+            crate::text::clip(&self.reason, MAX_REASON_CHARS),
+        )
+    }
+}
+
+/// The most characters of the reason an upstream is down that a caller is shown.
+const MAX_REASON_CHARS: usize = 300;
+
+/// A span of time as a person reads it: seconds, minutes past two minutes, hours past two
+/// hours; rounded up when it is a wait (`3 s` is never a wait of 3.4 s), down when it is past.
+fn span(d: Duration, wait: bool) -> String {
+    let secs = if wait && d.subsec_nanos() > 0 {
+        d.as_secs() + 1
+    } else {
+        d.as_secs()
+    };
+    match secs {
+        0..120 => format!("{secs} s"),
+        120..7_200 => format!("{} min", secs / 60),
+        _ => format!("{} h", secs / 3_600),
+    }
 }
 
 struct Live {
     status: Status,
     peer: Option<Peer<RoleClient>>,
-    /// What it served when it was last up: kept while it is down, so that a call to one of
-    /// them gets an answer naming the server instead of "unknown tool".
-    tools: Arc<Vec<Tool>>,
+    /// What it served when it was last up, with the tools its last listing left out: kept
+    /// while it is down, so that a call to one of them gets an answer naming the server
+    /// instead of "unknown tool".
+    listed: Arc<Admitted>,
+    /// Its tools whose definitions wait for approval (pins.rs), by the upstream's name.
+    waiting: Arc<BTreeMap<String, Waiting>>,
 }
 
 /// One upstream server.
@@ -68,23 +133,40 @@ pub struct Upstream {
     /// The process group of the child being started, so that a shutdown during its start-up
     /// still ends it.
     starting_group: Mutex<Group>,
+    /// The waiting definitions whose diff this process has logged, so that a relisting logs
+    /// only what is new.
+    logged: Mutex<HashMap<String, Sha>>,
+    /// The pin file as the last review read it (its time and length): one written since is an
+    /// approval to take.
+    pin_stamp: Mutex<Option<(std::time::SystemTime, u64)>>,
 }
 
 /// Everything the upstream tasks share with the provider.
 pub struct Hub {
     pub upstreams: Vec<Arc<Upstream>>,
     pub disco: DiscoConfig,
-    /// Signalled whenever an upstream's tools change (joined, left, relisted).
+    /// Signalled whenever an upstream's tools change (joined, left, relisted, approved).
     pub changed: Notify,
+    /// How many changes there have been: a catalog built after reading it has every change up
+    /// to it, and one signalled before needs no rebuild.
+    generation: AtomicU64,
     /// Upstreams whose first start-up attempt has ended, one way or the other.
     settled: AtomicUsize,
     settled_notify: Notify,
     pub shutdown: CancellationToken,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The tool pins (pins.rs); `None`: every definition is served as listed.
+    pub pins: Option<Pins>,
 }
 
 impl Hub {
+    /// Upstreams whose definitions are served as listed, unpinned.
     pub fn new(servers: Vec<ServerConfig>, disco: DiscoConfig) -> Arc<Hub> {
+        Hub::pinned(servers, disco, None)
+    }
+
+    /// Upstreams whose tool definitions are reviewed against `pins`.
+    pub fn pinned(servers: Vec<ServerConfig>, disco: DiscoConfig, pins: Option<Pins>) -> Arc<Hub> {
         let shutdown = CancellationToken::new();
         // One token per caller when any server forwards (the configuration checks it).
         let tokens: Arc<HashMap<String, String>> = Arc::new(
@@ -111,22 +193,27 @@ impl Hub {
                         live: RwLock::new(Live {
                             status: Status::Starting,
                             peer: None,
-                            tools: Arc::new(Vec::new()),
+                            listed: Arc::default(),
+                            waiting: Arc::default(),
                         }),
                         calls: Arc::default(),
                         forwarded,
                         heard,
                         stderr: Arc::new(Mutex::new(VecDeque::new())),
                         starting_group: Mutex::new(None),
+                        logged: Mutex::default(),
+                        pin_stamp: Mutex::new(None),
                     })
                 })
                 .collect(),
             disco,
             changed: Notify::new(),
+            generation: AtomicU64::new(0),
             settled: AtomicUsize::new(0),
             settled_notify: Notify::new(),
             shutdown,
             tasks: Mutex::new(Vec::new()),
+            pins,
         })
     }
 
@@ -136,6 +223,10 @@ impl Hub {
         for (i, _) in self.upstreams.iter().enumerate() {
             let hub = self.clone();
             tasks.push(tokio::spawn(async move { supervise(hub, i).await }));
+        }
+        if self.pins.as_ref().is_some_and(Pins::writable) {
+            let hub = self.clone();
+            tasks.push(tokio::spawn(async move { watch_pins(hub).await }));
         }
     }
 
@@ -157,6 +248,17 @@ impl Hub {
             .filter(|u| matches!(u.status(), Status::Starting))
             .map(|u| u.config.name.clone())
             .collect()
+    }
+
+    /// An upstream's tools changed: counted, and the catalog's rebuilder woken.
+    fn change(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_one();
+    }
+
+    /// The count of changes so far (see [`Hub::change`]).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     fn settle_one(&self) {
@@ -191,30 +293,116 @@ impl Upstream {
             .clone()
     }
 
-    /// The tools it serves when up, or served when last up, and whether it is up.
-    pub fn tools(&self) -> (Arc<Vec<Tool>>, bool) {
+    /// The tools it serves when up, or served when last up (with those its listing left
+    /// out), and whether it is up.
+    pub fn tools(&self) -> (Arc<Admitted>, bool) {
         let live = self.live.read().unwrap_or_else(|e| e.into_inner());
-        (live.tools.clone(), live.peer.is_some())
+        (live.listed.clone(), live.peer.is_some())
+    }
+
+    /// Its tools whose definitions wait for approval (served anyway under `disco.onChange:
+    /// "serve"`), by the upstream's name.
+    pub fn waiting(&self) -> Arc<BTreeMap<String, Waiting>> {
+        self.live
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .waiting
+            .clone()
+    }
+
+    /// What its pins say of its tools now: logged, and kept for the provider.
+    fn set_review(&self, review: Review, hub: &Hub) {
+        let server = &self.config.name;
+        if review.first_seen {
+            if let Some(pins) = hub.pins.as_ref().filter(|p| p.writable()) {
+                tracing::info!(
+                    server = %server,
+                    file = %pins.file_of(server).display(),
+                    "server seen for the first time: its tools are approved as listed now"
+                );
+            }
+        }
+        let serve = hub.disco.on_change == OnChange::Serve;
+        for (tool, diff) in &review.diffs {
+            let why = review.waiting.get(tool).map(|w| w.why);
+            let what = match why {
+                Some(Why::New) => "upstream tool new since its server was approved",
+                _ => "upstream tool changed since approved",
+            };
+            let action = if serve {
+                "served as it is now (disco.onChange: serve)"
+            } else {
+                "held until approved"
+            };
+            // The diff last, on lines of its own: what changed is read there.
+            tracing::warn!(
+                server = %server,
+                tool = %crate::text::shown(tool),
+                diff = %format!("\n{diff}"),
+                "{what}; {action}: run `disco-gateway approve {server}.{}`",
+                crate::text::shown(tool),
+            );
+        }
+        {
+            let mut logged = self.logged.lock().unwrap_or_else(|e| e.into_inner());
+            logged.retain(|name, _| review.waiting.contains_key(name));
+            for (name, w) in &review.waiting {
+                logged.insert(name.clone(), w.sha);
+            }
+        }
+        if let Some(pins) = &hub.pins {
+            *self.pin_stamp.lock().unwrap_or_else(|e| e.into_inner()) = pins.stamp(server);
+        }
+        self.live.write().unwrap_or_else(|e| e.into_inner()).waiting = Arc::new(review.waiting);
     }
 
     /// Up, with its tools.
-    fn set_up(&self, peer: Peer<RoleClient>, tools: Vec<Tool>) {
+    fn set_up(&self, peer: Peer<RoleClient>, listed: Arc<Admitted>) {
+        for r in &listed.refused {
+            tracing::error!(
+                server = %self.config.name,
+                tool = %r.tool,
+                reason = %r.why,
+                "upstream tool left out; the server's other tools serve"
+            );
+        }
+        for (tool, note) in &listed.notes {
+            tracing::warn!(server = %self.config.name, tool = %admit::shown(tool), problem = %note, "upstream tool served with a schema problem");
+        }
         let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
         live.status = Status::Ready;
         live.peer = Some(peer);
-        live.tools = Arc::new(tools);
+        live.listed = listed;
     }
 
-    /// Down: its last tools are kept (hidden by the provider); the connections with callers'
-    /// tokens are closed with the main one.
+    /// Down: its last tools are kept (the provider answers calls to them with the outage);
+    /// the connections with callers' tokens are closed with the main one. Down since the
+    /// first failure: a start that fails again keeps the moment.
     fn set_down(&self, reason: String) {
         {
             let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
-            live.status = Status::Down(reason);
+            let (since, since_utc) = match &live.status {
+                Status::Down(o) => (o.since, o.since_utc),
+                _ => (Instant::now(), chrono::Utc::now()),
+            };
+            live.status = Status::Down(Outage {
+                reason,
+                since,
+                since_utc,
+                next_start: None,
+            });
             live.peer = None;
         }
         if let Some(forwarded) = &self.forwarded {
             forwarded.close_all();
+        }
+    }
+
+    /// When its next start begins (`None`: one is under way), while it is down.
+    fn set_next_start(&self, at: Option<Instant>) {
+        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+        if let Status::Down(outage) = &mut live.status {
+            outage.next_start = at;
         }
     }
 
@@ -256,13 +444,11 @@ impl Upstream {
             (live.peer.clone(), live.status.clone())
         };
         let Some(peer) = peer else {
-            let why = match status {
-                Status::Down(reason) => format!("it stopped ({reason}) and is being restarted"),
-                _ => "it is still starting".to_string(),
-            };
-            return error(format!(
-                "Server `{name}` is not available: {why}. Try again shortly."
-            ));
+            // The catalog this call started on was built while the server was up.
+            return error(match status {
+                Status::Down(outage) => outage.message(name, Instant::now()),
+                _ => format!("Server `{name}` is still starting. Try again shortly."),
+            });
         };
         match (&self.forwarded, ctx.caller().id()) {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
@@ -292,6 +478,7 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
         if hub.shutdown.is_cancelled() {
             break;
         }
+        upstream.set_next_start(None);
         let outcome = tokio::select! {
             r = connect(&hub, &upstream) => Some(r),
             _ = hub.shutdown.cancelled() => None,
@@ -318,7 +505,7 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                     End::Shutdown => "shut down".into(),
                     End::Closed(why) => why.clone(),
                 });
-                hub.changed.notify_one();
+                hub.change();
                 kill_group(group);
                 match end {
                     End::Shutdown => break,
@@ -351,6 +538,7 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
                 );
             }
         }
+        upstream.set_next_start(Some(Instant::now() + backoff.current()));
         tokio::select! {
             _ = tokio::time::sleep(backoff.current()) => {}
             _ = hub.shutdown.cancelled() => break,
@@ -429,8 +617,14 @@ async fn connect(
             env,
             cwd,
         } => {
-            let (child, stderr) = client::spawn(command, args, env, cwd.as_deref())
-                .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
+            let (child, stderr) = client::spawn(
+                command,
+                args,
+                env,
+                cwd.as_deref(),
+                hub.disco.max_message_bytes,
+            )
+            .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
             let group = child.id();
             *upstream
                 .starting_group
@@ -462,11 +656,13 @@ async fn connect(
             (running, None)
         }
     };
-    let tools = match tokio::time::timeout(timeout, running.peer().list_all_tools()).await {
+    let tools = match tokio::time::timeout(timeout, list_tools(running.peer(), hub.disco.max_tools))
+        .await
+    {
         Ok(Ok(tools)) => tools,
         Ok(Err(e)) => {
             let _ = running.cancel().await;
-            return Err((format!("tools/list failed: {e}"), group));
+            return Err((e, group));
         }
         Err(_) => {
             let _ = running.cancel().await;
@@ -476,15 +672,96 @@ async fn connect(
             ));
         }
     };
-    tracing::info!(server = %upstream.config.name, tools = tools.len(), "upstream ready");
+    let tools = match review(hub, upstream, Arc::new(tools)).await {
+        Ok((tools, review)) => {
+            upstream.set_review(review, hub);
+            tools
+        }
+        Err(e) => {
+            let _ = running.cancel().await;
+            return Err((e, group));
+        }
+    };
+    tracing::info!(server = %upstream.config.name, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream ready");
     // Before calls can find the main connection: a call then never finds the callers'
     // connections still closed from the last run.
     if let Some(forwarded) = &upstream.forwarded {
         forwarded.resume();
     }
     upstream.set_up(running.peer().clone(), tools);
-    hub.changed.notify_one();
+    hub.change();
     Ok((running, rx, group))
+}
+
+/// The most `tools/list` pages one listing reads. An upstream whose `nextCursor` never ends
+/// once grew the gateway by gigabytes within the start-up timeout.
+pub const MAX_LIST_PAGES: usize = 100;
+
+/// Lists every tool page and admits each entry on its own (admit.rs): an unusable entry costs
+/// its own tool, never the listing. The listing itself is bounded: at most
+/// [`MAX_LIST_PAGES`] pages, no cursor twice, at most `max_tools` entries; past a bound the
+/// listing fails with an error naming it, and the upstream is refused (and retried with the
+/// backoff of a failed start) while the others serve.
+async fn list_tools(peer: &Peer<RoleClient>, max_tools: usize) -> Result<Admitted, String> {
+    let mut admitted = Admitted::default();
+    let mut cursor: Option<String> = None;
+    // Hashes, not the cursors: a cursor may be megabytes long.
+    let mut cursors = std::collections::HashSet::new();
+    let mut index = 0;
+    for page in 1.. {
+        if page > MAX_LIST_PAGES {
+            return Err(format!(
+                "tools/list: refused after {MAX_LIST_PAGES} pages, the most one listing reads \
+                 (its nextCursor never ended)"
+            ));
+        }
+        let params = cursor
+            .take()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let request = ClientRequest::ListToolsRequest(ListToolsRequest {
+            method: Default::default(),
+            params,
+            extensions: Default::default(),
+        });
+        let result = peer
+            .send_request(request)
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let (entries, next) = admit::page(result)?;
+        if index + entries.len() > max_tools {
+            return Err(format!(
+                "tools/list: refused, it lists more than {max_tools} tools, the most one server \
+                 may list (disco.maxTools)"
+            ));
+        }
+        for entry in entries {
+            admitted.entry(index, entry);
+            index += 1;
+        }
+        match next {
+            Some(next) => {
+                if !cursors.insert(hash(&next)) {
+                    return Err(format!(
+                        "tools/list: refused, it gave the cursor `{}` twice (page {page})",
+                        crate::text::clip(&crate::text::shown(&next), 40)
+                    ));
+                }
+                cursor = Some(next);
+            }
+            None => break,
+        }
+    }
+    admitted.drop_duplicates();
+    // Kept for as long as the upstream serves: not the room the pages grew it to.
+    admitted.tools.shrink_to_fit();
+    Ok(admitted)
+}
+
+fn hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    h.write(text.as_bytes());
+    h.finish()
 }
 
 /// Serves one connection until it closes or the gateway shuts down; relists on list_changed.
@@ -531,15 +808,7 @@ async fn watch(
             }
             Some(()) = relist.recv() => {
                 while relist.try_recv().is_ok() {}
-                match tokio::time::timeout(hub.disco.startup_timeout, peer.list_all_tools()).await {
-                    Ok(Ok(tools)) => {
-                        tracing::info!(server = %upstream.config.name, tools = tools.len(), "upstream tools changed");
-                        upstream.set_up(peer.clone(), tools);
-                        hub.changed.notify_one();
-                    }
-                    Ok(Err(e)) => tracing::warn!(server = %upstream.config.name, error = %e, "relisting tools failed"),
-                    Err(_) => tracing::warn!(server = %upstream.config.name, "relisting tools timed out"),
-                }
+                relist_tools(hub, upstream, &peer).await;
             }
             _ = tick, if idle => {
                 let peer = peer.clone();
@@ -578,6 +847,95 @@ async fn watch(
                 cancel.cancel();
                 let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut waiting).await;
                 return End::Shutdown;
+            }
+        }
+    }
+}
+
+/// Lists the tools again after the upstream said they changed, and reviews them against the
+/// pins. A listing or a review that fails leaves the previous tools serving.
+async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
+    let server = &upstream.config.name;
+    let listing = list_tools(peer, hub.disco.max_tools);
+    let tools = match tokio::time::timeout(hub.disco.startup_timeout, listing).await {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(e)) => return tracing::warn!(server = %server, error = %e, "relisting tools failed"),
+        Err(_) => return tracing::warn!(server = %server, "relisting tools timed out"),
+    };
+    match review(hub, upstream, Arc::new(tools)).await {
+        Ok((tools, review)) => {
+            tracing::info!(server = %server, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream tools changed");
+            upstream.set_review(review, hub);
+            upstream.set_up(peer.clone(), tools);
+            hub.change();
+        }
+        Err(e) => {
+            tracing::error!(server = %server, error = %e, "the changed tools are not taken; the previous ones serve")
+        }
+    }
+}
+
+/// Reviews a listing against the server's pins (pins.rs), off the async threads: the pin file
+/// is read, and written when a server is first seen or a definition first waits.
+async fn review(
+    hub: &Hub,
+    upstream: &Upstream,
+    listed: Arc<Admitted>,
+) -> Result<(Arc<Admitted>, Review), String> {
+    let Some(pins) = hub.pins.clone() else {
+        return Ok((listed, Review::default()));
+    };
+    let server = upstream.config.name.clone();
+    let logged = upstream
+        .logged
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let tools = listed.clone();
+    let reviewed = tokio::task::spawn_blocking(move || pins.review(&server, &tools.tools, &logged))
+        .await
+        .map_err(|e| format!("the review of its tool pins failed: {e}"))?;
+    let review = reviewed.map_err(|e| format!("its tool pins cannot be read or kept: {e}"))?;
+    Ok((listed, review))
+}
+
+/// Takes approvals made by `disco-gateway approve` while the gateway runs: for each server with
+/// tools that wait, a pin file written since its last review is reviewed again against the
+/// tools it listed, and the catalog rebuilt when what waits changed.
+async fn watch_pins(hub: Arc<Hub>) {
+    let Some(pins) = hub.pins.clone() else { return };
+    let mut tick = tokio::time::interval(PIN_POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = hub.shutdown.cancelled() => return,
+        }
+        for upstream in &hub.upstreams {
+            let server = &upstream.config.name;
+            let (listed, up) = upstream.tools();
+            if !up || upstream.waiting().is_empty() {
+                continue;
+            }
+            let stamp = pins.stamp(server);
+            if stamp == *upstream.pin_stamp.lock().unwrap_or_else(|e| e.into_inner()) {
+                continue;
+            }
+            let before = upstream.waiting();
+            match review(&hub, upstream, listed).await {
+                Ok((_, review)) => {
+                    let after: Vec<&String> = review.waiting.keys().collect();
+                    if after != before.keys().collect::<Vec<_>>() {
+                        tracing::info!(server = %server, waiting = after.len(), "tool approvals taken");
+                        upstream.set_review(review, &hub);
+                        hub.change();
+                    } else {
+                        upstream.set_review(review, &hub);
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(server = %server, error = %e, "the pins could not be read again; what waits still waits")
+                }
             }
         }
     }

@@ -20,19 +20,21 @@ use std::time::Duration;
 
 use disco_runtime::rmcp;
 use rmcp::model::{
-    CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcVersion2_0,
-    RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientNotification, ClientRequest, CustomResult, JsonRpcMessage,
+    JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
 use serde::Deserialize;
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::Mutex;
 
-/// The longest line read from an upstream: rmcp's own limit for its line transports.
-const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+/// The longest line read from an upstream by default (`disco.maxMessageBytes`): rmcp's own
+/// limit for its line transports.
+pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// Past this many unanswered calls (an upstream that never answers) the ids are forgotten
 /// rather than kept without bound; their answers then take rmcp's parse.
@@ -50,8 +52,12 @@ pub(crate) struct ChildStdio {
     child: Option<Child>,
     read: BufReader<ChildStdout>,
     line: Vec<u8>,
-    /// Inside a line longer than the limit: dropping bytes up to its newline.
-    discarding: bool,
+    /// The longest line read; a longer one is skipped, its id read on the way (see [`Over`]).
+    max_line: usize,
+    /// Inside a line longer than the limit: its bytes are dropped up to its newline.
+    over: Option<Over>,
+    /// Answers made for a line over the limit, given out before anything else is read.
+    made: std::collections::VecDeque<ServerJsonRpcMessage>,
     write: Arc<Mutex<Option<ChildStdin>>>,
     calls: Pending,
 }
@@ -59,7 +65,10 @@ pub(crate) struct ChildStdio {
 impl ChildStdio {
     /// Spawns `command` with its stdin, stdout and stderr piped; returns the transport and
     /// the child's stderr. The child is killed when the transport is dropped (tokio reaps it).
-    pub(crate) fn spawn(mut command: Command) -> io::Result<(Self, Option<ChildStderr>)> {
+    pub(crate) fn spawn(
+        mut command: Command,
+        max_line: usize,
+    ) -> io::Result<(Self, Option<ChildStderr>)> {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -74,7 +83,9 @@ impl ChildStdio {
             child: Some(child),
             read: BufReader::new(stdout),
             line: Vec::new(),
-            discarding: false,
+            max_line,
+            over: None,
+            made: Default::default(),
             write: Arc::new(Mutex::new(Some(stdin))),
             calls: Arc::default(),
         };
@@ -86,9 +97,10 @@ impl ChildStdio {
         self.child.as_ref()?.id()
     }
 
-    /// Reads one line into `self.line`, never holding more than the limit. Cancel-safe: a
-    /// partial line stays in the buffer for the next call. `None` at the end of the stream.
-    async fn read_line(&mut self) -> io::Result<Option<()>> {
+    /// Reads one line into `self.line`, never holding more than the limit; a longer line is
+    /// scanned for its id as it is dropped, and comes back as `Some(Some(over))`. Cancel-safe:
+    /// a partial line stays in the buffer for the next call. `None` at the end of the stream.
+    async fn read_line(&mut self) -> io::Result<Option<Option<Over>>> {
         loop {
             let (consumed, done) = {
                 let available = self.read.fill_buf().await?;
@@ -97,19 +109,18 @@ impl ChildStdio {
                 }
                 let newline = available.iter().position(|&b| b == b'\n');
                 let take = newline.map_or(available.len(), |i| i + 1);
-                if self.discarding {
-                    if newline.is_some() {
-                        self.discarding = false;
-                    }
-                    (take, false)
-                } else if self.line.len() + take > MAX_LINE_BYTES {
-                    tracing::error!(
-                        max = MAX_LINE_BYTES,
-                        "upstream: a line over the limit, discarded"
-                    );
+                if let Some(over) = self.over.as_mut() {
+                    over.scan(&available[..take]);
+                    (take, newline.is_some())
+                } else if self.line.len() + take > self.max_line {
+                    // Over the limit: what was held is scanned and dropped, and so is the rest.
+                    let mut over = Over::default();
+                    over.scan(&self.line);
+                    over.scan(&available[..take]);
                     self.line.clear();
-                    self.discarding = newline.is_none();
-                    (take, false)
+                    self.line.shrink_to(64 * 1024);
+                    self.over = Some(over);
+                    (take, newline.is_some())
                 } else {
                     self.line.extend_from_slice(&available[..take]);
                     (take, newline.is_some())
@@ -117,7 +128,7 @@ impl ChildStdio {
             };
             self.read.consume(consumed);
             if done {
-                return Ok(Some(()));
+                return Ok(Some(self.over.take()));
             }
         }
     }
@@ -155,8 +166,15 @@ impl Transport<RoleClient> for ChildStdio {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
+            if let Some(made) = self.made.pop_front() {
+                return Some(made);
+            }
             match self.read_line().await {
-                Ok(Some(())) => {}
+                Ok(Some(None)) => {}
+                Ok(Some(Some(over))) => {
+                    self.made = over.answers(self.max_line, &self.calls);
+                    continue;
+                }
                 Ok(None) => return None,
                 Err(e) => {
                     tracing::error!(error = %e, "upstream: reading its stdout failed");
@@ -200,6 +218,131 @@ impl Transport<RoleClient> for ChildStdio {
         }
         self.child = None;
         Ok(())
+    }
+}
+
+/// A line over the limit, scanned as it is dropped: its length, and the `id` and `method` of
+/// its top-level object when they can be read. Nothing of it is kept but a key and an id of a
+/// few bytes (a state machine over the bytes, not a parse: the line is never held).
+#[derive(Default)]
+pub(crate) struct Over {
+    bytes: usize,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// The last string of the top-level object, up to 8 bytes (a key when a `:` follows).
+    token: Vec<u8>,
+    token_long: bool,
+    /// Inside the value of the top-level `id`: its bytes so far.
+    id: Option<Vec<u8>>,
+    /// The top-level `id`, whole.
+    found: Option<Vec<u8>>,
+    /// The top-level object has a `method` (a request or notification, not an answer).
+    method: bool,
+}
+
+/// The longest id read from a line over the limit.
+const MAX_ID_BYTES: usize = 256;
+
+impl Over {
+    pub(crate) fn scan(&mut self, bytes: &[u8]) {
+        self.bytes += bytes.len();
+        for &b in bytes {
+            let top = self.depth == 1;
+            if let Some(id) = self.id.as_mut() {
+                let ends = !self.in_string && top && (b == b',' || b == b'}');
+                if ends {
+                    self.found = self.id.take();
+                } else if id.len() < MAX_ID_BYTES {
+                    id.push(b);
+                } else {
+                    self.id = None;
+                }
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    continue;
+                }
+                if top {
+                    if self.token.len() < 8 {
+                        self.token.push(b);
+                    } else {
+                        self.token_long = true;
+                    }
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    self.token.clear();
+                    self.token_long = false;
+                }
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+                b':' if top && !self.token_long => match &self.token[..] {
+                    b"id" if self.found.is_none() => self.id = Some(Vec::new()),
+                    b"method" => self.method = true,
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+
+    /// What the gateway answers in place of the line: its call answered with a tool error
+    /// naming the size and the limit, another request of its answered with a JSON-RPC error;
+    /// when no id can be read, every pending call of the connection fails with the size error.
+    /// A request or notification of the upstream's over the limit is dropped.
+    pub(crate) fn answers(
+        &self,
+        limit: usize,
+        calls: &Pending,
+    ) -> std::collections::VecDeque<ServerJsonRpcMessage> {
+        let why = format!(
+            "the upstream's answer is {} bytes, over the gateway's limit of {limit} bytes \
+             (disco.maxMessageBytes); it was not read",
+            self.bytes
+        );
+        tracing::error!(
+            bytes = self.bytes,
+            max = limit,
+            "upstream: a message over the limit, dropped"
+        );
+        let mut out = std::collections::VecDeque::new();
+        if self.method {
+            return out;
+        }
+        let id = self
+            .found
+            .as_deref()
+            .and_then(|raw| serde_json::from_slice::<RequestId>(raw).ok());
+        let ids: Vec<RequestId> = match id {
+            Some(id) if !lock(calls).contains(&id) => {
+                out.push_back(JsonRpcMessage::error(
+                    rmcp::model::ErrorData::internal_error(why, None),
+                    Some(id),
+                ));
+                return out;
+            }
+            Some(id) => vec![id],
+            None => lock(calls).iter().cloned().collect(),
+        };
+        let mut calls = lock(calls);
+        for id in ids {
+            calls.remove(&id);
+            let error = CallToolResult::error(vec![rmcp::model::ContentBlock::text(why.clone())]);
+            out.push_back(JsonRpcMessage::response(
+                ServerResult::CallToolResult(error),
+                id,
+            ));
+        }
+        out
     }
 }
 
@@ -267,9 +410,161 @@ fn parse(line: &[u8], calls: &Pending) -> Option<ServerJsonRpcMessage> {
             Some(message)
         }
         Err(e) => {
+            // A tool's schema nested too deep for serde_json's limit (128 levels) fails the
+            // whole answer to tools/list; read here, it costs that tool alone.
+            if e.to_string().starts_with("recursion limit exceeded") {
+                if let Some(message) = deep_list(line) {
+                    return Some(message);
+                }
+            }
             tracing::debug!(error = %e, "upstream: a line that is no MCP message, skipped");
             None
         }
+    }
+}
+
+/// A key of `_meta` this reader puts in a tool entry it could not read whole (nested deeper
+/// than [`MAX_ENTRY_DEPTH`]); admit.rs leaves such a tool out with the reason the key holds.
+/// An upstream that writes the key itself only leaves out its own tool.
+pub(crate) const UNREADABLE: &str = "disco-gateway/unreadable";
+
+/// How deep a tool entry of a `tools/list` answer is read: the entry sits 4 levels down the
+/// message, and 4 + 100 stays within serde_json's 128. Deeper parts are skipped (serde's
+/// skipping keeps no stack), and the entry is marked [`UNREADABLE`].
+pub(crate) const MAX_ENTRY_DEPTH: usize = 100;
+
+/// An answer to `tools/list` too deep for rmcp's parse, read entry by entry: a CustomResult
+/// that admit.rs reads like any page rmcp could not type. `None` for any other line.
+fn deep_list(line: &[u8]) -> Option<ServerJsonRpcMessage> {
+    let answer: DeepAnswer = serde_json::from_slice(line).ok()?;
+    let mut result = serde_json::Map::new();
+    result.insert(
+        "tools".into(),
+        Value::Array(answer.result.tools.into_iter().map(|e| e.0).collect()),
+    );
+    if let Some(cursor) = answer.result.next_cursor {
+        result.insert("nextCursor".into(), cursor);
+    }
+    Some(JsonRpcMessage::response(
+        ServerResult::CustomResult(CustomResult(Value::Object(result))),
+        answer.id,
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeepAnswer {
+    #[serde(rename = "jsonrpc")]
+    _jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    result: DeepResult,
+}
+
+#[derive(Deserialize)]
+struct DeepResult {
+    tools: Vec<DeepEntry>,
+    #[serde(rename = "nextCursor", default)]
+    next_cursor: Option<Value>,
+}
+
+/// One tool entry, read down to [`MAX_ENTRY_DEPTH`] levels.
+struct DeepEntry(Value);
+
+impl<'de> Deserialize<'de> for DeepEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::DeserializeSeed;
+        let cut = std::cell::Cell::new(false);
+        let mut value = Bounded {
+            depth: MAX_ENTRY_DEPTH,
+            cut: &cut,
+        }
+        .deserialize(deserializer)?;
+        if cut.get() {
+            if let Value::Object(entry) = &mut value {
+                let why = format!("its entry is nested deeper than {MAX_ENTRY_DEPTH} levels");
+                let mut meta = serde_json::Map::new();
+                meta.insert(UNREADABLE.into(), Value::String(why));
+                entry.insert("_meta".into(), Value::Object(meta));
+            }
+        }
+        Ok(DeepEntry(value))
+    }
+}
+
+/// A JSON value read down to `depth` more levels; below, arrays and objects are skipped and
+/// `cut` is set.
+struct Bounded<'a> {
+    depth: usize,
+    cut: &'a std::cell::Cell<bool>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Bounded<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Bounded<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        if self.depth == 0 {
+            self.cut.set(true);
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            return Ok(Value::Array(out));
+        }
+        while let Some(v) = seq.next_element_seed(Bounded {
+            depth: self.depth - 1,
+            cut: self.cut,
+        })? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        if self.depth == 0 {
+            self.cut.set(true);
+            while map
+                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                .is_some()
+            {}
+            return Ok(Value::Object(out));
+        }
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Bounded {
+                depth: self.depth - 1,
+                cut: self.cut,
+            })?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
     }
 }
 

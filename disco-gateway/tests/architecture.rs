@@ -22,12 +22,16 @@ const LAYERS: Layers = Layers {
         ("headers", 0),
         ("relay", 0),
         ("wire", 0),
+        ("text", 0),
+        ("admit", 1),
         ("call", 1),
         ("config", 1),
+        ("pins", 1),
         ("client", 2),
         ("forward", 3),
         ("upstream", 4),
         ("provider", 5),
+        ("lint", 6),
     ],
 };
 

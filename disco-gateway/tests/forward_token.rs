@@ -455,7 +455,11 @@ async fn a_restart_of_the_main_connection_closes_every_callers_connection() {
         assert_eq!(forwarded(&hub).open_connections(), 0, "round {round}");
         let (caller, _) = &callers[0];
         let result = call_as(&hub, Caller::new(caller.clone()), "whoami").await;
-        assert!(text(&result).contains("not available"), "{}", text(&result));
+        assert!(
+            text(&result).contains("is unavailable since"),
+            "{}",
+            text(&result)
+        );
 
         upstream = Upstream::start(Some(addr), seen.clone());
         wait_until(&hub, true).await;
@@ -616,6 +620,7 @@ struct TempFile(std::path::PathBuf);
 impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_dir_all(self.0.with_extension("state"));
     }
 }
 
@@ -631,6 +636,8 @@ async fn gateway(config_text: &str, tag: &str) -> Gateway {
         .arg(&file.0)
         .args(["--http", "127.0.0.1:0"])
         .env("RUST_LOG", "warn")
+        // The tool pins beside the configuration, never in the user's own state.
+        .env("XDG_STATE_HOME", file.0.with_extension("state"))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true)

@@ -139,7 +139,9 @@ pub use rmcp;
 #[allow(deprecated)]
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
-pub use server::{BearerTokens, HttpOptions, McpHandler, Server, ServerHandle, TokenCheck, Tools};
+pub use server::{
+    BearerTokens, HttpOptions, McpHandler, Resources, Server, ServerHandle, TokenCheck, Tools,
+};
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, Package, SchemaMode, State, ToolError,
     ToolSpec,

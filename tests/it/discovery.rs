@@ -416,3 +416,77 @@ async fn json_catalog_aliases_resolve_as_declared() {
         "alias"
     );
 }
+
+/// A provider whose tools are all out of service now, as a gateway's are while their server
+/// is down: to `admin`, who could see them, every name it is asked about is "down"; to anyone
+/// else, nothing.
+struct OutOfService;
+
+impl ToolProvider for OutOfService {
+    fn tools(&self) -> Vec<DynamicTool> {
+        Vec::new()
+    }
+
+    fn call(&self, name: &str, _: Map<String, Value>, _: Context) -> BoxFuture {
+        let name = name.to_string();
+        Box::pin(async move { panic!("`{name}` is served by nobody here") })
+    }
+
+    fn not_served(&self, name: &str, caller: &Caller) -> Option<String> {
+        (caller.id() == Some("admin")).then(|| format!("`{name}` is down"))
+    }
+}
+
+/// A name no tool has exactly is first the provider's to answer for a caller it says could see
+/// it: neither "unknown" nor a correction to another tool, directly or through
+/// `execute_tool`. A name some tool has exactly never asks; a caller the provider gives no
+/// answer gets what the catalog says, as before.
+#[tokio::test]
+async fn a_provider_answers_for_its_tools_out_of_service_before_any_correction() {
+    let c = Catalog::builder()
+        .provider(OutOfService)
+        .search(SearchOptions::default().enabled(true))
+        .from_specs(tools_in(module_path!()))
+        .unwrap();
+    let admin = Context::for_caller(Caller::new("admin"));
+    let anon = Context::for_caller(Caller::anonymous());
+    let args = || Some(json!({"celsius": 100.0}));
+    // Exact: the tool runs, for both.
+    for who in [&admin, &anon] {
+        let r = c
+            .call_with("celsius_to_fahrenheit", args(), who)
+            .await
+            .unwrap();
+        assert_eq!(text(&r), "212", "{r:?}");
+    }
+    // One letter off: the provider's answer for admin, the correction for anyone else.
+    let r = c
+        .call_with("celsius_to_farenheit", args(), &admin)
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(text(&r), "`celsius_to_farenheit` is down");
+    let r = c
+        .call_with("celsius_to_farenheit", args(), &anon)
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "212", "{r:?}");
+    // No tool near: the provider's answer, or unknown.
+    let r = c
+        .call_with("mailbox_archive", Some(json!({})), &admin)
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "`mailbox_archive` is down");
+    let e = c
+        .call_with("mailbox_archive", Some(json!({})), &anon)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().starts_with("Unknown tool"), "{e}");
+    // Through execute_tool, the same.
+    let inner = json!({"name": "mailbox_archive", "arguments": {}});
+    let r = c
+        .call_with("execute_tool", Some(inner), &admin)
+        .await
+        .unwrap();
+    assert!(text(&r).contains("`mailbox_archive` is down"), "{r:?}");
+}

@@ -34,6 +34,7 @@ mod polarity_corpus;
 mod readme;
 mod reload;
 mod resolution_corpus;
+mod resources;
 mod schemas;
 mod search_modes;
 mod shapes;

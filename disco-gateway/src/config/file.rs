@@ -32,7 +32,7 @@ use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 
 use super::shape::{self, present, InObject};
-use super::{ConfigError, ExposureKind, Namespace};
+use super::{ConfigError, ExposureKind, Namespace, OnChange};
 
 /// The whole file.
 pub(super) struct File {
@@ -131,12 +131,20 @@ pub(super) struct Disco {
     pub(super) ping_timeout_ms: Option<Duration>,
     #[serde(default, deserialize_with = "namespace")]
     pub(super) namespace: Option<Namespace>,
+    #[serde(default, deserialize_with = "page_size")]
+    pub(super) max_tools: Option<usize>,
+    #[serde(default, deserialize_with = "page_size")]
+    pub(super) max_message_bytes: Option<usize>,
     #[serde(default, deserialize_with = "present")]
     pub(super) aliases: Option<ToolWords>,
     #[serde(default, deserialize_with = "present")]
     pub(super) keywords: Option<ToolWords>,
     #[serde(default, deserialize_with = "present")]
     pub(super) tokens: Option<Tokens>,
+    #[serde(default, deserialize_with = "present")]
+    pub(super) data_dir: Option<Text>,
+    #[serde(default, deserialize_with = "on_change")]
+    pub(super) on_change: Option<OnChange>,
 }
 
 /// One entry of `disco.tokens`.
@@ -251,6 +259,17 @@ fn exposure<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ExposureKind>, D::
         match v.as_str()? {
             "all" => Some(ExposureKind::All),
             "search-first" => Some(ExposureKind::SearchFirst),
+            _ => None,
+        }
+    })
+    .map(Some)
+}
+
+fn on_change<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OnChange>, D::Error> {
+    shape::scalar(d, "must be \"hold\" or \"serve\"", |v| {
+        match v.as_str()? {
+            "hold" => Some(OnChange::Hold),
+            "serve" => Some(OnChange::Serve),
             _ => None,
         }
     })

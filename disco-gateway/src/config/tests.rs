@@ -882,3 +882,67 @@ fn a_disabled_server_is_read_but_not_expanded() {
         "{e}"
     );
 }
+
+#[test]
+fn servers_keep_the_order_of_the_file_and_max_tools_is_read() {
+    let c = parse(
+        r#"{"mcpServers": {"zeta": {"command": "z"}, "alpha": {"command": "a"}, "mid": {"command": "m"}},
+            "disco": {"maxTools": 12}}"#,
+    )
+    .unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["zeta", "alpha", "mid"]);
+    assert_eq!(c.disco.max_tools, 12);
+    assert_eq!(
+        parse(r#"{"mcpServers": {"a": {"command": "a"}}}"#)
+            .unwrap()
+            .disco
+            .max_tools,
+        DEFAULT_MAX_TOOLS
+    );
+    refused_at(&[
+        (
+            r#"{"mcpServers": {"a": {"command": "a"}}, "disco": {"maxTools": 0}}"#,
+            "disco.maxTools",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "a"}, "a": {"command": "b"}}}"#,
+            "mcpServers.a",
+        ),
+    ]);
+}
+
+/// `dataDir` is an absolute path, `${VAR}` expanded; `onChange` is "hold" (the default) or
+/// "serve".
+#[test]
+fn the_state_directory_and_what_a_change_does_are_read() {
+    let c = parse(
+        r#"{"mcpServers": {"a": {"command": "a"}},
+            "disco": {"dataDir": "${HOME}/state", "onChange": "serve"}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        c.disco.data_dir.as_deref(),
+        Some(std::path::Path::new("/home/u/state"))
+    );
+    assert_eq!(c.disco.on_change, OnChange::Serve);
+    let c = parse(r#"{"mcpServers": {"a": {"command": "a"}}}"#).unwrap();
+    assert_eq!(
+        (c.disco.data_dir, c.disco.on_change),
+        (None, OnChange::Hold)
+    );
+    refused_at(&[
+        (
+            r#"{"mcpServers": {"a": {"command": "a"}}, "disco": {"dataDir": "state"}}"#,
+            "disco.dataDir",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "a"}}, "disco": {"dataDir": 7}}"#,
+            "disco.dataDir",
+        ),
+        (
+            r#"{"mcpServers": {"a": {"command": "a"}}, "disco": {"onChange": "ignore"}}"#,
+            "disco.onChange",
+        ),
+    ]);
+}

@@ -84,3 +84,75 @@ fn backoff_doubles_to_its_cap_and_resets_after_a_healthy_run() {
         }
     }
 }
+
+/// Spans read as a person reads them; a wait is rounded up, never promised shorter.
+#[test]
+fn spans_are_seconds_then_minutes_then_hours() {
+    let s = |ms: u64, wait: bool| span(Duration::from_millis(ms), wait);
+    assert_eq!(s(0, false), "0 s");
+    assert_eq!(s(3_400, false), "3 s");
+    assert_eq!(s(3_400, true), "4 s");
+    assert_eq!(s(3_000, true), "3 s");
+    assert_eq!(s(119_999, false), "119 s");
+    assert_eq!(s(120_000, false), "2 min");
+    assert_eq!(s(7_199_000, false), "119 min");
+    assert_eq!(s(7_200_000, false), "2 h");
+    assert_eq!(
+        s(u64::MAX, true),
+        format!("{} h", (u64::MAX / 1000 + 1) / 3600)
+    );
+}
+
+/// A server down since its run ended stays down since then through the starts that fail
+/// after it; the answer names it, the moment, why, and the wait before the next start.
+#[test]
+fn an_outage_keeps_its_first_moment_and_says_the_next_start() {
+    let config =
+        crate::config::Config::parse(r#"{"mcpServers": {"fs": {"command": "nowhere"}}}"#, &|_| {
+            None
+        })
+        .expect("the configuration");
+    let hub = Hub::new(config.servers, config.disco);
+    let fs = &hub.upstreams[0];
+    fs.set_down("the connection ended".into());
+    let Status::Down(first) = fs.status() else {
+        panic!("not down")
+    };
+    fs.set_down("cannot run `nowhere`".into());
+    let now = first.since + Duration::from_secs(75);
+    fs.set_next_start(Some(now + Duration::from_millis(2_500)));
+    let Status::Down(outage) = fs.status() else {
+        panic!("not down")
+    };
+    assert_eq!(outage.since, first.since);
+    assert_eq!(outage.since_utc, first.since_utc);
+    let text = outage.message("fs", now);
+    let utc = first
+        .since_utc
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    assert_eq!(
+        text,
+        format!(
+            "Server `fs` is unavailable since {utc} (75 s ago): cannot run `nowhere`; its next \
+             start is in 3 s. Try again then."
+        )
+    );
+    // An upstream's long reason reaches the caller clipped.
+    fs.set_down("x".repeat(5_000));
+    let Status::Down(long) = fs.status() else {
+        panic!("not down")
+    };
+    let said = long.message("fs", now);
+    assert!(said.chars().count() < MAX_REASON_CHARS + 200, "{said}");
+    assert!(
+        said.contains(&format!("{}…", "x".repeat(MAX_REASON_CHARS))),
+        "{said}"
+    );
+    fs.set_next_start(None);
+    let Status::Down(outage) = fs.status() else {
+        panic!("not down")
+    };
+    assert!(outage
+        .message("fs", now)
+        .contains("; a start is under way now."));
+}

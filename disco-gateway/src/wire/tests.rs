@@ -2,7 +2,7 @@
 //! call either declines or builds exactly the message rmcp's own parse builds, and the
 //! transport's parse as a whole delivers what rmcp's parse delivers.
 
-use super::{call_result, parse, track, Pending};
+use super::{call_result, parse, track, Pending, UNREADABLE};
 use disco_runtime::rmcp;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
@@ -341,7 +341,8 @@ async fn a_call_that_could_not_be_sent_is_not_kept_pending() {
         )
     };
     let (mut transport, _stderr) =
-        ChildStdio::spawn(tokio::process::Command::new("cat")).expect("cat starts");
+        ChildStdio::spawn(tokio::process::Command::new("cat"), super::MAX_LINE_BYTES)
+            .expect("cat starts");
     transport
         .send(call(1))
         .await
@@ -355,4 +356,128 @@ async fn a_call_that_could_not_be_sent_is_not_kept_pending() {
     // The call that was written still waits for its answer; the one that was not is gone.
     assert!(calls.contains(&NumberOrString::Number(1)));
     assert!(!calls.contains(&NumberOrString::Number(2)));
+}
+
+/// A schema `depth` levels deep.
+fn nested(depth: usize) -> String {
+    let mut schema = String::from("{\"type\":\"object\"}");
+    for _ in 0..depth {
+        schema = format!("{{\"type\":\"object\",\"properties\":{{\"a\":{schema}}}}}");
+    }
+    schema
+}
+
+#[test]
+fn a_schema_too_deep_for_the_parse_costs_its_tool_alone() {
+    // 70 nested properties: 141 levels, past serde_json's 128 for the whole message.
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"result":{{"tools":[{{"name":"ok","inputSchema":{{"type":"object"}}}},{{"name":"deep","inputSchema":{}}}],"nextCursor":"c2"}}}}"#,
+        nested(70)
+    );
+    assert!(serde_json::from_str::<ServerJsonRpcMessage>(&line).is_err());
+    let Some(JsonRpcMessage::Response(answer)) = parse(line.as_bytes(), &pending()) else {
+        panic!("the answer is lost");
+    };
+    assert_eq!(answer.id, NumberOrString::Number(3));
+    let ServerResult::CustomResult(rmcp::model::CustomResult(result)) = answer.result else {
+        panic!("not read entry by entry: {:?}", answer.result);
+    };
+    assert_eq!(result["nextCursor"], "c2");
+    let tools = result["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["name"], "ok");
+    assert!(tools[0].get("_meta").is_none());
+    assert_eq!(tools[1]["name"], "deep");
+    let why = tools[1]["_meta"][UNREADABLE].as_str().unwrap();
+    assert!(why.contains("deeper than 100"), "{why}");
+    // A schema within the limit is read whole, by rmcp.
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"result":{{"tools":[{{"name":"ok","inputSchema":{}}}]}}}}"#,
+        nested(50)
+    );
+    assert!(matches!(
+        parse(line.as_bytes(), &pending()),
+        Some(JsonRpcMessage::Response(r)) if matches!(r.result, ServerResult::ListToolsResult(_))
+    ));
+    // Any other line that deep stays refused.
+    let line = format!(r#"{{"jsonrpc":"2.0","id":5,"result":{}}}"#, nested(70));
+    assert!(parse(line.as_bytes(), &pending()).is_none());
+}
+
+/// A line over the limit, scanned in pieces as it is dropped.
+fn over(line: &str, pieces: usize) -> super::Over {
+    let mut over = super::Over::default();
+    let step = line.len().div_ceil(pieces).max(1);
+    for chunk in line.as_bytes().chunks(step) {
+        over.scan(chunk);
+    }
+    over
+}
+
+#[test]
+fn a_line_over_the_limit_answers_its_call_by_id_or_fails_every_pending_call() {
+    let big = "x".repeat(10_000);
+    let text = |s: &ServerJsonRpcMessage| match s {
+        JsonRpcMessage::Response(r) => match &r.result {
+            ServerResult::CallToolResult(c) => {
+                assert_eq!(c.is_error, Some(true));
+                serde_json::to_string(&c.content).unwrap()
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    for (line, id) in [
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"result":{{"content":[{{"type":"text","text":"{big}"}}]}}}}"#
+            ),
+            7,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","result":{{"content":[{{"type":"text","text":"{big}\"id\":1,"}}],"id":2}},"id":7}}"#
+            ),
+            7,
+        ),
+    ] {
+        for pieces in [1, 3, 1000] {
+            let calls = pending();
+            calls.lock().unwrap().insert(NumberOrString::Number(7));
+            let answers = over(&line, pieces).answers(100, &calls);
+            assert_eq!(answers.len(), 1, "{pieces}");
+            let JsonRpcMessage::Response(r) = &answers[0] else {
+                panic!()
+            };
+            assert_eq!(r.id, NumberOrString::Number(id));
+            assert!(text(&answers[0]).contains(&format!(
+                "is {} bytes, over the gateway's limit of 100",
+                line.len()
+            )));
+            assert!(!calls.lock().unwrap().contains(&NumberOrString::Number(7)));
+        }
+    }
+    // No id to read: every pending call fails with the size error.
+    let calls = pending();
+    let before = calls.lock().unwrap().len();
+    let answers = over(&format!(r#"{{"jsonrpc":"2.0","result":"{big}"#), 2).answers(100, &calls);
+    assert_eq!(answers.len(), before);
+    assert!(calls.lock().unwrap().is_empty());
+    // Another request of the gateway's: a JSON-RPC error with its id.
+    let answers = over(
+        &format!(r#"{{"id":"list-1","jsonrpc":"2.0","result":{{"tools":["{big}"]}}}}"#),
+        5,
+    )
+    .answers(100, &pending());
+    assert!(
+        matches!(&answers[0], JsonRpcMessage::Error(e) if e.id == Some(NumberOrString::String("list-1".into())))
+    );
+    // The upstream's own request or notification over the limit: dropped, nothing made up.
+    let answers = over(
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":"{big}"}}"#
+        ),
+        4,
+    )
+    .answers(100, &pending());
+    assert!(answers.is_empty());
 }

@@ -75,6 +75,20 @@ pub(crate) async fn call(
     }
 
     let resolution = view.resolve(name);
+    // A name no tool has exactly may be a provider's tool that is out of service: its
+    // provider's answer comes before any correction, which could reach another tool.
+    if resolution.rule != Some(Rule::Exact) {
+        let caller = view.caller();
+        if let Some(why) = catalog
+            .config
+            .providers
+            .iter()
+            .find_map(|p| p.not_served(name, caller))
+        {
+            tracing::info!(requested = %clip(name, 128), "tool not served now");
+            return Ok(error_result(why));
+        }
+    }
     let (tool, rule) = match (resolution.tool, resolution.rule) {
         (Some(tool), Some(rule)) => (tool, rule),
         _ => {

@@ -10,7 +10,7 @@ pub(super) fn check_output(tool: &CatalogTool, result: &mut CallToolResult) {
     if result.is_error == Some(true) {
         return;
     }
-    let Some(validator) = &tool.output_validator else {
+    let Some(validator) = tool.output_validator.as_ref().and_then(|v| v.get()) else {
         return;
     };
     let Some(value) = result.structured_content.take() else {

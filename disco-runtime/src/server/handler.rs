@@ -8,15 +8,16 @@ use std::sync::Arc;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, DiscoverResult,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerConfig, SetLevelRequestParams, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
+    DiscoverResult, InitializeRequestParams, InitializeResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::tools::{method_not_found, Tools};
-use super::Shared;
+use super::{caller_of, Shared};
 
 /// The protocol handler over a catalog: disco's [`Tools`] and the server's `initialize`
 /// answer. A clone is a new session's handler: the same catalog, its own log level.
@@ -79,6 +80,41 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.tools.call_tool(request, &context).await
+    }
+
+    /// The server's [`Resources`](super::Resources) for the caller, all on one page (they
+    /// are few: what the server says of itself).
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        match &self.tools.shared().resources {
+            Some(resources) => Ok(ListResourcesResult::with_all_items(
+                resources.list(&caller_of(&context.extensions)),
+            )),
+            None => Err(method_not_found("resources/list")),
+        }
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(resources) = &self.tools.shared().resources else {
+            return Err(method_not_found("resources/read"));
+        };
+        match resources.read(&request.uri, &caller_of(&context.extensions)) {
+            Some(contents) => Ok(ReadResourceResult::new(contents)
+                .with_ttl_ms(0)
+                .with_cache_scope(CacheScope::Private)
+                .into()),
+            None => Err(ErrorData::resource_not_found(
+                format!("no resource `{}`", crate::util::clip(&request.uri, 128)),
+                None,
+            )),
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

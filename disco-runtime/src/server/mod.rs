@@ -56,7 +56,19 @@ pub struct Server {
     page_size: usize,
     unknown_tool_as_result: bool,
     http: HttpOptions,
+    resources: Option<Arc<dyn Resources>>,
     running: Arc<OnceLock<Arc<Shared>>>,
+}
+
+/// Documents a server offers beside its tools (`resources/list`, `resources/read`), read-only
+/// and each caller's own: what the server says of itself, such as its status. Each answer is
+/// sent as fresh only now and for its caller alone (`ttlMs` 0, `cacheScope` private).
+pub trait Resources: Send + Sync + 'static {
+    /// The resources `caller` may read.
+    fn list(&self, caller: &Caller) -> Vec<rmcp::model::Resource>;
+    /// The contents of `uri` for `caller`; `None` when `caller` has no such resource (answered
+    /// with the protocol's "resource not found", -32002).
+    fn read(&self, uri: &str, caller: &Caller) -> Option<Vec<rmcp::model::ResourceContents>>;
 }
 
 impl Server {
@@ -88,6 +100,7 @@ impl Server {
             page_size: 100,
             unknown_tool_as_result: false,
             http: HttpOptions::default(),
+            resources: None,
             running: Arc::new(OnceLock::new()),
         }
     }
@@ -117,6 +130,11 @@ impl Server {
     /// Tools from a provider, merged with the inventory's.
     pub fn provider(mut self, provider: impl ToolProvider) -> Self {
         self.catalog = self.catalog.provider(provider);
+        self
+    }
+    /// Resources beside the tools, each caller's own: see [`Resources`].
+    pub fn resources(mut self, resources: impl Resources) -> Self {
+        self.resources = Some(Arc::new(resources));
         self
     }
     /// Tools that exist only for some callers.
@@ -241,11 +259,17 @@ impl Server {
             Implementation::new(server_name, self.version.unwrap_or(pkg_version));
         implementation.title = self.title;
         #[allow(deprecated)] // logging: deprecated by SEP-2577, still used by every client era
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_logging()
             .build();
+        if self.resources.is_some() {
+            capabilities.resources = ServerCapabilities::builder()
+                .enable_resources()
+                .build()
+                .resources;
+        }
         let mut info = InitializeResult::new(capabilities).with_server_info(implementation);
         // `Some("")`: the author wants no instructions, neither theirs nor disco's.
         let generate_instructions = self.instructions.is_none();
@@ -267,6 +291,7 @@ impl Server {
             subscriptions: Mutex::new(Vec::new()),
             next_subscription: std::sync::atomic::AtomicU64::new(0),
             reloading: tokio::sync::Mutex::new(()),
+            resources: self.resources,
         });
         // A second serve of the same builder keeps the first handle's target.
         let _ = self.running.set(shared.clone());

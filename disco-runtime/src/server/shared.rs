@@ -9,7 +9,7 @@ use rmcp::model::InitializeResult;
 use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
 
-use super::Error;
+use super::{Error, Resources};
 use crate::catalog::{Catalog, StatsSnapshot};
 use crate::tool::Caller;
 
@@ -32,6 +32,8 @@ pub(crate) struct Shared {
     /// Held by a reload from its rebuild to its swap, so that an older rebuild never replaces
     /// a newer one.
     pub(super) reloading: tokio::sync::Mutex<()>,
+    /// What `resources/list` and `resources/read` answer, when the server offers resources.
+    pub(super) resources: Option<Arc<dyn Resources>>,
 }
 
 impl Shared {

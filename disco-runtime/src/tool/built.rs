@@ -96,8 +96,8 @@ pub struct CatalogTool {
     pub(crate) wrap_output: bool,
     /// Compiled from the full-form input schema: the exact contract of the parameter types
     /// (portable schemas drop `null` from nested optional fields, which serde accepts).
-    input_validator: Option<Arc<jsonschema::Validator>>,
-    pub(crate) output_validator: Option<Arc<jsonschema::Validator>>,
+    input_validator: Option<Validator>,
+    pub(crate) output_validator: Option<Validator>,
     pub(crate) handler: ToolHandler,
     /// `name`, shared with every call's [`crate::tool::Context`].
     pub(crate) shared_name: Arc<str>,
@@ -109,6 +109,31 @@ impl fmt::Debug for CatalogTool {
             .field("name", &self.name)
             .field("origin", &self.origin)
             .finish_non_exhaustive()
+    }
+}
+
+/// A schema's validator. A provider's tools can be many thousands, most never called, and a
+/// compiled validator takes kilobytes: theirs is compiled when the catalog is built (to know
+/// whether it compiles, and how), dropped, and compiled again at the first call that needs it.
+pub(crate) enum Validator {
+    /// Compiled with the catalog, kept (a `#[mcp_tool]`'s: few, and called).
+    Ready(Arc<jsonschema::Validator>),
+    /// Compiled at the first use from this schema, which compiled when the catalog was built.
+    Lazy(
+        Arc<JsonObject>,
+        std::sync::OnceLock<Option<jsonschema::Validator>>,
+    ),
+}
+
+impl Validator {
+    /// The compiled validator (`None` only if a schema that compiled once no longer does).
+    pub(crate) fn get(&self) -> Option<&jsonschema::Validator> {
+        match self {
+            Validator::Ready(v) => Some(v),
+            Validator::Lazy(schema, cell) => cell
+                .get_or_init(|| compile_schema(schema).ok().map(|(v, _)| v))
+                .as_ref(),
+        }
     }
 }
 
@@ -274,7 +299,7 @@ impl CatalogTool {
 
     /// JSON Schema validation of prepared arguments: one line per error, with its path.
     pub fn validate_input(&self, arguments: &Value) -> Vec<String> {
-        let Some(validator) = &self.input_validator else {
+        let Some(validator) = self.input_validator.as_ref().and_then(Validator::get) else {
             return Vec::new();
         };
         // Valid arguments are the common case, and the yes/no check is the validator's fast
@@ -374,15 +399,15 @@ impl CatalogTool {
             None => (None, false),
         };
         let full_input = schema::input_schema(spec.params, SchemaMode::Full)?;
-        let input_validator = Some(Arc::new(
+        let input_validator = Some(Validator::Ready(Arc::new(
             jsonschema::validator_for(&Value::Object(full_input.schema))
                 .map_err(|e| format!("its input schema is not valid JSON Schema: {e}"))?,
-        ));
+        )));
         let output_validator = match &output {
-            Some(o) => Some(Arc::new(
+            Some(o) => Some(Validator::Ready(Arc::new(
                 jsonschema::validator_for(&Value::Object(o.schema.clone()))
                     .map_err(|e| format!("its output schema is not valid JSON Schema: {e}"))?,
-            )),
+            ))),
             None => None,
         };
         let recursive_schema = input.recursive || output.as_ref().is_some_and(|o| o.recursive);
@@ -523,12 +548,12 @@ impl CatalogTool {
         // them), and says so.
         let mut schema_problems = def.problems;
         let mut schema_notes = Vec::new();
-        let mut compile = |schema: &JsonObject, what: &str| match compile_schema(schema) {
-            Ok((validator, note)) => {
+        let mut compile = |schema: &Arc<JsonObject>, what: &str| match compile_schema(schema) {
+            Ok((_, note)) => {
                 if let Some(note) = note {
                     schema_notes.push(format!("{what} schema: {note}"));
                 }
-                Some(Arc::new(validator))
+                Some(Validator::Lazy(schema.clone(), std::sync::OnceLock::new()))
             }
             Err(e) => {
                 schema_problems.push(format!(
@@ -542,7 +567,7 @@ impl CatalogTool {
                 None
             }
         };
-        let input_validator = compile(input, "input");
+        let input_validator = compile(&tool.input_schema, "input");
         let output_validator = match &tool.output_schema {
             Some(schema) => compile(schema, "output"),
             None => None,
@@ -691,5 +716,31 @@ mod tests {
             .expect("the tool is kept");
         assert_eq!(tool.schema_problems.len(), 1);
         assert!(tool.validate_input(&json!({"w": "wide"})).is_empty());
+    }
+
+    /// A provider tool's schemas are compiled when it is built (its notes said then) and
+    /// kept uncompiled until a call needs them; then they validate as an eager one would.
+    #[test]
+    fn a_provider_tools_validators_are_compiled_at_first_use() {
+        let def = DynamicTool::new(Tool::new("t", "a tool", Arc::new(above_zero(true, None))));
+        let tool = CatalogTool::from_dynamic(def, ToolHandler::Meta(MetaKind::Search))
+            .expect("the tool is built");
+        assert!(
+            tool.schema_notes[0].contains("draft-04"),
+            "{:?}",
+            tool.schema_notes
+        );
+        assert!(tool.validates_input());
+        let compiled = |t: &CatalogTool| match &t.input_validator {
+            Some(Validator::Lazy(_, cell)) => cell.get().is_some(),
+            _ => panic!("not compiled lazily"),
+        };
+        assert!(!compiled(&tool), "compiled before any call");
+        assert_eq!(
+            tool.validate_input(&json!({"n": 0.5})),
+            Vec::<String>::new()
+        );
+        assert!(compiled(&tool));
+        assert_eq!(tool.validate_input(&json!({"n": 0})).len(), 1);
     }
 }

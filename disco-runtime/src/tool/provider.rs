@@ -59,6 +59,15 @@ pub trait ToolProvider: Send + Sync + 'static {
     /// Runs one of its tools with arguments already repaired and validated against the
     /// tool's input schema.
     fn call(&self, name: &str, arguments: Map<String, Value>, ctx: Context) -> BoxFuture;
+    /// Why a tool this provider offers is not served now (its source is down, say), for a call
+    /// to `name`, the exact name it had, that resolved to no tool or only by a correction: the
+    /// call is answered with this text as a tool error, instead of "unknown tool" or of a
+    /// correction to some other tool. Answer only for a tool `caller` could see while it was
+    /// served: to anyone else the name must stay unknown. Default: `None`, never.
+    fn not_served(&self, name: &str, caller: &Caller) -> Option<String> {
+        let _ = (name, caller);
+        None
+    }
 }
 
 /// Tools that exist only for some callers (a tenant's own tools, chosen from the caller's

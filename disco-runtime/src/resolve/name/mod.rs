@@ -64,6 +64,14 @@ use suggest::{truncate, MAX_SUGGESTIONS, SUGGEST_MAX_COST};
 /// suggestions: no client legitimately sends them, and they must not buy quadratic work.
 pub const MAX_NAME_LEN: usize = 256;
 
+/// Whether a name holds a control or format character (bidi controls and zero-width
+/// characters among them) or a line or paragraph separator: such a requested name is nobody's
+/// tool (SECURITY.md, section 3). Public so that names from elsewhere (an upstream server's, in
+/// disco-gateway) are held to the rule requests are held to.
+pub fn unreadable(name: &str) -> bool {
+    matches!(fold(name), Folded::Unreadable(_))
+}
+
 /// One tool as the name index sees it. `index` of an entry = its position in the input.
 #[derive(Clone, Copy, Debug)]
 pub struct NameEntry<'a> {

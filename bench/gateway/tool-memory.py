@@ -1,0 +1,83 @@
+"""The gateway's resident memory with scripted upstreams of ordinary tools (BENCHMARKS.md,
+"disco-gateway: memory per upstream tool"):
+
+    python3 bench/gateway/tool-memory.py GATEWAY_BIN UPSTREAM_PY TOOLS [SERVERS]
+
+UPSTREAM_PY is disco-gateway/tests/hostile/upstream.py (its `count` scenario: TOOLS / SERVERS
+tools per server, in pages of 1,000, each with a two-parameter schema). Prints VmRSS, once it
+has settled after `initialize` and a first `tools/list`, and the peak VmHWM, then stops the
+gateway. Loopback only: the
+gateway serves stdio and its upstreams are its own children.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+gw, script, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+servers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+cfg = {"mcpServers": {f"s{k}": {"command": "python3", "args": [script, "count", f"n{n // servers}"]}
+                      for k in range(servers)},
+       "disco": {"maxTools": 100000, "startupTimeoutMs": 120000,
+                 # The tool pins of this run, removed with it: none of the user's state.
+                 "dataDir": tempfile.mkdtemp(prefix="disco-gateway-bench-")}}
+config = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+config.write(json.dumps(cfg))
+config.close()
+# WRAP: a profiler's command put before the gateway's (`heaptrack`, `valgrind
+# --tool=massif`); the gateway is then stopped by the end of its stdin, so that the profiler
+# writes its record, and the memory printed is the profiler's process's, not to be compared.
+wrap = os.environ.get("WRAP", "").split()
+p = subprocess.Popen(wrap + [gw, "--config", config.name], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def req(i, method, params):
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+    p.stdin.flush()
+    while True:
+        line = p.stdout.readline()
+        if not line.startswith("{"):
+            continue  # a profiler's own lines
+        m = json.loads(line)
+        if m.get("id") == i:
+            return m
+
+
+req(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                      "clientInfo": {"name": "tool-memory", "version": "1"}})
+p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+p.stdin.flush()
+req(2, "tools/list", {})
+
+
+def memory():
+    status = open(f"/proc/{p.pid}/status").read()
+    return {k: int(v.split()[0]) for k, v in (l.split(":", 1) for l in status.splitlines())
+            if k in ("VmRSS", "VmHWM")}
+
+
+# The catalog may be rebuilt once more after the first answer (an upstream's arrival is a
+# change): read the memory once it has stopped moving (three readings half a second apart
+# within 1%), at most a minute on.
+readings = [memory()["VmRSS"]]
+for _ in range(120):
+    time.sleep(0.5)
+    readings.append(memory()["VmRSS"])
+    last = readings[-3:]
+    if len(last) == 3 and max(last) - min(last) <= max(last) // 100:
+        break
+m = memory()
+print(f"tools={n} servers={servers} VmRSS={m['VmRSS']} kB VmHWM={m['VmHWM']} kB")
+if wrap:
+    # The profiler's process is not the gateway: its memory does not tell when the catalog
+    # settled, so the gateway is given WRAP_WAIT seconds (default 60) before it is stopped.
+    time.sleep(float(os.environ.get("WRAP_WAIT", "60")))
+    p.stdin.close()
+    p.wait(timeout=600)
+else:
+    p.kill()
+shutil.rmtree(cfg["disco"]["dataDir"], ignore_errors=True)

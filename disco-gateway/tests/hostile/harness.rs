@@ -1,0 +1,414 @@
+//! The hostile suite's harness: the gateway binary over stdio in front of scripted upstreams
+//! (`upstream.py`), driven with raw JSON-RPC lines, its resident memory read from /proc.
+//!
+//! Every wait is bounded by [`LIVENESS`]: a test that gets no answer within it fails. That is a
+//! liveness bound (the gateway must answer, and at once, not after a call timeout), never a
+//! measure of speed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// How long any answer may take.
+pub const LIVENESS: Duration = Duration::from_secs(20);
+/// The most resident memory the gateway may reach in any hostile case (its peak, VmHWM).
+pub const RSS_CEILING_KB: u64 = 256 * 1024;
+
+/// One upstream of a test's configuration: its name and the scenario it plays.
+pub struct Up<'a> {
+    pub name: &'a str,
+    pub scenario: &'a str,
+}
+
+pub const fn up<'a>(name: &'a str, scenario: &'a str) -> Up<'a> {
+    Up { name, scenario }
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/upstream.py")
+}
+
+/// A directory of the test's own, removed at the end.
+pub struct Dir(pub PathBuf);
+
+impl Dir {
+    pub fn new(tag: &str) -> Dir {
+        let dir = std::env::temp_dir().join(format!("disco-hostile-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        Dir(dir)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes a configuration of `upstreams`, in this order, with `disco` as its `disco` key; its
+/// state (the tool pins) in the test's directory unless `disco` says where.
+pub fn config(dir: &Dir, upstreams: &[Up], mut disco: Value) -> PathBuf {
+    if disco.get("dataDir").is_none() {
+        disco["dataDir"] = json!(state(dir));
+    }
+    let script = script();
+    // Written by hand: serde_json's map would sort the servers, and their order is tested.
+    let servers: Vec<String> = upstreams
+        .iter()
+        .map(|u| {
+            let server = json!({
+                "command": "python3",
+                "args": [script, u.scenario, u.name, dir.0],
+            });
+            format!("{}: {server}", json!(u.name))
+        })
+        .collect();
+    let text = format!(
+        "{{\"mcpServers\": {{{}}}, \"disco\": {disco}}}",
+        servers.join(", ")
+    );
+    let path = dir.0.join("servers.json");
+    std::fs::write(&path, text).expect("the configuration");
+    path
+}
+
+/// Where a test's gateway keeps its state.
+pub fn state(dir: &Dir) -> PathBuf {
+    dir.0.join("state")
+}
+
+/// Starts the gateway binary over the configuration of `upstreams`, with `args` after it and
+/// `stdin`; its stdout piped, its log in the test's directory (returned).
+fn spawn(
+    dir: &Dir,
+    upstreams: &[Up],
+    disco: Value,
+    args: &[&str],
+    stdin: Stdio,
+) -> (Child, PathBuf) {
+    let config = config(dir, upstreams, disco);
+    let log = dir.0.join("gateway.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .arg("--config")
+        .arg(&config)
+        .args(args)
+        .env("RUST_LOG", "info,rmcp=warn")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).expect("the log file"))
+        .spawn()
+        .expect("the gateway runs");
+    (child, log)
+}
+
+/// The gateway serving stdio.
+pub struct Gateway {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    /// While set, nothing is read from the gateway: a client that stopped reading.
+    paused: Arc<AtomicBool>,
+    next: u64,
+    log: PathBuf,
+}
+
+impl Gateway {
+    /// Starts the gateway and initializes a session.
+    pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> Gateway {
+        let (mut child, log) = spawn(dir, upstreams, disco, &[], Stdio::piped());
+        let stdin = child.stdin.take().expect("its stdin");
+        let stdout = child.stdout.take().expect("its stdout");
+        let (tx, lines) = mpsc::channel();
+        let paused = Arc::new(AtomicBool::new(false));
+        let pause = paused.clone();
+        std::thread::spawn(move || {
+            let mut stdout = BufReader::new(stdout);
+            loop {
+                while pause.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let mut line = String::new();
+                match stdout.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                if tx.send(line.trim_end().to_string()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut gateway = Gateway {
+            child,
+            stdin,
+            lines,
+            paused,
+            next: 0,
+            log,
+        };
+        let init = gateway.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "hostile-suite", "version": "1"}}),
+        );
+        assert!(init.get("result").is_some(), "initialize: {init}");
+        gateway.notify("notifications/initialized", json!({}));
+        gateway
+    }
+
+    /// Stops reading the gateway's output (it fills the pipe, and the gateway's writes wait),
+    /// or reads it again.
+    pub fn pause_reading(&self, paused: bool) {
+        self.paused.store(paused, Ordering::Release);
+    }
+
+    /// Sends a request without waiting for its answer; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> u64 {
+        self.next += 1;
+        let id = self.next;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        let line = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.send(&line);
+    }
+
+    fn send(&mut self, message: &Value) {
+        let sent = writeln!(self.stdin, "{message}").and_then(|()| self.stdin.flush());
+        if let Err(e) = sent {
+            panic!("the gateway is gone ({e}); its log:\n{}", self.log());
+        }
+    }
+
+    /// Sends a request and returns its answer (the whole JSON-RPC message), within
+    /// [`LIVENESS`]; notifications in between are skipped.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.answer(id, method)
+    }
+
+    /// The answer to request `id`, within [`LIVENESS`].
+    pub fn answer(&mut self, id: u64, method: &str) -> Value {
+        let deadline = Instant::now() + LIVENESS;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    panic!(
+                        "no answer to {method} within {LIVENESS:?}; log:\n{}",
+                        self.log()
+                    )
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    panic!("the gateway ended during {method}; log:\n{}", self.log())
+                }
+            };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+        }
+    }
+
+    /// The names tools/list gives (every page).
+    pub fn tool_names(&mut self) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let answer = self.request("tools/list", params);
+            let result = &answer["result"];
+            for t in result["tools"].as_array().expect("tools") {
+                names.push(t["name"].as_str().unwrap_or_default().to_string());
+            }
+            match result.get("nextCursor") {
+                Some(c) if !c.is_null() => cursor = Some(c.clone()),
+                _ => return names,
+            }
+        }
+    }
+
+    /// Calls a tool; returns the text of its result, and whether it is an error (a JSON-RPC
+    /// error counts as one, its message as the text).
+    pub fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
+        let answer = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        if let Some(error) = answer.get("error") {
+            return (
+                error["message"].as_str().unwrap_or_default().to_string(),
+                true,
+            );
+        }
+        let result = &answer["result"];
+        let text = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (text, result["isError"] == json!(true))
+    }
+
+    /// Polls tools/list until `ready` holds of its names, within [`LIVENESS`].
+    pub fn wait_for_tools(&mut self, what: &str, ready: impl Fn(&[String]) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + LIVENESS;
+        loop {
+            let names = self.tool_names();
+            if ready(&names) {
+                return names;
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "{what}: not within {LIVENESS:?}: {names:?}\nlog:\n{}",
+                    self.log()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The gateway's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Whether the gateway still runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Its peak resident memory, in kB (VmHWM of /proc/PID/status).
+    pub fn peak_rss_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc/PID/status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM")
+    }
+
+    /// The end of every test: the gateway is up, answers, and stayed under the ceiling.
+    pub fn assert_healthy(&mut self) {
+        assert!(self.alive(), "the gateway exited; log:\n{}", self.log());
+        let ping = self.request("ping", json!({}));
+        assert!(ping.get("result").is_some(), "ping: {ping}");
+        let peak = self.peak_rss_kb();
+        eprintln!("the gateway's peak resident memory: {peak} kB");
+        assert!(
+            peak < RSS_CEILING_KB,
+            "peak resident memory {peak} kB, over the ceiling of {RSS_CEILING_KB} kB"
+        );
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The gateway serving Streamable HTTP on a port of its own, for tests of callers' tokens.
+pub struct HttpGateway {
+    child: Child,
+    /// Where it serves (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+    log: PathBuf,
+}
+
+impl HttpGateway {
+    /// Starts the gateway with `--http 127.0.0.1:0` and waits, within [`LIVENESS`], for the
+    /// address it says it bound.
+    pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> HttpGateway {
+        let http = ["--http", "127.0.0.1:0"];
+        let (mut child, log) = spawn(dir, upstreams, disco, &http, Stdio::null());
+        let stdout = child.stdout.take().expect("its stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("LISTENING ") {
+                    let _ = tx.send(url.to_string());
+                }
+            }
+        });
+        let url = match rx.recv_timeout(LIVENESS) {
+            Ok(url) => url,
+            Err(_) => panic!(
+                "the gateway did not listen within {LIVENESS:?}; log:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            ),
+        };
+        HttpGateway { child, url, log }
+    }
+
+    /// The gateway's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for HttpGateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits, within [`LIVENESS`], for the file an upstream leaves when its flood is written.
+pub fn wait_for_file(path: &Path) {
+    let deadline = Instant::now() + LIVENESS;
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{path:?} not within {LIVENESS:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Fails unless `report` says `part`.
+#[track_caller]
+pub fn says(report: &str, part: &str) {
+    assert!(report.contains(part), "`{part}` is not in:\n{report}");
+}
+
+/// `disco-gateway lint` over the configuration of `upstreams`: its output (within
+/// [`LIVENESS`]).
+pub fn lint(dir: &Dir, upstreams: &[Up], disco: Value) -> String {
+    let config = config(dir, upstreams, disco);
+    let out = dir.0.join("lint.out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .arg("lint")
+        .arg("--config")
+        .arg(&config)
+        .env("RUST_LOG", "error")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).expect("the output file"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("lint runs");
+    let deadline = Instant::now() + LIVENESS;
+    while matches!(child.try_wait(), Ok(None)) {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("lint did not finish within {LIVENESS:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::read_to_string(&out).unwrap_or_default()
+}
