@@ -103,15 +103,8 @@ impl Rng {
 }
 
 fn read_catalog(names: &[String]) -> Catalog {
-    let tools: Vec<Value> = names
-        .iter()
-        .map(|n| {
-            json!({"name": n, "description": "", "inputSchema": {"type": "object"},
-                   "annotations": {"readOnlyHint": true}})
-        })
-        .collect();
     Catalog::builder()
-        .provider(JsonCatalogProvider::from_value(&json!({ "tools": tools })).unwrap())
+        .provider(crate::common::read_only_tools(names))
         .from_specs([])
         .unwrap()
 }
