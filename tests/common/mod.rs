@@ -83,3 +83,26 @@ pub fn read_only_tools(names: &[String]) -> JsonCatalogProvider {
         .collect();
     JsonCatalogProvider::from_value(&json!({ "tools": tools })).unwrap()
 }
+
+/// xorshift64: the generated corpora (`polarity_corpus`, `meaning_corpus`) draw the same cases
+/// on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}

@@ -29,6 +29,8 @@ use disco_runtime::resolve::lexicon;
 use disco_runtime::{Caller, Catalog};
 use serde_json::{json, Map, Value};
 
+use crate::common::Rng;
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// Opposed pairs sampled in a plain `cargo test` run, beside `ALWAYS`: half from the curated
 /// pairs and role nouns, half from WordNet's antonyms; with the catalog words below, about
@@ -73,33 +75,16 @@ fn full() -> bool {
     std::env::var_os("DISCO_MEANING_FULL").is_some()
 }
 
-/// xorshift64: the same sample on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
+/// `n` of `items` drawn without repeats, in their order; every item in the full sweep.
+fn sample<T: Clone>(rng: &mut Rng, items: &[T], n: usize) -> Vec<T> {
+    if full() || items.len() <= n {
+        return items.to_vec();
     }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+    let mut picked = BTreeSet::new();
+    while picked.len() < n {
+        picked.insert(rng.below(items.len()));
     }
-
-    fn sample<T: Clone>(&mut self, items: &[T], n: usize) -> Vec<T> {
-        if full() || items.len() <= n {
-            return items.to_vec();
-        }
-        let mut picked = BTreeSet::new();
-        while picked.len() < n {
-            picked.insert(self.below(items.len()));
-        }
-        picked.into_iter().map(|i| items[i].clone()).collect()
-    }
+    picked.into_iter().map(|i| items[i].clone()).collect()
 }
 
 fn read_catalog(names: &[String]) -> Catalog {
@@ -147,8 +132,8 @@ fn sample_pairs(rng: &mut Rng, all: &[(String, String)]) -> Vec<(String, String)
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-    out.extend(rng.sample(&ours, SAMPLE / 2));
-    out.extend(rng.sample(&wordnet, SAMPLE / 2));
+    out.extend(sample(rng, &ours, SAMPLE / 2));
+    out.extend(sample(rng, &wordnet, SAMPLE / 2));
     out
 }
 
@@ -563,7 +548,7 @@ fn known_words_near_catalog_words_never_resolve_to_them() {
             .into_iter()
             .filter(|(w, _)| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_lowercase()))
             .collect();
-        for (word, tools) in rng.sample(&words, WORDS) {
+        for (word, tools) in sample(&mut rng, &words, WORDS) {
             for k in neighbours.of(&word) {
                 if lexicon::same_lemma(k, &word)
                     || lexicon::same_singular(k, &word)

@@ -20,6 +20,8 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NamePolicy};
 use serde_json::{Map, Value};
 
+use crate::common::Rng;
+
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/polarity");
 const POLICIES: [NamePolicy; 3] = [NamePolicy::Off, NamePolicy::Strict, NamePolicy::Safe];
 
@@ -232,28 +234,6 @@ fn negated_boolean_keys_are_refused() {
         &accepted[..accepted.len().min(200)]
     );
     assert_eq!(named, cases, "every refusal names the parameter it negates");
-}
-
-/// xorshift64: the property test's names are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 // The morphology, as generate.py states it.
