@@ -17,15 +17,15 @@
 //!    (measured on the name corpora, it refused 10 typo corrections and kept no meaning).
 //!
 //! When a rival opposed to W is at least as close, the reading is [`Reading::Opposed`]: never
-//! corrected, never suggested, never advised. Any other rival, or a known word, gives
-//! [`Reading::Guess`]: suggested, never corrected.
+//! corrected, never suggested, never advised. A known word that is no form of W gives
+//! [`Reading::Word`]: suggested, never corrected.
 
 use super::polarity::{opposed, opposite_words};
 use super::vocab::{api_words, is_known_role, is_known_word};
-use crate::text::edits::each_deletion;
+use crate::text::edits::{each_deletion, osa_within};
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::lexicon::same_lemma;
-use crate::text::words::{singular, split_words};
+use crate::text::words::{char_len, singular, split_words};
 use std::sync::OnceLock;
 
 /// What a request word may be taken for.
@@ -33,8 +33,6 @@ use std::sync::OnceLock;
 pub(crate) enum Reading {
     /// A misspelling (or another form) of the catalog word: may be corrected.
     Typo,
-    /// A misspelling that is as close to a rival: may be suggested, not corrected.
-    Guess,
     /// Another word (a known word that is no form of the catalog word): may be suggested,
     /// never corrected, and not even close for the margin between argument keys.
     Word,
@@ -81,6 +79,58 @@ pub(crate) fn opposed_rivals(word: &str) -> Vec<String> {
     out
 }
 
+/// A catalog word's rivals, spelled out: its opposed words (`opposed_rivals`) and, made on
+/// first use (only fused and dropped-word requests compare letters with them), the words of
+/// APIs within two edits of it that are opposed to it, none a form of the word itself.
+pub(crate) struct Rivals {
+    word: Box<str>,
+    pub(crate) opposed: Vec<String>,
+    apis: std::cell::OnceCell<Vec<&'static str>>,
+}
+
+impl Rivals {
+    fn apis(&self) -> &[&'static str] {
+        self.apis.get_or_init(|| {
+            let word = &*self.word;
+            api_words_within(word, 2)
+                .into_iter()
+                .map(|(a, _)| a)
+                .filter(|a| opposed(a, word) && !same_lemma(a, word))
+                .collect()
+        })
+    }
+}
+
+/// Catalog words whose rivals a thread keeps: the guard asks for the same few words on every
+/// candidate of every request. Past this many the table starts again (a catalog replaced by
+/// another does not grow it without bound).
+const RIVALS_KEPT: usize = 8_192;
+
+thread_local! {
+    static RIVALS: std::cell::RefCell<FastMap<Box<str>, std::rc::Rc<Rivals>>> =
+        std::cell::RefCell::new(FastMap::default());
+}
+
+/// The rivals of catalog word `word`, made once per thread (see [`RIVALS_KEPT`]).
+pub(crate) fn rivals_of(word: &str) -> std::rc::Rc<Rivals> {
+    if let Some(kept) = RIVALS.with(|t| t.borrow().get(word).cloned()) {
+        return kept;
+    }
+    let made = std::rc::Rc::new(Rivals {
+        word: word.into(),
+        opposed: opposed_rivals(word),
+        apis: std::cell::OnceCell::new(),
+    });
+    RIVALS.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.len() >= RIVALS_KEPT {
+            t.clear();
+        }
+        t.insert(word.into(), made.clone());
+    });
+    made
+}
+
 /// The deletion neighbourhoods of the words of APIs, to find those within two edits of a
 /// request word without measuring each.
 fn api_deletes() -> &'static FastMap<String, Vec<&'static str>> {
@@ -109,8 +159,7 @@ pub(crate) fn api_words_within(word: &str, d: usize) -> Vec<(&'static str, usize
     each_deletion(word, d, &mut |del| {
         for &candidate in map.get(del).map_or(&[][..], Vec::as_slice) {
             if candidate != word && seen.insert(candidate) {
-                let distance = strsim::osa_distance(word, candidate);
-                if distance <= d {
+                if let Some(distance) = osa_within(word, candidate, d) {
                     out.push((candidate, distance));
                 }
             }
@@ -119,31 +168,55 @@ pub(crate) fn api_words_within(word: &str, d: usize) -> Vec<(&'static str, usize
     out
 }
 
-/// How `request` (a request word; `known`: whether it is a known word, the caller's catalog
-/// included) reads against `target`, a catalog word `d` edits away. `rivals`: the other
-/// catalog words the caller can see that are within reach of `request`, with their distances.
-pub(crate) fn read_word<'r>(
-    request: &str,
-    target: &str,
-    d: usize,
+/// A request word as [`read_word`] reads it against each catalog word within reach of it:
+/// what depends on the request word alone is found once.
+pub(crate) struct RequestWord<'w> {
+    text: &'w str,
+    /// A known word, the caller's catalog included.
     known: bool,
-    rivals: impl IntoIterator<Item = (&'r str, usize)>,
-) -> Reading {
-    if request == target {
+    /// The words of APIs within one and within two edits of it, each found on first need.
+    apis: [std::cell::OnceCell<Vec<(&'static str, usize)>>; 2],
+}
+
+impl<'w> RequestWord<'w> {
+    pub(crate) fn new(text: &'w str, known: bool) -> Self {
+        RequestWord {
+            text,
+            known,
+            apis: Default::default(),
+        }
+    }
+
+    /// The words of APIs within `d` edits (at most 2).
+    fn apis(&self, d: usize) -> &[(&'static str, usize)] {
+        match d {
+            0 => &[],
+            1 => self.apis[0].get_or_init(|| api_words_within(self.text, 1)),
+            _ => self.apis[1].get_or_init(|| api_words_within(self.text, 2)),
+        }
+    }
+}
+
+/// How `request` reads against `target`, a catalog word `d` edits away. The other catalog
+/// words the caller can see compete through their tools, by the margin of the name tier
+/// (`name/decide.rs`), and other fields by the margin of `args/keys.rs`.
+pub(crate) fn read_word(request: &RequestWord<'_>, target: &str, d: usize) -> Reading {
+    let text = request.text;
+    if text == target {
         return Reading::Typo;
     }
-    if opposed(request, target) {
+    if opposed(text, target) {
         return Reading::Opposed;
     }
-    if known {
-        return if same_lemma(request, target) {
+    if request.known {
+        return if same_lemma(text, target) {
             Reading::Typo
         } else {
             Reading::Word
         };
     }
-    let close = |x: &str| strsim::osa_distance(request, x) <= d;
-    if opposed_rivals(target).iter().any(|x| close(x)) {
+    let close = |x: &str| osa_within(text, x, d).is_some();
+    if rivals_of(target).opposed.iter().any(|x| close(x)) {
         return Reading::Opposed;
     }
     let other = |x: &str| x != target && !same_lemma(x, target);
@@ -155,14 +228,12 @@ pub(crate) fn read_word<'r>(
     // (`fwd_pois` for `fid_pois` beside `find_pois`), or a tool the margin of the name tier
     // weighs anyway: measured on the name corpora, it refused 10 typo corrections (0.7 points)
     // and kept no meaning.
-    if api_words_within(request, d)
+    if request
+        .apis(d)
         .iter()
         .any(|&(a, _)| other(a) && opposed(a, target))
     {
         return Reading::Opposed;
-    }
-    if rivals.into_iter().any(|(x, dx)| dx <= d && other(x)) {
-        return Reading::Guess;
     }
     Reading::Typo
 }
@@ -186,34 +257,36 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
     d: usize,
     reach: usize,
 ) -> Reading {
-    let mut worst = Reading::Typo;
+    let within = d.min(reach);
+    let mut spelled = String::with_capacity(request.len() + 16);
+    // A rival spelling whose length is already more than `within` from the request's is not
+    // spelled out at all.
+    let request_len = char_len(request);
+    let target_len: usize = target_words.iter().map(|w| char_len(w.as_ref())).sum();
     for (j, word) in target_words.iter().enumerate() {
         let word = word.as_ref();
-        let apis = api_words_within(word, 2);
-        let opposed_rivals = opposed_rivals(word);
+        let others_len = target_len - char_len(word);
         // Words of APIs compete only when opposed, as in `read_word`.
-        let rivals = opposed_rivals.iter().map(|r| (r.as_str(), true)).chain(
-            apis.iter()
-                .filter(|&&(a, _)| opposed(a, word))
-                .map(|&(a, _)| (a, true)),
-        );
-        for (rival, is_opposed) in rivals {
-            if same_lemma(rival, word) {
+        let kept = rivals_of(word);
+        let rivals = kept
+            .opposed
+            .iter()
+            .map(String::as_str)
+            .chain(kept.apis().iter().copied());
+        for rival in rivals {
+            if request_len.abs_diff(others_len + char_len(rival)) > within {
                 continue;
             }
-            let mut spelled = String::with_capacity(request.len() + 8);
+            spelled.clear();
             for (k, w) in target_words.iter().enumerate() {
                 spelled.push_str(if k == j { rival } else { w.as_ref() });
             }
-            if strsim::osa_distance(request, &spelled) <= d.min(reach) {
-                if is_opposed {
-                    return Reading::Opposed;
-                }
-                worst = Reading::Guess;
+            if osa_within(request, &spelled, within).is_some() && !same_lemma(rival, word) {
+                return Reading::Opposed;
             }
         }
     }
-    worst
+    Reading::Typo
 }
 
 /// How argument key `key` reads against a parameter name `name`, with `other_words`: the words
@@ -238,7 +311,7 @@ pub(crate) fn read_key(key: &str, name: &str, other_words: &[String]) -> Reading
             let d = strsim::osa_distance(k, w);
             // The other fields compete as whole names, by the margin of `near_miss`: here only
             // the words that are no field's (opposites, words of APIs) are rivals.
-            worst = worst.max(read_word(k, w, d, known(k), std::iter::empty()));
+            worst = worst.max(read_word(&RequestWord::new(k, known(k)), w, d));
             if worst == Reading::Opposed {
                 return worst;
             }

@@ -63,6 +63,118 @@ pub(crate) fn for_each_delete(w: &str, mut f: impl FnMut(u64)) {
     }
 }
 
+/// Rows of the bounded distance kept on the stack: longer differences go to strsim.
+const BOUNDED_MAX: usize = 128;
+
+/// The optimal-string-alignment distance of `a` and `b` (`strsim::osa_distance`'s), when it is
+/// at most `k`. It runs on every rival spelling of every candidate of a mistaken name, and those
+/// share most of their letters with the request: the common prefix and suffix are cut first
+/// (an optimal alignment keeps them), a length difference over `k` ends it, and the rest is
+/// measured in rows on the stack, stopping once two rows in a row are all over `k` (a
+/// transposition reaches back two rows). strsim has no bounded form and allocates its rows;
+/// it still measures what is not ASCII, or a difference too long for the stack.
+pub(crate) fn osa_within(a: &str, b: &str, k: usize) -> Option<usize> {
+    let whole = |a: &str, b: &str| Some(strsim::osa_distance(a, b)).filter(|&d| d <= k);
+    if !a.is_ascii() || !b.is_ascii() {
+        return whole(a, b);
+    }
+    let (wa, wb) = (a, b);
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[p..], &b[p..]);
+    let s = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&a[..a.len() - s], &b[..b.len() - s]);
+    if a.len().abs_diff(b.len()) > k {
+        return None;
+    }
+    if a.len().max(b.len()) >= BOUNDED_MAX {
+        return whole(wa, wb);
+    }
+    if a.is_empty() || b.is_empty() {
+        return Some(a.len().max(b.len()));
+    }
+    if a.len().max(b.len()) > k + 2 && letters_apart(a, b) > k {
+        return None;
+    }
+    let (la, lb) = (a.len(), b.len());
+    // Three rows of at most 128 cells (distances fit a byte), of which only the band of cells
+    // within `k` of the diagonal is measured: any cell outside it is over `k` (`over`).
+    let over = u8::try_from(k.min(BOUNDED_MAX)).unwrap_or(u8::MAX) + 1;
+    let (mut before, mut prev, mut cur) = (
+        [over; BOUNDED_MAX],
+        [over; BOUNDED_MAX],
+        [over; BOUNDED_MAX],
+    );
+    for (j, cell) in (0u8..).zip(prev.iter_mut().take(lb.min(k) + 1)) {
+        *cell = j;
+    }
+    let mut prev_min = 0u8;
+    for row in 1..=la {
+        let (lo, hi) = (row.saturating_sub(k).max(1), (row + k).min(lb));
+        cur[lo - 1] = if lo == 1 && row <= k {
+            u8::try_from(row).unwrap_or(over)
+        } else {
+            over
+        };
+        let mut row_min = cur[lo - 1];
+        for j in lo..=hi {
+            let cost = u8::from(a[row - 1] != b[j - 1]);
+            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if row > 1 && j > 1 && a[row - 1] == b[j - 2] && a[row - 2] == b[j - 1] {
+                v = v.min(before[j - 2] + 1);
+            }
+            cur[j] = v.min(over);
+            row_min = row_min.min(cur[j]);
+        }
+        if hi < lb {
+            cur[hi + 1] = over;
+        }
+        if row_min >= over && prev_min >= over {
+            return None;
+        }
+        prev_min = row_min;
+        std::mem::swap(&mut before, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    let d = usize::from(prev[lb]);
+    (d <= k).then_some(d)
+}
+
+/// A lower bound of the edit distance of two ASCII strings from their letters alone (the bag
+/// distance): an insertion or a deletion changes the count of one letter on one side, a
+/// substitution one on each, a transposition none; so no fewer edits than the larger count of
+/// letters one side has over the other can join them. It rejects in one pass what the rows of
+/// `osa_within` would measure letter by letter.
+fn letters_apart(a: &[u8], b: &[u8]) -> usize {
+    // By the low five bits: letters of both cases share a count, and digits share one with
+    // letters, which can only lower the bound (a surplus on one side may cancel one on the
+    // other), never raise it.
+    let mut count = [0i8; 32];
+    for &c in a {
+        let n = &mut count[usize::from(c & 31)];
+        *n = n.saturating_add(1);
+    }
+    for &c in b {
+        let n = &mut count[usize::from(c & 31)];
+        *n = n.saturating_sub(1);
+    }
+    // Without branches, so that the sums run a vector at a time.
+    let only_a: u32 = count
+        .iter()
+        .map(|&n| u32::from(n.max(0).unsigned_abs()))
+        .sum();
+    let only_b: u32 = count
+        .iter()
+        .map(|&n| u32::from(n.min(0).unsigned_abs()))
+        .sum();
+    only_a.max(only_b) as usize
+}
+
 /// Optimal-string-alignment distance of at most one.
 pub(crate) fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
     let (la, lb) = (a.len(), b.len());
@@ -80,4 +192,55 @@ pub(crate) fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
     }
     let (long, short) = if la > lb { (a, b) } else { (b, a) };
     long[p + 1..] == short[p..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::osa_within;
+
+    /// Every pair of strings over a small alphabet, up to four letters each, with one or two
+    /// common letters around them, and random longer ones: the bounded distance is strsim's
+    /// wherever strsim's is within the bound, and nothing otherwise.
+    #[test]
+    fn the_bounded_distance_is_strsims_within_the_bound() {
+        let mut words = vec![String::new()];
+        for len in 1..=4 {
+            let mut next = Vec::new();
+            for w in words.iter().filter(|w| w.len() == len - 1) {
+                for c in ['a', 'b', 'c'] {
+                    next.push(format!("{w}{c}"));
+                }
+            }
+            words.extend(next);
+        }
+        let mut rng = fastrand::Rng::with_seed(0x05A_B0D);
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for a in &words {
+            for b in &words {
+                pairs.push((a.clone(), b.clone()));
+                pairs.push((format!("x{a}yz"), format!("x{b}yz")));
+            }
+        }
+        for _ in 0..20_000 {
+            let mut word = |n: usize| -> String {
+                (0..rng.usize(0..n))
+                    .map(|_| rng.choice(['a', 'b', 'c', 'd']).unwrap_or('a'))
+                    .collect()
+            };
+            let (a, b) = (word(14), word(14));
+            pairs.push((a, b));
+        }
+        pairs.push(("é".repeat(3), "e".repeat(3)));
+        pairs.push(("a".repeat(70), format!("{}b", "a".repeat(60))));
+        for (a, b) in &pairs {
+            let d = strsim::osa_distance(a, b);
+            for k in 0..=4 {
+                assert_eq!(
+                    osa_within(a, b, k),
+                    (d <= k).then_some(d),
+                    "{a:?} {b:?} within {k}"
+                );
+            }
+        }
+    }
 }

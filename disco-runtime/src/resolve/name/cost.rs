@@ -12,6 +12,7 @@ use crate::resolve::polarity::{
     fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
 };
 use crate::resolve::vocab::is_known_word;
+use crate::text::edits::osa_within;
 use crate::text::lexicon::same_lemma;
 use crate::text::words::char_len;
 
@@ -183,7 +184,7 @@ pub(super) fn score(
         // A typo of the letters never changes a word's prefix (`dequeuevehicle` is not
         // `enqueue_vehicle`).
         if allowance > 0 && !letters_change_a_prefix(query, form) {
-            let d = strsim::osa_distance(&query.compact, &form.compact);
+            let d = osa_within(&query.compact, &form.compact, allowance).unwrap_or(usize::MAX);
             if d > 0 && d <= allowance && (UNIT * d as u32) < cost {
                 cost = UNIT * d as u32;
                 rule = Rule::Typo;
@@ -202,7 +203,7 @@ pub(super) fn score(
                         correctable = false;
                     }
                     Reading::Typo => correctable = !word,
-                    Reading::Guess | Reading::Word => correctable = false,
+                    Reading::Word => correctable = false,
                 }
             }
         }

@@ -8,7 +8,7 @@ use super::equivalent::bag_key;
 use super::query::Query;
 use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
-use crate::resolve::meaning::{read_word, Reading};
+use crate::resolve::meaning::{read_word, Reading, RequestWord};
 use crate::resolve::vocab::is_known_word;
 use crate::text::edits::each_deletion;
 use crate::text::hash::{FastMap, FastSet};
@@ -75,17 +75,18 @@ impl NameIndex {
         // of `decide` refuses a correction when another visible tool is as close. A word of
         // no visible tool names nothing the request could mean (`polt_sine_wave` is
         // `plot_sine_wave` although `poll` is a word of another tool).
+        let (as_stem, as_raw) = (RequestWord::new(stem, known), RequestWord::new(raw, known));
         for entry in list.iter_mut().filter(|e| e.2 == Kind::Typo) {
             let d = (entry.1 / UNIT) as usize;
             // The word as written is weighed too: `moonlets` is a misspelled `moonless` (the
             // opposite of `moonlit`) though its rule-made singular `moonlet` is closer to
             // `moonlit`.
-            let by_stem = read_word(stem, entry.0, d, known, std::iter::empty());
+            let by_stem = read_word(&as_stem, entry.0, d);
             let by_raw = if raw == stem {
                 by_stem
             } else {
                 let d_raw = strsim::osa_distance(raw, entry.0);
-                read_word(raw, entry.0, d_raw, known, std::iter::empty())
+                read_word(&as_raw, entry.0, d_raw)
             };
             let reading = if by_raw == Reading::Opposed {
                 by_raw
@@ -94,7 +95,7 @@ impl NameIndex {
             };
             entry.2 = match reading {
                 Reading::Typo => Kind::Typo,
-                Reading::Guess | Reading::Word => Kind::Guess,
+                Reading::Word => Kind::Guess,
                 Reading::Opposed => Kind::Opposed,
             };
         }

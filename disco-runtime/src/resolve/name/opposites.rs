@@ -6,12 +6,13 @@ use super::index::Form;
 use super::query::Query;
 use super::relation;
 use super::NameIndex;
-use crate::resolve::meaning::{opposed_rivals, read_letters_within, Reading};
+use crate::resolve::meaning::{read_letters_within, rivals_of, Reading};
 use crate::resolve::polarity::{
     fused_affixes, fused_table, ids_opposed, is_negation, negated_form, opposed_words,
     prefixed_form, typo_allowance, Affixes,
 };
 use crate::resolve::vocab::is_known_word;
+use crate::text::edits::osa_within;
 
 impl NameIndex {
     /// The full opposites guard against every spelling of a tool.
@@ -26,6 +27,12 @@ impl NameIndex {
 /// relational word: `relation.rs`), and letter-level for requests whose word boundaries differ
 /// from the tool's (`unlockdoor` against `lock_door`).
 pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
+    // The same words, in the same order (the request differs in case or separators only):
+    // nothing below can find an opposite where no word differs.
+    if query.raw.len() == form.raw.len() && query.raw.iter().zip(&form.raw).all(|(q, f)| **q == **f)
+    {
+        return false;
+    }
     // The same letters are the same words, cut elsewhere (`poweroff` is `power_off`,
     // `disablewifi` is `disable_wifi`); a fused word of English is kept whole by tier 3.
     if query.compact == *form.compact && query.raw.len() != form.raw.len() {
@@ -114,16 +121,17 @@ fn misspelled_opposite(query: &Query, form: &Form) -> bool {
                     return false;
                 }
                 let dw = strsim::osa_distance(q, w);
-                opposed_rivals(w).iter().any(|x| {
-                    let dx = strsim::osa_distance(q, x);
-                    dx <= dw && dx <= typo_allowance(x.chars().count()).max(1)
+                rivals_of(w).opposed.iter().any(|x| {
+                    let allowance = typo_allowance(x.chars().count()).max(1);
+                    osa_within(q, x, dw.min(allowance)).is_some()
                 })
             })
         });
     }
     // Letters within two edits of an opposite spelling of the tool, and no farther from it
     // than from the tool's own.
-    let d = strsim::osa_distance(&query.compact, &form.compact);
+    // Rival spellings are measured within two edits: a distance over that counts as three.
+    let d = osa_within(&query.compact, &form.compact, 2).unwrap_or(3);
     d > 0 && read_letters_within(&query.compact, &form.raw, d, 2) == Reading::Opposed
 }
 
