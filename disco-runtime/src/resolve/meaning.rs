@@ -22,8 +22,8 @@
 
 use super::polarity::{opposed, opposite_words};
 use super::vocab::{api_words, is_known_role, is_known_word};
-use crate::text::edits::{each_deletion, osa_within};
-use crate::text::hash::{FastMap, FastSet};
+use crate::text::edits::{each_deletion_hash, osa_within, LetterCounts};
+use crate::text::hash::FastMap;
 use crate::text::lexicon::same_lemma;
 use crate::text::words::{char_len, singular, split_words};
 use std::sync::OnceLock;
@@ -131,16 +131,17 @@ pub(crate) fn rivals_of(word: &str) -> std::rc::Rc<Rivals> {
     made
 }
 
-/// The deletion neighbourhoods of the words of APIs, to find those within two edits of a
-/// request word without measuring each.
-fn api_deletes() -> &'static FastMap<String, Vec<&'static str>> {
-    static MAP: OnceLock<FastMap<String, Vec<&'static str>>> = OnceLock::new();
+/// The words of APIs by the hashes of their deletion neighbourhoods (up to two letters
+/// deleted), to find those within two edits of a request word without measuring each. The
+/// words of APIs are ASCII; a hit is measured before it counts (hashes may collide).
+fn api_deletes() -> &'static FastMap<u64, Vec<&'static str>> {
+    static MAP: OnceLock<FastMap<u64, Vec<&'static str>>> = OnceLock::new();
     MAP.get_or_init(|| {
-        let mut map: FastMap<String, Vec<&'static str>> = FastMap::default();
+        let mut map: FastMap<u64, Vec<&'static str>> = FastMap::default();
         for &word in api_words() {
-            each_deletion(word, 2, &mut |del| {
-                let list = map.entry(del.to_string()).or_default();
-                if !list.contains(&word) {
+            each_deletion_hash(word.as_bytes(), 2, &mut |h| {
+                let list = map.entry(h).or_default();
+                if list.last() != Some(&word) && !list.contains(&word) {
                     list.push(word);
                 }
             });
@@ -153,16 +154,25 @@ fn api_deletes() -> &'static FastMap<String, Vec<&'static str>> {
 /// distances.
 pub(crate) fn api_words_within(word: &str, d: usize) -> Vec<(&'static str, usize)> {
     let d = d.min(2);
-    let map = api_deletes();
-    let mut seen: FastSet<&'static str> = FastSet::default();
-    let mut out = Vec::new();
-    each_deletion(word, d, &mut |del| {
-        for &candidate in map.get(del).map_or(&[][..], Vec::as_slice) {
-            if candidate != word && seen.insert(candidate) {
-                if let Some(distance) = osa_within(word, candidate, d) {
-                    out.push((candidate, distance));
-                }
+    let mut out: Vec<(&'static str, usize)> = Vec::new();
+    let mut tried: Vec<&'static str> = Vec::new();
+    let mut consider = |candidate: &'static str| {
+        if candidate != word && !tried.contains(&candidate) {
+            tried.push(candidate);
+            if let Some(distance) = osa_within(word, candidate, d) {
+                out.push((candidate, distance));
             }
+        }
+    };
+    if !word.is_ascii() {
+        // Deleting bytes is not deleting characters: measure each word of APIs (rare).
+        api_words().iter().for_each(|&a| consider(a));
+        return out;
+    }
+    let map = api_deletes();
+    each_deletion_hash(word.as_bytes(), d, &mut |h| {
+        for &candidate in map.get(&h).map_or(&[][..], Vec::as_slice) {
+            consider(candidate);
         }
     });
     out
@@ -263,6 +273,12 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
     // spelled out at all.
     let request_len = char_len(request);
     let target_len: usize = target_words.iter().map(|w| char_len(w.as_ref())).sum();
+    // Nor one whose letters are more than `within` edits from the request's (ASCII only: the
+    // count is of bytes).
+    let ascii = request.is_ascii() && target_words.iter().all(|w| w.as_ref().is_ascii());
+    let mut apart = LetterCounts::new();
+    apart.add(request);
+    target_words.iter().for_each(|w| apart.remove(w.as_ref()));
     for (j, word) in target_words.iter().enumerate() {
         let word = word.as_ref();
         let others_len = target_len - char_len(word);
@@ -276,6 +292,14 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
         for rival in rivals {
             if request_len.abs_diff(others_len + char_len(rival)) > within {
                 continue;
+            }
+            if ascii && rival.is_ascii() {
+                let mut counts = apart;
+                counts.add(word);
+                counts.remove(rival);
+                if counts.apart() > within {
+                    continue;
+                }
             }
             spelled.clear();
             for (k, w) in target_words.iter().enumerate() {

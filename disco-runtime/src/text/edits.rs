@@ -54,6 +54,38 @@ pub(crate) fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnM
     }
 }
 
+/// Calls `f` with the FNV-1a hash of `bytes` and of every byte string made by deleting one
+/// or two of its bytes (`k`, at most 2), each set of positions once: the symmetric-delete
+/// neighbourhood of an ASCII word as hashes, without making a string for each. Equal
+/// strings from different positions (`ab` from `aab`) come once each; callers verify hits.
+pub(crate) fn each_deletion_hash(bytes: &[u8], k: usize, f: &mut impl FnMut(u64)) {
+    const START: u64 = 0xcbf2_9ce4_8422_2325;
+    let step = |h: u64, b: &[u8]| {
+        b.iter().fold(h, |h, &x| {
+            (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    };
+    f(step(START, bytes));
+    if k == 0 {
+        return;
+    }
+    let n = bytes.len();
+    let mut before = START; // the hash of bytes[..i]
+    for i in 0..n {
+        if n > 1 {
+            f(step(before, &bytes[i + 1..]));
+        }
+        if k >= 2 && n > 2 {
+            let mut between = before; // the hash of bytes[..i] ++ bytes[i + 1..j]
+            for j in i + 1..n {
+                f(step(between, &bytes[j + 1..]));
+                between = step(between, &bytes[j..=j]);
+            }
+        }
+        before = step(before, &bytes[i..=i]);
+    }
+}
+
 /// Calls `f` with the hash of `w` and of every word made by deleting one character of `w`.
 pub(crate) fn for_each_delete(w: &str, mut f: impl FnMut(u64)) {
     let b = w.as_bytes();
@@ -151,28 +183,63 @@ pub(crate) fn osa_within(a: &str, b: &str, k: usize) -> Option<usize> {
 /// letters one side has over the other can join them. It rejects in one pass what the rows of
 /// `osa_within` would measure letter by letter.
 fn letters_apart(a: &[u8], b: &[u8]) -> usize {
-    // By the low five bits: letters of both cases share a count, and digits share one with
-    // letters, which can only lower the bound (a surplus on one side may cancel one on the
-    // other), never raise it.
-    let mut count = [0i8; 32];
-    for &c in a {
-        let n = &mut count[usize::from(c & 31)];
-        *n = n.saturating_add(1);
+    let mut counts = LetterCounts::new();
+    counts.add_bytes(a);
+    counts.remove_bytes(b);
+    counts.apart()
+}
+
+/// Counts of letters, one side's less the other's, to bound an edit distance from below the
+/// way `letters_apart` does, for strings that are built from parts: the counts of a string
+/// with one part replaced are the counts less the part's plus the replacement's, with no string
+/// made. Bytes are counted by their low five bits: letters of both cases share a count, and
+/// digits share one with letters, which can only lower the bound (a surplus on one side may
+/// cancel one on the other), never raise it.
+#[derive(Clone, Copy)]
+pub(crate) struct LetterCounts([i16; 32]);
+
+impl LetterCounts {
+    pub(crate) fn new() -> Self {
+        LetterCounts([0; 32])
     }
-    for &c in b {
-        let n = &mut count[usize::from(c & 31)];
-        *n = n.saturating_sub(1);
+
+    pub(crate) fn add(&mut self, text: &str) {
+        self.add_bytes(text.as_bytes());
     }
-    // Without branches, so that the sums run a vector at a time.
-    let only_a: u32 = count
-        .iter()
-        .map(|&n| u32::from(n.max(0).unsigned_abs()))
-        .sum();
-    let only_b: u32 = count
-        .iter()
-        .map(|&n| u32::from(n.min(0).unsigned_abs()))
-        .sum();
-    only_a.max(only_b) as usize
+
+    pub(crate) fn remove(&mut self, text: &str) {
+        self.remove_bytes(text.as_bytes());
+    }
+
+    fn add_bytes(&mut self, bytes: &[u8]) {
+        for &c in bytes {
+            let n = &mut self.0[usize::from(c & 31)];
+            *n = n.saturating_add(1);
+        }
+    }
+
+    fn remove_bytes(&mut self, bytes: &[u8]) {
+        for &c in bytes {
+            let n = &mut self.0[usize::from(c & 31)];
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// No fewer edits join the two sides than this (for ASCII text; a character of several
+    /// bytes counts each byte, so the bound holds for ASCII only).
+    pub(crate) fn apart(&self) -> usize {
+        let over: u32 = self
+            .0
+            .iter()
+            .map(|&n| u32::from(n.max(0).unsigned_abs()))
+            .sum();
+        let under: u32 = self
+            .0
+            .iter()
+            .map(|&n| u32::from(n.min(0).unsigned_abs()))
+            .sum();
+        over.max(under) as usize
+    }
 }
 
 /// Optimal-string-alignment distance of at most one.
@@ -196,15 +263,14 @@ pub(crate) fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::osa_within;
+    use super::{each_deletion, each_deletion_hash, osa_within};
+    use crate::text::hash::fnv;
+    use std::collections::BTreeSet;
 
-    /// Every pair of strings over a small alphabet, up to four letters each, with one or two
-    /// common letters around them, and random longer ones: the bounded distance is strsim's
-    /// wherever strsim's is within the bound, and nothing otherwise.
-    #[test]
-    fn the_bounded_distance_is_strsims_within_the_bound() {
+    /// Every word over `a`, `b` and `c` of up to `max` letters, the empty word included.
+    fn every_word(max: usize) -> Vec<String> {
         let mut words = vec![String::new()];
-        for len in 1..=4 {
+        for len in 1..=max {
             let mut next = Vec::new();
             for w in words.iter().filter(|w| w.len() == len - 1) {
                 for c in ['a', 'b', 'c'] {
@@ -213,6 +279,35 @@ mod tests {
             }
             words.extend(next);
         }
+        words
+    }
+
+    /// The hashed neighbourhood is the hashes of the neighbourhood's strings, for every word
+    /// of up to seven letters over a small alphabet and up to two deletions.
+    #[test]
+    fn hashed_deletions_are_the_deletions_hashed() {
+        let words = every_word(7);
+        for w in &words {
+            for k in 0..=2 {
+                let mut strings = BTreeSet::new();
+                each_deletion(w, k, &mut |d| {
+                    strings.insert(fnv(d.bytes()));
+                });
+                let mut hashes = BTreeSet::new();
+                each_deletion_hash(w.as_bytes(), k, &mut |h| {
+                    hashes.insert(h);
+                });
+                assert_eq!(hashes, strings, "{w:?} with {k} deletions");
+            }
+        }
+    }
+
+    /// Every pair of strings over a small alphabet, up to four letters each, with one or two
+    /// common letters around them, and random longer ones: the bounded distance is strsim's
+    /// wherever strsim's is within the bound, and nothing otherwise.
+    #[test]
+    fn the_bounded_distance_is_strsims_within_the_bound() {
+        let words = every_word(4);
         let mut rng = fastrand::Rng::with_seed(0x05A_B0D);
         let mut pairs: Vec<(String, String)> = Vec::new();
         for a in &words {

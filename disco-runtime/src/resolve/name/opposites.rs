@@ -120,7 +120,8 @@ fn misspelled_opposite(query: &Query, form: &Form) -> bool {
                 if is_known_word(q) {
                     return false;
                 }
-                let dw = strsim::osa_distance(q, w);
+                // An allowance is at most two edits: a distance past it counts as three.
+                let dw = osa_within(q, w, 2).unwrap_or(3);
                 rivals_of(w).opposed.iter().any(|x| {
                     let allowance = typo_allowance(x.chars().count()).max(1);
                     osa_within(q, x, dw.min(allowance)).is_some()
