@@ -155,13 +155,31 @@ fn derive_name(command: &[String]) -> String {
     }
 }
 
+/// The configuration file at `path`, in its format (TOML for `.toml`, else JSON or JSONC);
+/// what it says that the gateway leaves out is logged, one warning for each.
+fn read_config(path: &str) -> Result<Config, String> {
+    read_config_with(path, &|name| std::env::var(name).ok())
+}
+
+fn read_config_with(path: &str, vars: config::Vars) -> Result<Config, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let file = std::path::Path::new(path);
+    let here = std::env::current_dir().ok();
+    let origin = config::Origin {
+        format: config::Format::of(file),
+        dir: file.parent(),
+        project: here.as_deref(),
+    };
+    let config = Config::read(&text, vars, origin).map_err(|e| format!("{path}: {e}"))?;
+    for w in &config.warnings {
+        tracing::warn!("{path}: {w}");
+    }
+    Ok(config)
+}
+
 fn load_config(args: &Args) -> Result<Config, String> {
     let mut config = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            Config::parse(&text, &|name| std::env::var(name).ok())
-                .map_err(|e| format!("{path}: {e}"))?
-        }
+        Some(path) => read_config(path)?,
         None => {
             let name = args
                 .name
@@ -400,13 +418,11 @@ async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog)
 fn approve(args: &Args) -> Result<ExitCode, String> {
     let (pins, servers) = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
             // Only the servers' names and `dataDir` are read here: a variable this shell does
             // not set (a token, a header) is no reason to refuse an approval.
-            let config = Config::parse(&text, &|name| {
+            let config = read_config_with(path, &|name| {
                 Some(std::env::var(name).unwrap_or_else(|_| "unset".into()))
-            })
-            .map_err(|e| format!("{path}: {e}"))?;
+            })?;
             let names = config.servers.iter().map(|s| s.name.clone()).collect();
             (pins(&config, true)?, names)
         }
