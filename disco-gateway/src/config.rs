@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use crate::headers::{bearer, header, BadHeader};
 
-pub(crate) mod clients;
+pub mod clients;
 mod expand;
 mod file;
 mod formats;

@@ -9,7 +9,7 @@ use super::Format;
 
 /// What the gateway does with a key of a server entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Use {
+pub enum Use {
     /// Read: it means the same to the gateway as to the client.
     Read,
     /// Not read, with the reason; the configuration says so in a warning naming the key.
@@ -18,16 +18,16 @@ pub(crate) enum Use {
 
 /// A client whose configuration files the gateway reads, with the keys of a server entry its
 /// documentation defines.
-pub(crate) struct Client {
-    pub(crate) name: &'static str,
-    pub(crate) format: Format,
+pub struct Client {
+    pub name: &'static str,
+    pub format: Format,
     /// Where the client documents its file.
-    pub(crate) docs: &'static str,
-    pub(crate) keys: &'static [&'static str],
+    pub docs: &'static str,
+    pub keys: &'static [&'static str],
 }
 
 /// Every client the gateway reads the files of.
-pub(crate) const CLIENTS: &[Client] = &[
+pub const CLIENTS: &[Client] = &[
     Client {
         name: "Claude Desktop",
         format: Format::Json,
@@ -237,7 +237,7 @@ const TOML_USE: &[(&str, Use)] = &[
     ),
 ];
 
-pub(crate) fn uses(format: Format) -> &'static [(&'static str, Use)] {
+pub fn uses(format: Format) -> &'static [(&'static str, Use)] {
     match format {
         Format::Json => JSON_USE,
         Format::Toml => TOML_USE,
@@ -245,7 +245,7 @@ pub(crate) fn uses(format: Format) -> &'static [(&'static str, Use)] {
 }
 
 /// What the gateway does with `key` of a server entry; `None` when no client defines it.
-pub(crate) fn classify(format: Format, key: &str) -> Option<Use> {
+pub fn classify(format: Format, key: &str) -> Option<Use> {
     uses(format)
         .iter()
         .find(|(k, _)| *k == key)
@@ -253,7 +253,7 @@ pub(crate) fn classify(format: Format, key: &str) -> Option<Use> {
 }
 
 /// The clients whose documentation defines `key` of a server entry, by name.
-pub(crate) fn defined_by(format: Format, key: &str) -> String {
+pub fn defined_by(format: Format, key: &str) -> String {
     let names: Vec<&str> = CLIENTS
         .iter()
         .filter(|c| c.format == format && c.keys.contains(&key))
@@ -263,7 +263,7 @@ pub(crate) fn defined_by(format: Format, key: &str) -> String {
 }
 
 /// The error for a key no client defines: it, the key it is nearest to, and the keys read.
-pub(crate) fn unknown(format: Format, key: &str) -> String {
+pub fn unknown(format: Format, key: &str) -> String {
     let nearest = uses(format)
         .iter()
         .map(|(k, _)| (strsim::damerau_levenshtein(k, key), *k))
