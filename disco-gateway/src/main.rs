@@ -31,6 +31,10 @@ const USAGE: &str = "usage:
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
   disco-gateway approve [--config FILE] SERVER[.TOOL]...";
 
+const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name correction, argument \
+repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
+Code, Cursor, Windsurf, Gemini CLI, VS Code, or Codex's TOML); see the guide's gateway chapter.";
+
 #[derive(Default)]
 struct Args {
     command: Option<String>,
@@ -86,7 +90,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     other => return Err(format!("--deny {other}: expected warnings or errors")),
                 })
             }
-            "-h" | "--help" => return Err(String::new()),
             "--" => {
                 a.upstream = args.by_ref().collect();
                 if a.upstream.is_empty() {
@@ -196,7 +199,7 @@ fn load_config(args: &Args) -> Result<Config, String> {
         if let config::Transport::Http { url, .. } = &s.transport {
             if url.starts_with("https://") {
                 return Err(format!(
-                    "mcpServers.{}.url: https needs disco-gateway built with `--features tls`",
+                    "mcpServers.{}.url: https needs the `tls` feature, which this build of disco-gateway was made without (it is on by default)",
                     s.name
                 ));
             }
@@ -529,8 +532,39 @@ fn init_tracing() {
         .try_init();
 }
 
+/// What `--help` and `--version` print; neither runs anything else.
+enum Asked {
+    Help,
+    Version,
+}
+
+fn asked(args: &[String]) -> Option<Asked> {
+    // Alone, or first: `-- COMMAND --help` is the upstream's, not the gateway's.
+    let ours = args.iter().take_while(|a| *a != "--");
+    for a in ours {
+        match a.as_str() {
+            "-h" | "--help" => return Some(Asked::Help),
+            "-V" | "--version" => return Some(Asked::Version),
+            _ => {}
+        }
+    }
+    None
+}
+
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match asked(&argv) {
+        Some(Asked::Help) => {
+            println!("disco-gateway {}\n{HELP}\n{USAGE}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Some(Asked::Version) => {
+            println!("disco-gateway {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        None => {}
+    }
+    let args = match parse_args(argv.into_iter()) {
         Ok(a) => a,
         Err(e) => {
             if !e.is_empty() {
