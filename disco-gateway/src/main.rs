@@ -494,19 +494,44 @@ async fn run(args: Args) -> Result<ExitCode, String> {
         }
         Some(_) => {
             let (hub, provider, catalog) = catalog(&config).await?;
-            let findings = lint::lint(&catalog, &LintOptions::default());
+            let server_of = |tool: &str| provider.server_of(tool);
+            let mut findings = disco_gateway::lint::for_operator(
+                lint::lint(&catalog, &LintOptions::default()),
+                &server_of,
+            );
+            // The upstreams' tools the gateway left out, and names too alike to tell apart.
+            findings.extend(disco_gateway::lint::findings(&hub, &provider));
+            let (tools, _) = provider.current();
+            let servers: Vec<(String, usize)> = config
+                .servers
+                .iter()
+                .map(|s| {
+                    let n = tools
+                        .iter()
+                        .filter(|t| server_of(&t.tool.name).as_deref() == Some(s.name.as_str()))
+                        .count();
+                    (s.name.clone(), n)
+                })
+                .collect();
+            // Server by server, then disco's own tools, then the catalog's.
+            let order = |f: &disco_gateway::lint::Finding| {
+                f.server
+                    .as_ref()
+                    .and_then(|s| servers.iter().position(|(n, _)| n == s))
+                    .unwrap_or(servers.len())
+            };
+            findings.sort_by_key(|f| order(f));
             for f in &findings {
                 println!("{f}");
             }
-            // The upstreams' tools the gateway left out, and names too alike to tell apart.
-            let gateway = disco_gateway::lint::findings(&hub, &provider);
-            for f in &gateway {
-                println!("{f}");
+            println!();
+            for line in disco_gateway::lint::summary(&findings, &servers) {
+                println!("{line}");
             }
-            let worst = lint::worst(&findings).max(gateway.iter().map(|f| f.severity).max());
+            let worst = findings.iter().map(|f| f.severity).max();
             println!(
                 "{} finding(s); worst: {}",
-                findings.len() + gateway.len(),
+                findings.len(),
                 worst
                     .map(|s| s.to_string())
                     .unwrap_or_else(|| "none".into())
@@ -555,7 +580,10 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match asked(&argv) {
         Some(Asked::Help) => {
-            println!("disco-gateway {}\n{HELP}\n{USAGE}", env!("CARGO_PKG_VERSION"));
+            println!(
+                "disco-gateway {}\n{HELP}\n{USAGE}",
+                env!("CARGO_PKG_VERSION")
+            );
             return ExitCode::SUCCESS;
         }
         Some(Asked::Version) => {
