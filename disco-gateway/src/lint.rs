@@ -247,10 +247,8 @@ fn tool_fix(code: &str, tool: &str, server: &str) -> String {
     let hide = "hide it from the callers that do not need it (a caller's entry of \
                 `disco.tokens` lists the servers and tools it sees)";
     match code {
-        "description-short"
-        | "description-no-returns"
-        | "description-no-when"
-        | "descriptions-similar" => format!(
+        "description-no-returns" => format!("{report}: the description is theirs"),
+        "description-short" | "description-no-when" | "descriptions-similar" => format!(
             "add the words a request for it would use to {keywords} (search ranks by them), \
              and {report}: the description is theirs"
         ),
