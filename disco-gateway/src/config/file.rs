@@ -666,7 +666,7 @@ impl<'de> Visitor<'de> for KeysReader {
                     keys.disabled |= map.next_value::<Value>()? == Value::Bool(false);
                 }
                 (Format::Json, "type") => {
-                    keys.sse |= map.next_value::<Value>()? == Value::from("sse");
+                    keys.sse |= map.next_value::<Value>()? == "sse";
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
