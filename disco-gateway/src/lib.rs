@@ -9,6 +9,8 @@
 
 #[doc(hidden)]
 pub mod admit;
+#[doc(hidden)]
+pub mod adopt;
 mod call;
 mod client;
 #[doc(hidden)]

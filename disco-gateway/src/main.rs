@@ -29,7 +29,9 @@ const USAGE: &str = "usage:
   disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
-  disco-gateway approve [--config FILE] SERVER[.TOOL]...";
+  disco-gateway approve [--config FILE] SERVER[.TOOL]...
+  disco-gateway adopt --from CLIENT [--file FILE] [--write] [--undo]
+      CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode";
 
 const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name correction, argument \
 repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
@@ -48,13 +50,18 @@ struct Args {
     upstream: Vec<String>,
     /// `approve`'s servers and tools.
     names: Vec<String>,
+    /// `adopt`'s client, and its file when not at the usual place.
+    from: Option<String>,
+    file: Option<String>,
+    write: bool,
+    undo: bool,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args::default();
     let mut first = true;
     while let Some(arg) = args.next() {
-        if first && matches!(arg.as_str(), "docs" | "lint" | "approve") {
+        if first && matches!(arg.as_str(), "docs" | "lint" | "approve" | "adopt") {
             a.command = Some(arg);
             first = false;
             continue;
@@ -81,6 +88,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 })
             }
             "--name" => a.name = Some(value("--name")?),
+            "--from" if a.command.as_deref() == Some("adopt") => a.from = Some(value("--from")?),
+            "--file" if a.command.as_deref() == Some("adopt") => a.file = Some(value("--file")?),
+            "--write" if a.command.as_deref() == Some("adopt") => a.write = true,
+            "--undo" if a.command.as_deref() == Some("adopt") => a.undo = true,
             "--out" => a.out = Some(value("--out")?),
             "--deny" => {
                 a.deny = Some(match value("--deny")?.as_str() {
@@ -101,6 +112,15 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if a.command.as_deref() == Some("adopt") {
+        return if a.from.is_none() {
+            Err("adopt: name the client, --from CLIENT".into())
+        } else if a.config.is_some() || !a.upstream.is_empty() {
+            Err("adopt: takes --from, --file, --write and --undo only".into())
+        } else {
+            Ok(a)
+        };
     }
     if a.command.as_deref() == Some("approve") {
         return if a.names.is_empty() {
@@ -467,9 +487,128 @@ fn approve(args: &Args) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `disco-gateway adopt`: the client's servers moved to a gateway configuration of their own
+/// (`$XDG_CONFIG_HOME/disco-gateway/CLIENT.json`), and one entry that runs this binary put in
+/// their place. Without `--write` it says what it would change; with it, the client's file is
+/// first copied to `FILE.disco-gateway.bak`. `--undo` puts the section back (adopt.rs).
+fn adopt(args: &Args) -> Result<ExitCode, String> {
+    use disco_gateway::adopt::{self, Client, Record};
+    let env = |k: &str| std::env::var_os(k).map(std::path::PathBuf::from);
+    let client = Client::named(args.from.as_deref().unwrap_or_default())?;
+    let home = env("HOME").ok_or("adopt: HOME is not set")?;
+    let config_home = env("XDG_CONFIG_HOME")
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".config"));
+    let here = std::env::current_dir().map_err(|e| format!("adopt: {e}"))?;
+    let file = match &args.file {
+        Some(f) => here.join(f),
+        None => client.usual_place(&home, &config_home, &here),
+    };
+    let gateway_config = config_home
+        .join("disco-gateway")
+        .join(format!("{}.json", client.name()));
+    let record_path = gateway_config.with_extension("adopt.json");
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
+        let said = |e: std::io::Error| format!("{}: {e}", path.display());
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(said)?;
+        }
+        // Whole or not at all: a temporary file beside it, renamed over it.
+        let tmp = path.with_extension("disco-gateway.tmp");
+        std::fs::write(&tmp, text).map_err(said)?;
+        std::fs::rename(&tmp, path).map_err(said)
+    };
+    if args.undo {
+        let saved = std::fs::read_to_string(&record_path)
+            .map_err(|e| format!("{}: {e} (nothing adopted to undo)", record_path.display()))?;
+        let record: Record =
+            serde_json::from_str(&saved).map_err(|e| format!("{}: {e}", record_path.display()))?;
+        if record.file != file {
+            return Err(format!(
+                "adopt --undo: {} adopted {}, not {}",
+                record_path.display(),
+                record.file.display(),
+                file.display()
+            ));
+        }
+        let restored = adopt::undo(&text, &record)?;
+        if !args.write {
+            println!(
+                "would put `{}` of {} back as it was; run again with --write",
+                record.section,
+                file.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        write(&file, &restored)?;
+        std::fs::remove_file(&record_path)
+            .map_err(|e| format!("{}: {e}", record_path.display()))?;
+        println!(
+            "put `{}` of {} back as it was",
+            record.section,
+            file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let binary = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| format!("adopt: where this binary is: {e}"))?;
+    let Some(plan) = adopt::plan(client, &file, &text, &binary, &gateway_config)? else {
+        println!(
+            "{}: nothing to adopt (no servers, or only the gateway)",
+            file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    if record_path.exists() {
+        return Err(format!(
+            "{} exists: a file of {} was adopted already; `adopt --from {} --undo --write` it first",
+            record_path.display(),
+            client.name(),
+            client.name()
+        ));
+    }
+    let servers = plan.servers.join(", ");
+    if !args.write {
+        println!(
+            "would move {} server(s) ({servers}) of {} to {}, and make its `{}`:\n{}\n\
+             run again with --write (a backup of the file is kept)",
+            plan.servers.len(),
+            file.display(),
+            gateway_config.display(),
+            plan.record.section,
+            plan.record.after
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let backup = file.with_extension(format!(
+        "{}.disco-gateway.bak",
+        file.extension().and_then(|e| e.to_str()).unwrap_or("json")
+    ));
+    std::fs::copy(&file, &backup).map_err(|e| format!("{}: {e}", backup.display()))?;
+    write(&gateway_config, &plan.gateway_text)?;
+    let record = serde_json::to_string_pretty(&plan.record).map_err(|e| e.to_string())?;
+    write(&record_path, &record)?;
+    write(&file, &plan.client_text)?;
+    println!(
+        "moved {} server(s) ({servers}) of {} to {} (backup: {}); check them with \
+         `disco-gateway lint --config {}`",
+        plan.servers.len(),
+        file.display(),
+        gateway_config.display(),
+        backup.display(),
+        gateway_config.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn run(args: Args) -> Result<ExitCode, String> {
     if args.command.as_deref() == Some("approve") {
         return approve(&args);
+    }
+    if args.command.as_deref() == Some("adopt") {
+        return adopt(&args);
     }
     let config = load_config(&args)?;
     match args.command.as_deref() {

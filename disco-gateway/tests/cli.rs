@@ -60,3 +60,75 @@ fn after_the_separator_the_flags_are_the_upstreams_and_mistakes_exit_two() {
         );
     }
 }
+
+/// `adopt` from the command line, on a copy of a client's file: without `--write` it changes
+/// nothing; with it the servers move to the gateway's configuration and a backup is kept; a
+/// second run changes nothing; `--undo --write` gives the file back byte for byte.
+#[test]
+fn adopt_writes_only_when_told_and_undoes() {
+    let dir = std::env::temp_dir().join(format!(
+        "disco-gateway-adopt-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    let config_home = dir.join("config");
+    std::fs::create_dir_all(&config_home).expect("a directory");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/clients/vscode-mcp.json");
+    let original = std::fs::read_to_string(&fixture).expect("the fixture");
+    let file = dir.join("mcp.json");
+    std::fs::write(&file, &original).expect("a copy");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "adopt",
+            "--from",
+            "vscode",
+            "--file",
+            file.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+            .args(&args)
+            .env("HOME", &dir)
+            .env("XDG_CONFIG_HOME", &config_home)
+            .output()
+            .expect("the gateway runs");
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        stdout(&o)
+    };
+    let read = || std::fs::read_to_string(&file).expect("the file");
+    let gateway_config = config_home.join("disco-gateway/vscode.json");
+
+    assert!(run(&[]).contains("would move 3 server(s)"));
+    assert_eq!(read(), original);
+    assert!(!gateway_config.exists());
+
+    assert!(run(&["--write"]).starts_with("moved 3 server(s)"));
+    assert_ne!(read(), original);
+    assert!(read().contains("\"disco-gateway\": {"), "{}", read());
+    let backup = dir.join("mcp.json.disco-gateway.bak");
+    assert_eq!(
+        std::fs::read_to_string(&backup).expect("a backup"),
+        original
+    );
+    let moved = std::fs::read_to_string(&gateway_config).expect("the gateway's file");
+    assert!(
+        moved.contains("\"perplexity\"") && moved.contains("\"inputs\""),
+        "{moved}"
+    );
+
+    let adopted = read();
+    assert!(run(&["--write"]).contains("nothing to adopt"));
+    assert_eq!(read(), adopted);
+
+    assert!(run(&["--undo"]).starts_with("would put"));
+    assert_eq!(read(), adopted);
+    assert!(run(&["--undo", "--write"]).starts_with("put `servers`"));
+    assert_eq!(read(), original);
+    let _ = std::fs::remove_dir_all(&dir);
+}
