@@ -91,7 +91,7 @@ fn http_config(
 /// client is made (reqwest is built without a provider of its own, see Cargo.toml). One
 /// installed already (by a program that embeds the gateway) is kept.
 #[cfg(feature = "tls")]
-fn install_tls() {
+pub(crate) fn install_tls() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // An error means a provider is installed already: that one serves.

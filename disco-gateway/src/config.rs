@@ -31,6 +31,9 @@ pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 #[derive(Clone)]
 pub struct ServerConfig {
     pub name: String,
+    /// The path of its entry in the file (`mcpServers.fs`, VS Code's `servers.fs`, Codex's
+    /// `mcp_servers.fs`), for what is said of it.
+    pub key: String,
     pub transport: Transport,
 }
 
@@ -333,6 +336,7 @@ impl Config {
     pub fn single(name: String, command: String, args: Vec<String>) -> Config {
         Config {
             servers: vec![ServerConfig {
+                key: format!("mcpServers.{name}"),
                 name,
                 transport: Transport::Stdio {
                     command,
@@ -351,7 +355,7 @@ impl Config {
             for s in &self.servers {
                 if s.name.contains(sep.as_str()) {
                     return Err(err(
-                        &format!("mcpServers.{}", s.name),
+                        &s.key,
                         format!(
                             "a server name must not contain the namespace separator `{sep}` \
                              (its tools' names would be ambiguous)"
@@ -436,7 +440,7 @@ impl Config {
             };
             // Each caller's connection is opened with them: a bad one is said once, here.
             for (k, v) in headers {
-                let key = format!("mcpServers.{}.headers.{k}", s.name);
+                let key = format!("{}.headers.{k}", s.key);
                 match header(k, v) {
                     Ok(_) => {}
                     Err(BadHeader::Name) => return Err(err(&key, "not a valid header name")),
@@ -575,6 +579,7 @@ fn server(entry: &file::Entry, vars: Vars, origin: Origin) -> Result<ServerConfi
     };
     Ok(ServerConfig {
         name: entry.name.clone(),
+        key,
         transport,
     })
 }

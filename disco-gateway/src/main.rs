@@ -219,8 +219,8 @@ fn load_config(args: &Args) -> Result<Config, String> {
         if let config::Transport::Http { url, .. } = &s.transport {
             if url.starts_with("https://") {
                 return Err(format!(
-                    "mcpServers.{}.url: https needs the `tls` feature, which this build of disco-gateway was made without (it is on by default)",
-                    s.name
+                    "{}.url: https needs the `tls` feature, which this build of disco-gateway was made without (it is on by default)",
+                    s.key
                 ));
             }
         }
@@ -742,6 +742,8 @@ fn main() -> ExitCode {
         }
     };
     init_tracing();
+    // Before any HTTP client is made, wherever it is made.
+    disco_gateway::install_tls();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
