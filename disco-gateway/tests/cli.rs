@@ -132,3 +132,44 @@ fn adopt_writes_only_when_told_and_undoes() {
     assert_eq!(read(), original);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An `https://` upstream needs no build feature: the gateway makes its TLS client (rustls)
+/// and tries it. Nothing listens here, so the server is down and `lint` says so, without a
+/// panic and without asking for a rebuild.
+#[test]
+fn an_https_upstream_is_tried_without_a_build_feature() {
+    let dir = std::env::temp_dir().join(format!(
+        "disco-gateway-https-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let config = dir.join("servers.json");
+    std::fs::write(
+        &config,
+        r#"{"mcpServers": {"remote": {"url": "https://127.0.0.1:9/mcp"}},
+            "disco": {"startupTimeoutMs": 2000, "dataDir": "DIR"}}"#
+            .replace("DIR", dir.to_str().unwrap()),
+    )
+    .expect("the configuration");
+    let o = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .args(["lint", "--config", config.to_str().unwrap()])
+        .env("XDG_STATE_HOME", &dir)
+        .output()
+        .expect("the gateway runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("feature"), "{err}");
+    // Tried: its request was sent, and refused at the TCP connection.
+    assert!(
+        err.contains("upstream failed to start") && err.contains("https://127.0.0.1:9/mcp"),
+        "{err}"
+    );
+    assert!(
+        stdout(&o).contains("server `remote`: 0 tool(s)"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
