@@ -115,6 +115,26 @@ fn claude_code_user_file() {
     );
 }
 
+/// A project's server wins over the user's of the same name wherever the two stand in the file.
+#[test]
+fn a_projects_server_wins_wherever_it_stands() {
+    let text = r#"{"projects": {"/home/me/app": {"mcpServers": {"time": {"command": "project"}}}},
+                   "mcpServers": {"time": {"command": "user"}, "memory": {"command": "m"}}}"#;
+    let origin = Origin {
+        project: Some(Path::new("/home/me/app")),
+        ..Origin::default()
+    };
+    let c = Config::read(text, &vars, origin).expect("reads");
+    let got: Vec<String> = c
+        .servers
+        .iter()
+        .map(|s| format!("{} {}", s.name, s.transport.describe()))
+        .collect();
+    assert_eq!(got, ["time project", "memory m"]);
+    let keys: Vec<&str> = c.warnings.iter().map(|w| w.key.as_str()).collect();
+    assert_eq!(keys, ["mcpServers.time"]);
+}
+
 #[test]
 fn cursor() {
     check(

@@ -418,22 +418,31 @@ impl<'de> Visitor<'de> for FileReader<'_> {
     }
 }
 
-/// Adds the servers of one section to the file's; a name given in an earlier section is
-/// taken from this one (in `~/.claude.json`, a project's server over the user's), in the
-/// earlier one's place.
+/// Adds the servers of one section to the file's. A name given in two sections is served from
+/// one, in the place of the first, and the other is a warning: a project's entry of
+/// `~/.claude.json` over the user's (Claude Code's order, wherever the two stand in the
+/// file), else the later section's.
 fn add(file: &mut File, servers: Vec<Entry>, reading: &Reading) {
+    let rank = |e: &Entry| e.section.starts_with("projects.");
     let all = file.servers.get_or_insert_with(Vec::new);
     for entry in servers {
         match all.iter_mut().find(|e| e.name == entry.name) {
             Some(earlier) => {
+                let (served, left) = if rank(earlier) && !rank(&entry) {
+                    (&*earlier, &entry)
+                } else {
+                    (&entry, &*earlier)
+                };
                 reading.warn(
-                    format!("{}.{}", earlier.section, earlier.name),
+                    format!("{}.{}", left.section, left.name),
                     format!(
                         "not served: `{}.{}` is a server of the same name, and is served",
-                        entry.section, entry.name
+                        served.section, served.name
                     ),
                 );
-                *earlier = entry;
+                if !(rank(earlier) && !rank(&entry)) {
+                    *earlier = entry;
+                }
             }
             None => all.push(entry),
         }
