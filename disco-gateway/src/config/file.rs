@@ -428,7 +428,9 @@ fn add(file: &mut File, servers: Vec<Entry>, reading: &Reading) {
     for entry in servers {
         match all.iter_mut().find(|e| e.name == entry.name) {
             Some(earlier) => {
-                let (served, left) = if rank(earlier) && !rank(&entry) {
+                // The earlier one stays only when it is a project's and this one is not.
+                let keep = rank(earlier) && !rank(&entry);
+                let (served, left) = if keep {
                     (&*earlier, &entry)
                 } else {
                     (&entry, &*earlier)
@@ -440,7 +442,7 @@ fn add(file: &mut File, servers: Vec<Entry>, reading: &Reading) {
                         served.section, served.name
                     ),
                 );
-                if !(rank(earlier) && !rank(&entry)) {
+                if !keep {
                     *earlier = entry;
                 }
             }
