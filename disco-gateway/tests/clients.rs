@@ -441,3 +441,35 @@ fn every_misspelt_key_is_refused_naming_it() {
     // The generator made the cases it should (a floor, not a figure to match).
     assert!(checked > 10_000, "{checked}");
 }
+
+/// An `envFile` that cannot be read is an error at its key naming the file; one with a line
+/// that is not `KEY=VALUE` says so without showing the line (it may hold a secret).
+#[test]
+fn an_env_file_error_names_the_file_and_shows_no_line() {
+    let dir = std::env::temp_dir().join(format!(
+        "disco-gateway-envfile-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    std::fs::write(dir.join("bad.env"), "GOOD=1\nsk-live-hush no equals sign\n").expect("a file");
+    let read = |file: &str| {
+        let text = format!(r#"{{"mcpServers": {{"a": {{"command": "x", "envFile": "{file}"}}}}}}"#);
+        let origin = Origin {
+            dir: Some(&dir),
+            ..Origin::default()
+        };
+        Config::read(&text, &vars, origin)
+    };
+    let e = read("missing.env").err().expect("a missing file");
+    assert_eq!(e.key, "mcpServers.a.envFile");
+    assert!(e.message.contains("missing.env"), "{e}");
+    let e = read("bad.env").err().expect("a line that is not KEY=VALUE");
+    assert_eq!(e.key, "mcpServers.a.envFile");
+    assert!(
+        e.message.contains("bad.env") && e.message.contains("KEY=VALUE"),
+        "{e}"
+    );
+    assert!(!e.message.contains("hush"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
