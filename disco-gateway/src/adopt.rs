@@ -6,9 +6,13 @@
 //! it is not rewritten). What was there is recorded beside the gateway's configuration, so
 //! that `--undo` puts it back, and only while the section is still what `adopt` wrote.
 //!
-//! Claude Code's `~/.claude.json` is rewritten by Claude Code while it runs, and Codex's TOML
-//! keeps its servers in tables of their own: neither is adopted here (their servers can still
-//! be served: `--config` reads both files as they are).
+//! Codex's servers are TOML tables of their own (`[mcp_servers.<name>]` and its subtables):
+//! each is found by its byte range in toml_parser's events (from its header to the next), and
+//! they are moved together, the gateway's table put where the first of them stood; a file
+//! whose servers are written otherwise (dotted keys, inline tables) is not edited.
+//!
+//! Claude Code's `~/.claude.json` is rewritten by Claude Code while it runs: it is not adopted
+//! here (its servers can still be served: `--config` reads it as it is).
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +33,7 @@ pub enum Client {
     Windsurf,
     Gemini,
     VsCode,
+    Codex,
 }
 
 impl Client {
@@ -41,19 +46,12 @@ impl Client {
             "windsurf" => Client::Windsurf,
             "gemini" => Client::Gemini,
             "vscode" => Client::VsCode,
-            "codex" => {
-                return Err(
-                    "adopt --from codex: Codex's servers are TOML tables of their own, \
-                            which adopt does not edit; serve them with `--config \
-                            ~/.codex/config.toml`"
-                        .into(),
-                )
-            }
+            "codex" => Client::Codex,
             other => {
                 return Err(format!(
                     "adopt --from {other}: expected claude-desktop, claude-code (its project's \
-                     .mcp.json), cursor, windsurf, gemini or vscode (the workspace's \
-                     .vscode/mcp.json)"
+                     .mcp.json), cursor, windsurf, gemini, vscode (the workspace's \
+                     .vscode/mcp.json) or codex"
                 ))
             }
         })
@@ -67,6 +65,15 @@ impl Client {
             Client::Windsurf => "windsurf",
             Client::Gemini => "gemini",
             Client::VsCode => "vscode",
+            Client::Codex => "codex",
+        }
+    }
+
+    /// The extension of its files, and of the gateway configuration written for it.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Client::Codex => "toml",
+            _ => "json",
         }
     }
 
@@ -84,6 +91,8 @@ impl Client {
             Client::Windsurf => home.join(".codeium/windsurf/mcp_config.json"),
             Client::Gemini => home.join(".gemini/settings.json"),
             Client::VsCode => here.join(".vscode/mcp.json"),
+            // `$CODEX_HOME/config.toml` when it is set (the binary reads it).
+            Client::Codex => home.join(".codex/config.toml"),
         }
     }
 
@@ -91,6 +100,7 @@ impl Client {
     fn section(self) -> &'static str {
         match self {
             Client::VsCode => "servers",
+            Client::Codex => "mcp_servers",
             _ => "mcpServers",
         }
     }
@@ -107,6 +117,9 @@ pub struct Record {
     pub before: String,
     /// The section's text as `adopt` wrote it.
     pub after: String,
+    /// A TOML file (Codex's): `before` is its servers' tables, `after` the gateway's table.
+    #[serde(default)]
+    pub toml: bool,
 }
 
 /// What `adopt` would do.
@@ -174,6 +187,9 @@ pub fn plan(
     binary: &Path,
     config: &Path,
 ) -> Result<Option<Plan>, String> {
+    if client == Client::Codex {
+        return plan_toml(file, text, binary, config);
+    }
     let key = client.section();
     let Some((start, end, value)) = section(text, key)? else {
         return Ok(None);
@@ -232,6 +248,139 @@ pub fn plan(
             section: key.into(),
             before,
             after,
+            toml: false,
+        },
+    }))
+}
+
+/// The tables of Codex's servers in `text`: each server's name and the byte range from its
+/// header (`[mcp_servers.<name>]`, or one of its subtables) to the next header or the end.
+fn codex_tables(text: &str) -> Result<Vec<(String, usize, usize)>, String> {
+    use toml_parser::parser::{parse_document, Event, EventKind};
+    let source = toml_parser::Source::new(text);
+    let tokens: Vec<_> = source.lex().collect();
+    let mut events: Vec<Event> = Vec::new();
+    let mut error: Option<toml_parser::ParseError> = None;
+    parse_document(&tokens, &mut events, &mut error);
+    if error.is_some() {
+        return Err("not valid TOML".into());
+    }
+    let key = |e: &Event| -> String {
+        let raw = source.get(e.span()).map(|r| r.as_str()).unwrap_or("");
+        raw.trim_matches(|c| c == '"' || c == '\'').to_string()
+    };
+    // Each header: where its line starts, and its keys; and the first key of each key-value
+    // of the table it opens.
+    let mut headers: Vec<(usize, Vec<String>, Vec<String>)> = vec![(0, Vec::new(), Vec::new())];
+    let mut in_header = false;
+    let mut first_key = true;
+    for e in &events {
+        match e.kind() {
+            EventKind::StdTableOpen | EventKind::ArrayTableOpen => {
+                let open = e.span().start();
+                let line = text
+                    .get(..open)
+                    .and_then(|t| t.rfind('\n'))
+                    .map_or(0, |i| i + 1);
+                headers.push((line, Vec::new(), Vec::new()));
+                in_header = true;
+            }
+            EventKind::StdTableClose | EventKind::ArrayTableClose => in_header = false,
+            EventKind::SimpleKey => {
+                if let Some((_, path, keys)) = headers.last_mut() {
+                    if in_header {
+                        path.push(key(e));
+                    } else if first_key {
+                        keys.push(key(e));
+                    }
+                }
+                first_key = false;
+            }
+            EventKind::Newline => first_key = true,
+            _ => {}
+        }
+    }
+    let mut tables = Vec::new();
+    for (i, (start, path, keys)) in headers.iter().enumerate() {
+        let end = headers.get(i + 1).map_or(text.len(), |h| h.0);
+        let written_otherwise = match path.as_slice() {
+            [] => keys.iter().any(|k| k == "mcp_servers"),
+            [only] => only == "mcp_servers" && !keys.is_empty(),
+            _ => false,
+        };
+        if written_otherwise {
+            return Err(
+                "the servers are written as keys, not `[mcp_servers.<name>]` tables: \
+                        adopt edits only those; serve the file with `--config` as it is"
+                    .into(),
+            );
+        }
+        if let [first, name, ..] = path.as_slice() {
+            if first == "mcp_servers" {
+                tables.push((name.clone(), *start, end));
+            }
+        }
+    }
+    Ok(tables)
+}
+
+/// [`plan`] for Codex's TOML.
+fn plan_toml(
+    file: &Path,
+    text: &str,
+    binary: &Path,
+    config: &Path,
+) -> Result<Option<Plan>, String> {
+    let tables = codex_tables(text)?;
+    let mut names: Vec<String> = Vec::new();
+    for (name, _, _) in &tables {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    if names.is_empty() || names == [ENTRY] {
+        return Ok(None);
+    }
+    if names.iter().any(|n| n == ENTRY) {
+        return Err(format!(
+            "the file has the gateway's table `[mcp_servers.{ENTRY}]` and other servers: \
+             adopt once, after `--undo`, to move them all"
+        ));
+    }
+    let before: String = tables
+        .iter()
+        .map(|(_, s, e)| text.get(*s..*e).unwrap_or(""))
+        .collect();
+    // The blank lines that closed the servers' tables close the gateway's.
+    let blank = before.get(before.trim_end().len()..).unwrap_or("");
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let after = format!(
+        "[mcp_servers.{ENTRY}]\ncommand = {}\nargs = [\"--config\", {}]{}",
+        quoted(&binary.to_string_lossy()),
+        quoted(&config.to_string_lossy()),
+        if blank.is_empty() { "\n" } else { blank }
+    );
+    let first = tables.first().map_or(0, |t| t.1);
+    let mut client_text = String::with_capacity(text.len());
+    let mut at = 0;
+    for (_, start, end) in &tables {
+        client_text.push_str(text.get(at..*start).unwrap_or(""));
+        if *start == first {
+            client_text.push_str(&after);
+        }
+        at = *end;
+    }
+    client_text.push_str(text.get(at..).unwrap_or(""));
+    Ok(Some(Plan {
+        servers: names,
+        client_text,
+        gateway_text: before.clone(),
+        record: Record {
+            file: file.to_path_buf(),
+            section: "mcp_servers".into(),
+            before,
+            after,
+            toml: true,
         },
     }))
 }
@@ -239,6 +388,23 @@ pub fn plan(
 /// The client's file `text` with `record`'s section put back as it was; refused when the
 /// section is no longer what `adopt` wrote (it was edited since, by hand or by the client).
 pub fn undo(text: &str, record: &Record) -> Result<String, String> {
+    if record.toml {
+        // The gateway's table, where adopt put it, once.
+        let at: Vec<usize> = text.match_indices(&record.after).map(|(i, _)| i).collect();
+        let [start] = at[..] else {
+            return Err(format!(
+                "{}: the `[mcp_servers.{ENTRY}]` table adopt wrote is not there as it was \
+                 written (changed since, or given twice); not undone (the backup beside the \
+                 file is the file before adopt)",
+                record.file.display()
+            ));
+        };
+        let (head, tail) = (
+            text.get(..start).unwrap_or(""),
+            text.get(start + record.after.len()..).unwrap_or(""),
+        );
+        return Ok(format!("{head}{}{tail}", record.before));
+    }
     let Some((start, end, _)) = section(text, &record.section)? else {
         return Err(format!(
             "{}: `{}` is gone; nothing of adopt's to undo",

@@ -31,7 +31,7 @@ const USAGE: &str = "usage:
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
   disco-gateway approve [--config FILE] SERVER[.TOOL]...
   disco-gateway adopt --from CLIENT [--file FILE] [--write] [--undo]
-      CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode";
+      CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode, codex";
 
 const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name correction, argument \
 repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
@@ -500,13 +500,15 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
         .filter(|p| p.is_absolute())
         .unwrap_or_else(|| home.join(".config"));
     let here = std::env::current_dir().map_err(|e| format!("adopt: {e}"))?;
-    let file = match &args.file {
-        Some(f) => here.join(f),
-        None => client.usual_place(&home, &config_home, &here),
+    let file = match (&args.file, client, env("CODEX_HOME")) {
+        (Some(f), _, _) => here.join(f),
+        (None, Client::Codex, Some(codex)) => codex.join("config.toml"),
+        (None, _, _) => client.usual_place(&home, &config_home, &here),
     };
-    let gateway_config = config_home
-        .join("disco-gateway")
-        .join(format!("{}.json", client.name()));
+    let gateway_config =
+        config_home
+            .join("disco-gateway")
+            .join(format!("{}.{}", client.name(), client.extension()));
     let record_path = gateway_config.with_extension("adopt.json");
     let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
@@ -584,7 +586,9 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
     }
     let backup = file.with_extension(format!(
         "{}.disco-gateway.bak",
-        file.extension().and_then(|e| e.to_str()).unwrap_or("json")
+        file.extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or(client.extension())
     ));
     std::fs::copy(&file, &backup).map_err(|e| format!("{}: {e}", backup.display()))?;
     write(&gateway_config, &plan.gateway_text)?;
