@@ -11,6 +11,17 @@ fn gateway(args: &[&str]) -> Output {
         .expect("the gateway runs")
 }
 
+/// A new directory of this test's own, under the system's temporary directory.
+fn scratch(what: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "disco-gateway-{what}-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    dir
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -66,11 +77,7 @@ fn after_the_separator_the_flags_are_the_upstreams_and_mistakes_exit_two() {
 /// second run changes nothing; `--undo --write` gives the file back byte for byte.
 #[test]
 fn adopt_writes_only_when_told_and_undoes() {
-    let dir = std::env::temp_dir().join(format!(
-        "disco-gateway-adopt-{}-{:?}",
-        std::process::id(),
-        std::time::SystemTime::now()
-    ));
+    let dir = scratch("adopt");
     let config_home = dir.join("config");
     std::fs::create_dir_all(&config_home).expect("a directory");
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -138,12 +145,7 @@ fn adopt_writes_only_when_told_and_undoes() {
 /// panic and without asking for a rebuild.
 #[test]
 fn an_https_upstream_is_tried_without_a_build_feature() {
-    let dir = std::env::temp_dir().join(format!(
-        "disco-gateway-https-{}-{:?}",
-        std::process::id(),
-        std::time::SystemTime::now()
-    ));
-    std::fs::create_dir_all(&dir).expect("a directory");
+    let dir = scratch("https");
     let config = dir.join("servers.json");
     std::fs::write(
         &config,
