@@ -82,7 +82,21 @@ fn http_config(
     url: &str,
     headers: HashMap<http::HeaderName, http::HeaderValue>,
 ) -> StreamableHttpClientTransportConfig {
+    #[cfg(feature = "tls")]
+    install_tls();
     StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers)
+}
+
+/// Installs ring's cryptography as the process's rustls provider, once, before the first HTTP
+/// client is made (reqwest is built without a provider of its own, see Cargo.toml). One
+/// installed already (by a program that embeds the gateway) is kept.
+#[cfg(feature = "tls")]
+pub(crate) fn install_tls() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // An error means a provider is installed already: that one serves.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }
 
 /// Why a connection could not be initialized.

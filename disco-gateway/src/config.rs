@@ -1,7 +1,11 @@
-//! The configuration: the `mcpServers` JSON that desktop and editor clients already use, with
-//! disco's own settings under `"disco"`. `${VAR}` (and `${VAR:-default}`) in any string of a
-//! server and in `disco.tokens[].token` is taken from the environment. Every error names the
-//! path of its key (`mcpServers.search.headers.Authorization`) and never shows a secret.
+//! The configuration: the file a desktop or editor client already keeps its MCP servers in,
+//! read as it is (see `clients.rs` for whose, and the guide's "Configuration" for what each
+//! key does here), with disco's own settings under `"disco"`. `${VAR}` (and
+//! `${VAR:-default}`, `${env:VAR}`) in any string of a server and in `disco.tokens[].token` is
+//! taken from the environment, and VS Code's `${input:ID}` from `DISCO_INPUT_<ID>`. Every error
+//! names the path of its key (`mcpServers.search.headers.Authorization`) and never shows a
+//! secret; what the gateway leaves out (another client's key, a top-level key of the client's
+//! own) is a warning naming its key.
 //!
 //! `file.rs` reads the file as written (its keys, the shape of each value) with serde;
 //! here is what it means: each server's transport and the rules across keys and servers.
@@ -12,8 +16,10 @@ use std::time::Duration;
 
 use crate::headers::{bearer, header, BadHeader};
 
+pub mod clients;
 mod expand;
 mod file;
+mod formats;
 mod shape;
 
 use expand::{expand, Secrecy};
@@ -25,6 +31,9 @@ pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 #[derive(Clone)]
 pub struct ServerConfig {
     pub name: String,
+    /// The path of its entry in the file (`mcpServers.fs`, VS Code's `servers.fs`, Codex's
+    /// `mcp_servers.fs`), for what is said of it.
+    pub key: String,
     pub transport: Transport,
 }
 
@@ -179,6 +188,8 @@ pub struct Config {
     /// servers offer.
     pub servers: Vec<ServerConfig>,
     pub disco: DiscoConfig,
+    /// What the file says that the gateway leaves out, for the log.
+    pub warnings: Vec<ConfigWarning>,
 }
 
 /// A configuration error: the JSON path of the key it concerns (`mcpServers.fs.args[2]`; empty
@@ -187,6 +198,64 @@ pub struct Config {
 pub struct ConfigError {
     pub key: String,
     pub message: String,
+    /// The error refuses one server, not the file: a `${input:ID}` whose variable is unset.
+    server_only: bool,
+}
+
+impl ConfigError {
+    fn new(key: &str, message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            key: key.to_string(),
+            message: message.into(),
+            server_only: false,
+        }
+    }
+}
+
+/// What the gateway leaves out of a configuration it serves: a key it does not read (named,
+/// with why) or a server it does not serve (with why).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning {
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+/// What a configuration file is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// JSON, with comments and trailing commas (JSONC, as VS Code writes it).
+    #[default]
+    Json,
+    /// TOML: Codex's `config.toml`.
+    Toml,
+}
+
+impl Format {
+    /// The format of the file at `path`: TOML when it ends in `.toml`, else JSON.
+    pub fn of(path: &std::path::Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("toml") => Format::Toml,
+            _ => Format::Json,
+        }
+    }
+}
+
+/// Where a configuration's text comes from, for what its entries point at.
+#[derive(Clone, Copy, Default)]
+pub struct Origin<'a> {
+    pub format: Format,
+    /// The directory of the file: a relative `envFile` is found from it (else from the
+    /// working directory).
+    pub dir: Option<&'a std::path::Path>,
+    /// The project the gateway serves: of `~/.claude.json`'s `projects`, the entry of this
+    /// directory is read (with the file's own `mcpServers`), as Claude Code does.
+    pub project: Option<&'a std::path::Path>,
 }
 
 impl fmt::Display for ConfigError {
@@ -202,35 +271,63 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 fn err(key: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError {
-        key: key.to_string(),
-        message: message.into(),
-    }
+    ConfigError::new(key, message)
 }
 
 impl Config {
-    /// Reads a configuration, expanding `${VAR}` with `env`.
+    /// Reads a JSON configuration, expanding `${VAR}` with `env`.
     pub fn parse(text: &str, env: Vars) -> Result<Config, ConfigError> {
-        Config::from_file(file::read_json(text)?, env)
+        Config::read(text, env, Origin::default())
+    }
+
+    /// Reads a configuration from `origin` (its format, where it is), expanding `${VAR}` with
+    /// `env`.
+    pub fn read(text: &str, env: Vars, origin: Origin) -> Result<Config, ConfigError> {
+        let json = match origin.format {
+            Format::Json => formats::jsonc(text),
+            Format::Toml => std::borrow::Cow::Owned(formats::toml_to_json(text)?),
+        };
+        let project = origin.project.map(|p| p.to_string_lossy().into_owned());
+        let file = file::read(&json, origin.format, project.as_deref())?;
+        Config::from_file(file, env, origin)
     }
 
     /// The configuration a file says, its variables expanded and its rules checked.
-    fn from_file(file: file::File, vars: Vars) -> Result<Config, ConfigError> {
-        let Some(entries) = file.mcp_servers else {
-            return Err(err("mcpServers", "missing: no servers to serve"));
+    fn from_file(file: file::File, vars: Vars, origin: Origin) -> Result<Config, ConfigError> {
+        let Some(entries) = file.servers else {
+            return Err(err(
+                match origin.format {
+                    Format::Json => "mcpServers",
+                    Format::Toml => "mcp_servers",
+                },
+                "missing: no servers to serve",
+            ));
         };
+        let mut warnings = file.warnings;
         let mut servers = Vec::new();
-        for (name, entry) in entries {
-            if name.is_empty() {
-                return Err(err("mcpServers", "a server name must not be empty"));
+        for entry in entries {
+            if entry.name.is_empty() {
+                return Err(err(&entry.section, "a server name must not be empty"));
             }
-            servers.push(server(&name, entry, vars)?);
+            match server(&entry, vars, origin) {
+                Ok(s) => servers.push(s),
+                // This server alone is refused; the others serve.
+                Err(e) if e.server_only => warnings.push(ConfigWarning {
+                    key: e.key,
+                    message: format!("`{}` is not served: {}", entry.name, e.message),
+                }),
+                Err(e) => return Err(e),
+            }
         }
         let disco = match file.disco {
             None => DiscoConfig::default(),
             Some(d) => disco(d, vars)?,
         };
-        let config = Config { servers, disco };
+        let config = Config {
+            servers,
+            disco,
+            warnings,
+        };
         config.check_names()?;
         Ok(config)
     }
@@ -239,6 +336,7 @@ impl Config {
     pub fn single(name: String, command: String, args: Vec<String>) -> Config {
         Config {
             servers: vec![ServerConfig {
+                key: format!("mcpServers.{name}"),
                 name,
                 transport: Transport::Stdio {
                     command,
@@ -248,6 +346,7 @@ impl Config {
                 },
             }],
             disco: DiscoConfig::default(),
+            warnings: Vec::new(),
         }
     }
 
@@ -256,7 +355,7 @@ impl Config {
             for s in &self.servers {
                 if s.name.contains(sep.as_str()) {
                     return Err(err(
-                        &format!("mcpServers.{}", s.name),
+                        &s.key,
                         format!(
                             "a server name must not contain the namespace separator `{sep}` \
                              (its tools' names would be ambiguous)"
@@ -341,7 +440,7 @@ impl Config {
             };
             // Each caller's connection is opened with them: a bad one is said once, here.
             for (k, v) in headers {
-                let key = format!("mcpServers.{}.headers.{k}", s.name);
+                let key = format!("{}.headers.{k}", s.key);
                 match header(k, v) {
                     Ok(_) => {}
                     Err(BadHeader::Name) => return Err(err(&key, "not a valid header name")),
@@ -359,20 +458,40 @@ impl Config {
 }
 
 /// One server of the file (a disabled one is not read, file.rs): its transport from `command`
-/// (stdio) or `url` (Streamable HTTP), with what each allows.
-fn server(name: &str, s: file::Server, vars: Vars) -> Result<ServerConfig, ConfigError> {
-    let key = format!("mcpServers.{name}");
+/// (stdio) or its URL (Streamable HTTP: `url`, Windsurf's `serverUrl`, Gemini CLI's
+/// `httpUrl`), with what each allows.
+fn server(entry: &file::Entry, vars: Vars, origin: Origin) -> Result<ServerConfig, ConfigError> {
+    let key = format!("{}.{}", entry.section, entry.name);
+    let s = &entry.server;
     let at = |k: &str| format!("{key}.{k}");
-    let text = |k: &str, v: Option<file::Text>| {
-        v.map(|v| expand(&v.0, &at(k), vars, Secrecy::Plain))
+    let text = |k: &str, v: &Option<file::Text>| {
+        v.as_ref()
+            .map(|v| expand(&v.0, &at(k), vars, Secrecy::Plain))
             .transpose()
     };
-    let kind = text("type", s.kind)?;
-    let command = text("command", s.command)?;
-    let url = text("url", s.url)?;
+    let kind = text("type", &s.kind)?;
+    let command = text("command", &s.command)?;
+    let urls: Vec<(&str, &file::Text)> = [
+        ("url", &s.url),
+        ("serverUrl", &s.server_url),
+        ("httpUrl", &s.http_url),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
+    .collect();
+    if let [(first, _), (second, _), ..] = urls[..] {
+        return Err(err(
+            &key,
+            format!("has both `{first}` and `{second}`: give one"),
+        ));
+    }
+    let url = match urls.first() {
+        Some((k, v)) => Some((*k, expand(&v.0, &at(k), vars, Secrecy::Plain)?)),
+        None => None,
+    };
     let transport = match (command, url) {
-        (Some(_), Some(_)) => {
-            return Err(err(&key, "has both `command` and `url`: give one"));
+        (Some(_), Some((k, _))) => {
+            return Err(err(&key, format!("has both `command` and `{k}`: give one")));
         }
         (None, None) => {
             return Err(err(
@@ -389,26 +508,35 @@ fn server(name: &str, s: file::Server, vars: Vars) -> Result<ServerConfig, Confi
             }
             only(
                 &at,
-                "`url`",
+                "a URL",
                 [
                     ("headers", s.headers.is_some()),
                     ("forwardToken", s.forward_token.is_some()),
+                    ("http_headers", s.http_headers.is_some()),
+                    ("env_http_headers", s.env_http_headers.is_some()),
+                    ("bearer_token_env_var", s.bearer_token_env_var.is_some()),
                 ],
             )?;
-            let args = s.args.map(|a| a.0).unwrap_or_default();
+            let args = s.args.as_ref().map(|a| a.0.as_slice()).unwrap_or_default();
             let args = args
                 .iter()
                 .enumerate()
                 .map(|(i, a)| expand(a, &format!("{key}.args[{i}]"), vars, Secrecy::Plain))
                 .collect::<Result<_, _>>()?;
+            let mut env = match &s.env_file {
+                Some(path) => env_file(&at("envFile"), path, vars, origin)?,
+                None => BTreeMap::new(),
+            };
+            // `env` is written beside the server: it wins over the file's values.
+            env.extend(secrets(&at("env"), &s.env, vars)?);
             Transport::Stdio {
                 command,
                 args,
-                env: secrets(&at("env"), s.env, vars)?,
-                cwd: text("cwd", s.cwd)?,
+                env,
+                cwd: text("cwd", &s.cwd)?,
             }
         }
-        (None, Some(url)) => {
+        (None, Some((url_key, url))) => {
             if let Some(k) = kind
                 .as_deref()
                 .filter(|k| !matches!(*k, "http" | "streamable-http" | "streamableHttp"))
@@ -424,23 +552,80 @@ fn server(name: &str, s: file::Server, vars: Vars) -> Result<ServerConfig, Confi
                 [
                     ("args", s.args.is_some()),
                     ("env", s.env.is_some()),
+                    ("envFile", s.env_file.is_some()),
                     ("cwd", s.cwd.is_some()),
                 ],
             )?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(err(&at("url"), "must be an http:// or https:// URL"));
+                return Err(err(&at(url_key), "must be an http:// or https:// URL"));
+            }
+            let mut headers = secrets(&at("headers"), &s.headers, vars)?;
+            headers.extend(secrets(&at("http_headers"), &s.http_headers, vars)?);
+            // Codex's headers whose values are the named variables' values.
+            for (name, var) in s.env_http_headers.iter().flat_map(|h| &h.0) {
+                let k = format!("{key}.env_http_headers.{name}");
+                headers.insert(name.clone(), variable(&k, &var.0, vars)?);
+            }
+            if let Some(var) = &s.bearer_token_env_var {
+                let token = variable(&at("bearer_token_env_var"), &var.0, vars)?;
+                headers.insert("Authorization".into(), format!("Bearer {token}"));
             }
             Transport::Http {
                 url,
-                headers: secrets(&at("headers"), s.headers, vars)?,
+                headers,
                 forward_token: s.forward_token.unwrap_or(false),
             }
         }
     };
     Ok(ServerConfig {
-        name: name.to_string(),
+        name: entry.name.clone(),
+        key,
         transport,
     })
+}
+
+/// The value of the environment variable `name`, for `key` (never shown).
+fn variable(key: &str, name: &str, vars: Vars) -> Result<String, ConfigError> {
+    vars(name).ok_or_else(|| err(key, format!("the environment variable `{name}` is not set")))
+}
+
+/// The variables of an `envFile` (`KEY=VALUE` lines, as Cursor and VS Code read them): its
+/// path expanded, a relative one found from the configuration's directory. An error names the
+/// file and what is wrong, never a line of it (its values are secrets).
+fn env_file(
+    key: &str,
+    path: &file::Text,
+    vars: Vars,
+    origin: Origin,
+) -> Result<BTreeMap<String, String>, ConfigError> {
+    let path = expand(&path.0, key, vars, Secrecy::Plain)?;
+    let full = match origin.dir {
+        Some(dir) => dir.join(&path),
+        None => std::path::PathBuf::from(&path),
+    };
+    // dotenvy reads the format as the dotenv tools do (quotes, `export`, comments), which a
+    // hand-written reader would only approximate.
+    let lines = dotenvy::from_path_iter(&full).map_err(|e| {
+        err(
+            key,
+            format!("cannot read `{}`: {}", full.display(), said(&e)),
+        )
+    })?;
+    lines
+        .map(|line| line.map_err(|e| err(key, format!("`{}`: {}", full.display(), said(&e)))))
+        .collect()
+}
+
+/// What went wrong reading an env file, without the line at fault.
+fn said(e: &dotenvy::Error) -> String {
+    match e {
+        dotenvy::Error::LineParse(_, at) => {
+            format!("not a `KEY=VALUE` line (at byte {at} of the line; not shown: it may hold a secret)")
+        }
+        dotenvy::Error::Io(e) => e.to_string(),
+        dotenvy::Error::EnvVar(e) => e.to_string(),
+        _ => "not readable".to_string(),
+    }
 }
 
 /// Refuses the first of `given` that is there: a key only for servers with `what`.
@@ -458,16 +643,15 @@ fn only<const N: usize>(
 /// `env` or `headers`, each value expanded (an error names the entry, never its value).
 fn secrets(
     key: &str,
-    given: Option<file::Secrets>,
+    given: &Option<file::Secrets>,
     vars: Vars,
 ) -> Result<BTreeMap<String, String>, ConfigError> {
     given
-        .map(|s| s.0)
-        .unwrap_or_default()
-        .into_iter()
+        .iter()
+        .flat_map(|s| &s.0)
         .map(|(name, v)| {
             let value = expand(&v.0, &format!("{key}.{name}"), vars, Secrecy::Secret)?;
-            Ok((name, value))
+            Ok((name.clone(), value))
         })
         .collect()
 }

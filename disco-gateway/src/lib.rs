@@ -9,6 +9,8 @@
 
 #[doc(hidden)]
 pub mod admit;
+#[doc(hidden)]
+pub mod adopt;
 mod call;
 mod client;
 #[doc(hidden)]
@@ -27,3 +29,13 @@ mod text;
 #[doc(hidden)]
 pub mod upstream;
 mod wire;
+
+/// Installs the cryptography that `https://` upstreams are reached with (ring's, for rustls:
+/// reqwest is built without a provider of its own, see Cargo.toml), once; one installed
+/// already is kept. The binary calls it first thing, and every connection the gateway opens
+/// does too; a program or test that makes HTTP clients of its own beside the gateway's calls it
+/// before. Without the `tls` feature it does nothing.
+pub fn install_tls() {
+    #[cfg(feature = "tls")]
+    client::install_tls();
+}

@@ -1,13 +1,16 @@
-//! What `disco-gateway lint` says of the upstreams, beside the catalog's own rules: the tools
-//! an upstream listed that the gateway left out (and why), the tools whose definitions wait
-//! for approval (pins.rs), the names a reader cannot tell apart, and, under `"namespace":
-//! "none"`, tools one or two edits from another server's tool (a typo away from calling the
-//! wrong server).
+//! What `disco-gateway lint` says, for the person running the gateway: the catalog's own rules
+//! ([`for_operator`]), each fix said in what that person can change (`disco.aliases`,
+//! `disco.keywords`, which tools a caller sees, or a report to the server's authors), and,
+//! beside them, what the gateway finds of the upstreams ([`findings`]): the tools an upstream
+//! listed that the gateway left out (and why), the tools whose definitions wait for approval
+//! (pins.rs), the names a reader cannot tell apart, and, under `"namespace": "none"`, tools one
+//! or two edits from another server's tool (a typo away from calling the wrong server).
+//! [`summary`] sums them up server by server.
 
 use std::collections::HashMap;
 use std::fmt;
 
-use disco_runtime::catalog::lint::Severity;
+use disco_runtime::catalog::lint::{self, Severity};
 
 use crate::admit::{same_name_key, shown};
 use crate::config::{Namespace, OnChange};
@@ -18,6 +21,8 @@ use crate::upstream::Hub;
 /// One finding, printed as the catalog's findings are.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
+    /// The server whose tool it concerns; `None` for disco's own tools and the catalog.
+    pub server: Option<String>,
     pub severity: Severity,
     /// Stable, for scripts: `upstream-tool-refused`, `upstream-tool-left-out`,
     /// `upstream-tool-unapproved`, `tool-name-look-alike`, `tool-name-near`.
@@ -46,6 +51,7 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
         let (listed, _) = upstream.tools();
         for r in &listed.refused {
             out.push(Finding {
+                server: Some(server.clone()),
                 severity: Severity::Error,
                 code: "upstream-tool-refused",
                 tool: format!("{server}: {}", r.tool),
@@ -53,7 +59,10 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
                     "server `{server}` lists a tool the gateway leaves out: {}",
                     r.why
                 ),
-                fix: format!("fix the tool in server `{server}`; its other tools serve meanwhile"),
+                fix: format!(
+                    "report it to the authors of server `{server}`; its other tools serve \
+                     meanwhile"
+                ),
             });
         }
     }
@@ -71,6 +80,7 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
                 "served anyway (`disco.onChange`: \"serve\")"
             };
             out.push(Finding {
+                server: Some(server.clone()),
                 severity: Severity::Warning,
                 code: "upstream-tool-unapproved",
                 tool: format!("{server}: {}", shown(tool)),
@@ -86,13 +96,17 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
     let (tools, left_out) = provider.current();
     for l in left_out {
         out.push(Finding {
+            server: Some(l.server.clone()),
             severity: Severity::Error,
             code: "upstream-tool-left-out",
             tool: l.tool.clone(),
             problem: l.to_string(),
-            fix: "rename the tool upstream, use a namespace separator, or order the servers \
-                  in the configuration so that the one that should keep the name comes first"
-                .into(),
+            fix: format!(
+                "use a namespace separator (`\"namespace\": \".\"`), or order the servers in \
+                 the configuration so that the one that should keep the name comes first; or \
+                 report it to the authors of server `{}`",
+                l.server
+            ),
         });
     }
     let names: Vec<(String, String)> = tools
@@ -117,6 +131,7 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
     for (i, j) in alike {
         let ((a, sa), (b, sb)) = (&names[i], &names[j]);
         out.push(Finding {
+            server: Some(sb.clone()),
             severity: Severity::Warning,
             code: "tool-name-look-alike",
             tool: shown(b),
@@ -126,7 +141,11 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
                 shown(b),
                 shown(a)
             ),
-            fix: "rename one of them upstream: a reader, or a model, cannot tell them apart".into(),
+            fix: format!(
+                "a reader, or a model, cannot tell them apart: hide one from the callers that \
+                 do not need it (a caller's entry of `disco.tokens` lists the servers and tools \
+                 it sees), and report it to the authors of server `{sb}`"
+            ),
         });
     }
     if hub.disco.namespace == Namespace::None {
@@ -147,6 +166,7 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
                     continue;
                 }
                 out.push(Finding {
+                    server: Some(sb.clone()),
                     severity: Severity::Warning,
                     code: "tool-name-near",
                     tool: shown(b),
@@ -156,9 +176,10 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
                         shown(b),
                         shown(a)
                     ),
-                    fix: "use a namespace separator (`\"namespace\": \".\"`), or rename one \
-                          of them upstream"
-                        .into(),
+                    fix: format!(
+                        "use a namespace separator (`\"namespace\": \".\"`), or report it to \
+                         the authors of server `{sb}`"
+                    ),
                 });
             }
         }
@@ -176,4 +197,245 @@ fn near(a: &str, b: &str) -> bool {
         _ => 2,
     };
     (1..=most).contains(&strsim::levenshtein(a, b))
+}
+
+/// What `tool` (of the merged catalog) is: a server's, disco's own (`tool_search`,
+/// `execute_tool`), or, for a finding of no tool, the catalog's.
+fn owner(tool: Option<&str>, server_of: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    tool.and_then(server_of)
+}
+
+/// The catalog's findings for the person running the gateway. A server's tool is not theirs
+/// to edit: its fix is said in what they can change (the tool's `disco.keywords` and
+/// `disco.aliases`, which tools a caller sees with `disco.tokens`, the exposure), or as a
+/// report to the server's authors. The advice to a tool's author (its doc comment, its
+/// attribute) stays only for disco's own tools. `server_of` names a tool's server, `None` for
+/// disco's own.
+pub fn for_operator(
+    findings: Vec<lint::Finding>,
+    server_of: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .map(|f| {
+            let server = owner(f.tool.as_deref(), server_of);
+            let fix = match (&f.tool, &server) {
+                (Some(tool), Some(server)) => tool_fix(f.code, tool, server),
+                // disco's own tool: its author's advice is right.
+                (Some(_), None) => f.fix.clone(),
+                (None, _) => catalog_fix(f.code).unwrap_or_else(|| f.fix.clone()),
+            };
+            Finding {
+                server,
+                severity: f.severity,
+                code: f.code,
+                tool: f.tool.unwrap_or_else(|| CATALOG.to_string()),
+                problem: f.problem,
+                fix,
+            }
+        })
+        .collect()
+}
+
+/// The "tool" of a finding about the whole catalog.
+const CATALOG: &str = "the catalog";
+
+/// The fix of a finding about `tool` of `server`, in what the gateway's operator can change.
+fn tool_fix(code: &str, tool: &str, server: &str) -> String {
+    let report = format!("report it to the authors of server `{server}`");
+    let keywords = format!("`disco.keywords.\"{tool}\"`");
+    let hide = "hide it from the callers that do not need it (a caller's entry of \
+                `disco.tokens` lists the servers and tools it sees)";
+    match code {
+        "description-no-returns" => format!("{report}: the description is theirs"),
+        "description-short" | "description-no-when" | "descriptions-similar" => format!(
+            "add the words a request for it would use to {keywords} (search ranks by them), \
+             and {report}: the description is theirs"
+        ),
+        "param-no-description" => {
+            format!("{report}: the gateway passes the input schema as the server declares it")
+        }
+        "annotations-missing" => format!(
+            "{report} (`readOnlyHint`, `destructiveHint`); until then a misspelt name is \
+             refused rather than corrected to this tool, the safe default"
+        ),
+        "names-equivalent" | "names-confusable" => {
+            format!("set the two apart for search with {keywords}, {hide}, or {report}")
+        }
+        "alias-shadows" => {
+            format!("change `disco.aliases.\"{tool}\"`: the alias is another tool's name or alias")
+        }
+        "alias-redundant" => format!(
+            "drop it from `disco.aliases.\"{tool}\"`: spelling correction already finds the \
+             tool by it"
+        ),
+        "tool-token-cost" => {
+            format!("{hide}, or list it only through search (`\"exposure\": \"search-first\"`)")
+        }
+        "search-misranked" => format!(
+            "add the request's words to {keywords}, or the name it is asked by to \
+             `disco.aliases.\"{tool}\"`"
+        ),
+        code if code.starts_with("schema-") || code == "output-schema-ref" => format!(
+            "{hide} if their clients reject the schema, and {report}: the gateway passes the \
+             schema as the server declares it"
+        ),
+        _ => report,
+    }
+}
+
+/// The fix of a finding about the whole catalog, when the operator's differs from a tool
+/// author's.
+fn catalog_fix(code: &str) -> Option<String> {
+    match code {
+        "catalog-too-large" => Some(
+            "list only `tool_search`, `execute_tool` and `disco.pinned` (`\"exposure\": \
+             \"search-first\"`, or `--search search-first`), or give each caller only the \
+             servers it needs (`disco.tokens[].servers`)"
+                .into(),
+        ),
+        "catalog-empty" => {
+            Some("no server listed a tool: the gateway's log says why each did not".into())
+        }
+        _ => None,
+    }
+}
+
+/// One line for each server (in `servers`' order, with its number of tools), then for disco's
+/// own tools and the catalog when they have findings: how many findings of each severity.
+pub fn summary(findings: &[Finding], servers: &[(String, usize)]) -> Vec<String> {
+    let count = |of: &dyn Fn(&Finding) -> bool| -> String {
+        let n = |s: Severity| findings.iter().filter(|f| of(f) && f.severity == s).count();
+        let (e, w, i) = (n(Severity::Error), n(Severity::Warning), n(Severity::Info));
+        if e + w + i == 0 {
+            "nothing found".into()
+        } else {
+            format!("{e} error(s), {w} warning(s), {i} info")
+        }
+    };
+    let mut out: Vec<String> = servers
+        .iter()
+        .map(|(name, tools)| {
+            let counts = count(&|f| f.server.as_deref() == Some(name.as_str()));
+            format!("server `{name}`: {tools} tool(s); {counts}")
+        })
+        .collect();
+    let own = |f: &Finding| f.server.is_none() && f.tool != CATALOG;
+    if findings.iter().any(own) {
+        out.push(format!("disco's own tools: {}", count(&own)));
+    }
+    let whole = |f: &Finding| f.server.is_none() && f.tool == CATALOG;
+    if findings.iter().any(whole) {
+        out.push(format!("{CATALOG}: {}", count(&whole)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use disco_runtime::catalog::lint::LintOptions;
+    use disco_runtime::catalog::{Catalog, JsonCatalogProvider};
+
+    /// What only a tool's author can act on.
+    const ADVICE: &[&str] = &["doc comment", "# Arguments", "#[", "attribute", "rename"];
+    /// What the gateway's operator can change.
+    const LEVERS: &[&str] = &[
+        "disco.keywords",
+        "disco.aliases",
+        "disco.tokens",
+        "exposure",
+        "report it to the authors of server",
+        "the gateway's log",
+    ];
+
+    fn operators(fix: &str) -> bool {
+        LEVERS.iter().any(|l| fix.contains(l)) && !ADVICE.iter().any(|a| fix.contains(a))
+    }
+
+    /// The codes of the catalog's lint rules, from the table of its documentation.
+    fn codes() -> Vec<String> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../disco-runtime/src/catalog/lint/mod.rs");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        text.lines()
+            .filter_map(|l| l.strip_prefix("//! | `"))
+            .filter_map(|l| l.split('`').next())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Every rule of the catalog's lint, found on a server's tool or on the catalog, is fixed
+    /// by what the operator can change, and none by a tool author's advice.
+    #[test]
+    fn every_rule_is_fixed_by_what_the_operator_can_change() {
+        let codes = codes();
+        assert!(codes.len() >= 20, "{codes:?}");
+        for code in &codes {
+            let fix = tool_fix(code, "fs.write_file", "fs");
+            assert!(operators(&fix), "{code}: {fix}");
+            if let Some(fix) = catalog_fix(code) {
+                assert!(operators(&fix), "{code}: {fix}");
+            }
+        }
+    }
+
+    /// On a catalog of a server's tool and disco's own: the server's tool's findings are the
+    /// operator's, disco's own keep their author's advice, and each has its summary line.
+    #[test]
+    fn a_servers_tool_is_fixed_by_the_operator_and_disco_s_own_by_its_author() {
+        let tools = serde_json::json!([
+            {"name": "fs.write_file", "description": "Write.",
+             "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+            {"name": "fs.read_file", "description": "Read.",
+             "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+            // A tool of no server: disco's own, as `tool_search` is.
+            {"name": "own_notes", "description": "Notes.",
+             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+        ]);
+        let provider = JsonCatalogProvider::from_value(&tools).expect("a catalog");
+        let catalog = Catalog::builder()
+            .provider(provider)
+            .search(disco_runtime::catalog::SearchOptions::default().enabled(true))
+            .from_inventory()
+            .expect("a catalog");
+        let raw = lint::lint(&catalog, &LintOptions::default());
+        assert!(
+            raw.iter().any(|f| f.fix.contains("# Arguments")),
+            "the catalog's own advice is an author's: {raw:#?}"
+        );
+        let server_of = |t: &str| t.strip_prefix("fs.").map(|_| "fs".to_string());
+        let found = for_operator(raw.clone(), &server_of);
+        assert_eq!(found.len(), raw.len());
+        for (f, r) in found.iter().zip(&raw) {
+            match r.tool.as_deref().and_then(server_of) {
+                Some(server) => {
+                    assert_eq!(f.server.as_deref(), Some(server.as_str()));
+                    assert!(operators(&f.fix), "{f}");
+                }
+                // disco's own tool keeps its author's advice; the catalog's finding is the
+                // operator's where theirs differs.
+                None if r.tool.is_some() => assert_eq!(f.fix, r.fix, "{f}"),
+                None => {
+                    assert_eq!(f.fix, catalog_fix(r.code).unwrap_or(r.fix.clone()), "{f}")
+                }
+            }
+        }
+        let own: Vec<&Finding> = found
+            .iter()
+            .filter(|f| f.server.is_none() && f.tool == "own_notes")
+            .collect();
+        assert!(
+            own.iter().any(|f| f.fix.contains("# Arguments")),
+            "{own:#?}"
+        );
+        let lines = summary(&found, &[("fs".into(), 2), ("idle".into(), 0)]);
+        assert!(
+            lines[0].starts_with("server `fs`: 2 tool(s); "),
+            "{lines:?}"
+        );
+        assert!(lines[0].contains("error(s)"), "{lines:?}");
+        assert_eq!(lines[1], "server `idle`: 0 tool(s); nothing found");
+        assert!(lines[2].starts_with("disco's own tools: "), "{lines:?}");
+    }
 }

@@ -29,7 +29,13 @@ const USAGE: &str = "usage:
   disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
-  disco-gateway approve [--config FILE] SERVER[.TOOL]...";
+  disco-gateway approve [--config FILE] SERVER[.TOOL]...
+  disco-gateway adopt --from CLIENT [--file FILE] [--write] [--undo]
+      CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode, codex";
+
+const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name correction, argument \
+repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
+Code, Cursor, Windsurf, Gemini CLI, VS Code, or Codex's TOML); see the guide's gateway chapter.";
 
 #[derive(Default)]
 struct Args {
@@ -44,13 +50,18 @@ struct Args {
     upstream: Vec<String>,
     /// `approve`'s servers and tools.
     names: Vec<String>,
+    /// `adopt`'s client, and its file when not at the usual place.
+    from: Option<String>,
+    file: Option<String>,
+    write: bool,
+    undo: bool,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args::default();
     let mut first = true;
     while let Some(arg) = args.next() {
-        if first && matches!(arg.as_str(), "docs" | "lint" | "approve") {
+        if first && matches!(arg.as_str(), "docs" | "lint" | "approve" | "adopt") {
             a.command = Some(arg);
             first = false;
             continue;
@@ -77,6 +88,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 })
             }
             "--name" => a.name = Some(value("--name")?),
+            "--from" if a.command.as_deref() == Some("adopt") => a.from = Some(value("--from")?),
+            "--file" if a.command.as_deref() == Some("adopt") => a.file = Some(value("--file")?),
+            "--write" if a.command.as_deref() == Some("adopt") => a.write = true,
+            "--undo" if a.command.as_deref() == Some("adopt") => a.undo = true,
             "--out" => a.out = Some(value("--out")?),
             "--deny" => {
                 a.deny = Some(match value("--deny")?.as_str() {
@@ -86,7 +101,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     other => return Err(format!("--deny {other}: expected warnings or errors")),
                 })
             }
-            "-h" | "--help" => return Err(String::new()),
             "--" => {
                 a.upstream = args.by_ref().collect();
                 if a.upstream.is_empty() {
@@ -98,6 +112,15 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if a.command.as_deref() == Some("adopt") {
+        return if a.from.is_none() {
+            Err("adopt: name the client, --from CLIENT".into())
+        } else if a.config.is_some() || !a.upstream.is_empty() {
+            Err("adopt: takes --from, --file, --write and --undo only".into())
+        } else {
+            Ok(a)
+        };
     }
     if a.command.as_deref() == Some("approve") {
         return if a.names.is_empty() {
@@ -155,13 +178,31 @@ fn derive_name(command: &[String]) -> String {
     }
 }
 
+/// The configuration file at `path`, in its format (TOML for `.toml`, else JSON or JSONC);
+/// what it says that the gateway leaves out is logged, one warning for each.
+fn read_config(path: &str) -> Result<Config, String> {
+    read_config_with(path, &|name| std::env::var(name).ok())
+}
+
+fn read_config_with(path: &str, vars: config::Vars) -> Result<Config, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let file = std::path::Path::new(path);
+    let here = std::env::current_dir().ok();
+    let origin = config::Origin {
+        format: config::Format::of(file),
+        dir: file.parent(),
+        project: here.as_deref(),
+    };
+    let config = Config::read(&text, vars, origin).map_err(|e| format!("{path}: {e}"))?;
+    for w in &config.warnings {
+        tracing::warn!("{path}: {w}");
+    }
+    Ok(config)
+}
+
 fn load_config(args: &Args) -> Result<Config, String> {
     let mut config = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            Config::parse(&text, &|name| std::env::var(name).ok())
-                .map_err(|e| format!("{path}: {e}"))?
-        }
+        Some(path) => read_config(path)?,
         None => {
             let name = args
                 .name
@@ -178,8 +219,8 @@ fn load_config(args: &Args) -> Result<Config, String> {
         if let config::Transport::Http { url, .. } = &s.transport {
             if url.starts_with("https://") {
                 return Err(format!(
-                    "mcpServers.{}.url: https needs disco-gateway built with `--features tls`",
-                    s.name
+                    "{}.url: https needs the `tls` feature, which this build of disco-gateway was made without (it is on by default)",
+                    s.key
                 ));
             }
         }
@@ -400,13 +441,11 @@ async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog)
 fn approve(args: &Args) -> Result<ExitCode, String> {
     let (pins, servers) = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
             // Only the servers' names and `dataDir` are read here: a variable this shell does
             // not set (a token, a header) is no reason to refuse an approval.
-            let config = Config::parse(&text, &|name| {
+            let config = read_config_with(path, &|name| {
                 Some(std::env::var(name).unwrap_or_else(|_| "unset".into()))
-            })
-            .map_err(|e| format!("{path}: {e}"))?;
+            })?;
             let names = config.servers.iter().map(|s| s.name.clone()).collect();
             (pins(&config, true)?, names)
         }
@@ -448,9 +487,132 @@ fn approve(args: &Args) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `disco-gateway adopt`: the client's servers moved to a gateway configuration of their own
+/// (`$XDG_CONFIG_HOME/disco-gateway/CLIENT.json`), and one entry that runs this binary put in
+/// their place. Without `--write` it says what it would change; with it, the client's file is
+/// first copied to `FILE.disco-gateway.bak`. `--undo` puts the section back (adopt.rs).
+fn adopt(args: &Args) -> Result<ExitCode, String> {
+    use disco_gateway::adopt::{self, Client, Record};
+    let env = |k: &str| std::env::var_os(k).map(std::path::PathBuf::from);
+    let client = Client::named(args.from.as_deref().unwrap_or_default())?;
+    let home = env("HOME").ok_or("adopt: HOME is not set")?;
+    let config_home = env("XDG_CONFIG_HOME")
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".config"));
+    let here = std::env::current_dir().map_err(|e| format!("adopt: {e}"))?;
+    let file = match (&args.file, client, env("CODEX_HOME")) {
+        (Some(f), _, _) => here.join(f),
+        (None, Client::Codex, Some(codex)) => codex.join("config.toml"),
+        (None, _, _) => client.usual_place(&home, &config_home, &here),
+    };
+    let gateway_config =
+        config_home
+            .join("disco-gateway")
+            .join(format!("{}.{}", client.name(), client.extension()));
+    let record_path = gateway_config.with_extension("adopt.json");
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
+        let said = |e: std::io::Error| format!("{}: {e}", path.display());
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(said)?;
+        }
+        // Whole or not at all: a temporary file beside it, renamed over it.
+        let tmp = path.with_extension("disco-gateway.tmp");
+        std::fs::write(&tmp, text).map_err(said)?;
+        std::fs::rename(&tmp, path).map_err(said)
+    };
+    if args.undo {
+        let saved = std::fs::read_to_string(&record_path)
+            .map_err(|e| format!("{}: {e} (nothing adopted to undo)", record_path.display()))?;
+        let record: Record =
+            serde_json::from_str(&saved).map_err(|e| format!("{}: {e}", record_path.display()))?;
+        if record.file != file {
+            return Err(format!(
+                "adopt --undo: {} adopted {}, not {}",
+                record_path.display(),
+                record.file.display(),
+                file.display()
+            ));
+        }
+        let restored = adopt::undo(&text, &record)?;
+        if !args.write {
+            println!(
+                "would put `{}` of {} back as it was; run again with --write",
+                record.section,
+                file.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        write(&file, &restored)?;
+        std::fs::remove_file(&record_path)
+            .map_err(|e| format!("{}: {e}", record_path.display()))?;
+        println!(
+            "put `{}` of {} back as it was",
+            record.section,
+            file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let binary = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| format!("adopt: where this binary is: {e}"))?;
+    let Some(plan) = adopt::plan(client, &file, &text, &binary, &gateway_config)? else {
+        println!(
+            "{}: nothing to adopt (no servers, or only the gateway)",
+            file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    if record_path.exists() {
+        return Err(format!(
+            "{} exists: a file of {} was adopted already; `adopt --from {} --undo --write` it first",
+            record_path.display(),
+            client.name(),
+            client.name()
+        ));
+    }
+    let servers = plan.servers.join(", ");
+    if !args.write {
+        println!(
+            "would move {} server(s) ({servers}) of {} to {}, and make its `{}`:\n{}\n\
+             run again with --write (a backup of the file is kept)",
+            plan.servers.len(),
+            file.display(),
+            gateway_config.display(),
+            plan.record.section,
+            plan.record.after
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let backup = file.with_extension(format!(
+        "{}.disco-gateway.bak",
+        file.extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or(client.extension())
+    ));
+    std::fs::copy(&file, &backup).map_err(|e| format!("{}: {e}", backup.display()))?;
+    write(&gateway_config, &plan.gateway_text)?;
+    let record = serde_json::to_string_pretty(&plan.record).map_err(|e| e.to_string())?;
+    write(&record_path, &record)?;
+    write(&file, &plan.client_text)?;
+    println!(
+        "moved {} server(s) ({servers}) of {} to {} (backup: {}); check them with \
+         `disco-gateway lint --config {}`",
+        plan.servers.len(),
+        file.display(),
+        gateway_config.display(),
+        backup.display(),
+        gateway_config.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn run(args: Args) -> Result<ExitCode, String> {
     if args.command.as_deref() == Some("approve") {
         return approve(&args);
+    }
+    if args.command.as_deref() == Some("adopt") {
+        return adopt(&args);
     }
     let config = load_config(&args)?;
     match args.command.as_deref() {
@@ -475,19 +637,44 @@ async fn run(args: Args) -> Result<ExitCode, String> {
         }
         Some(_) => {
             let (hub, provider, catalog) = catalog(&config).await?;
-            let findings = lint::lint(&catalog, &LintOptions::default());
+            let server_of = |tool: &str| provider.server_of(tool);
+            let mut findings = disco_gateway::lint::for_operator(
+                lint::lint(&catalog, &LintOptions::default()),
+                &server_of,
+            );
+            // The upstreams' tools the gateway left out, and names too alike to tell apart.
+            findings.extend(disco_gateway::lint::findings(&hub, &provider));
+            let (tools, _) = provider.current();
+            let servers: Vec<(String, usize)> = config
+                .servers
+                .iter()
+                .map(|s| {
+                    let n = tools
+                        .iter()
+                        .filter(|t| server_of(&t.tool.name).as_deref() == Some(s.name.as_str()))
+                        .count();
+                    (s.name.clone(), n)
+                })
+                .collect();
+            // Server by server, then disco's own tools, then the catalog's.
+            let order = |f: &disco_gateway::lint::Finding| {
+                f.server
+                    .as_ref()
+                    .and_then(|s| servers.iter().position(|(n, _)| n == s))
+                    .unwrap_or(servers.len())
+            };
+            findings.sort_by_key(|f| order(f));
             for f in &findings {
                 println!("{f}");
             }
-            // The upstreams' tools the gateway left out, and names too alike to tell apart.
-            let gateway = disco_gateway::lint::findings(&hub, &provider);
-            for f in &gateway {
-                println!("{f}");
+            println!();
+            for line in disco_gateway::lint::summary(&findings, &servers) {
+                println!("{line}");
             }
-            let worst = lint::worst(&findings).max(gateway.iter().map(|f| f.severity).max());
+            let worst = findings.iter().map(|f| f.severity).max();
             println!(
                 "{} finding(s); worst: {}",
-                findings.len() + gateway.len(),
+                findings.len(),
                 worst
                     .map(|s| s.to_string())
                     .unwrap_or_else(|| "none".into())
@@ -513,8 +700,42 @@ fn init_tracing() {
         .try_init();
 }
 
+/// What `--help` and `--version` print; neither runs anything else.
+enum Asked {
+    Help,
+    Version,
+}
+
+fn asked(args: &[String]) -> Option<Asked> {
+    // Alone, or first: `-- COMMAND --help` is the upstream's, not the gateway's.
+    let ours = args.iter().take_while(|a| *a != "--");
+    for a in ours {
+        match a.as_str() {
+            "-h" | "--help" => return Some(Asked::Help),
+            "-V" | "--version" => return Some(Asked::Version),
+            _ => {}
+        }
+    }
+    None
+}
+
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match asked(&argv) {
+        Some(Asked::Help) => {
+            println!(
+                "disco-gateway {}\n{HELP}\n{USAGE}",
+                env!("CARGO_PKG_VERSION")
+            );
+            return ExitCode::SUCCESS;
+        }
+        Some(Asked::Version) => {
+            println!("disco-gateway {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        None => {}
+    }
+    let args = match parse_args(argv.into_iter()) {
         Ok(a) => a,
         Err(e) => {
             if !e.is_empty() {
@@ -525,6 +746,8 @@ fn main() -> ExitCode {
         }
     };
     init_tracing();
+    // Before any HTTP client is made, wherever it is made.
+    disco_gateway::install_tls();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -28,6 +28,7 @@ const LAYERS: Layers = Layers {
         ("config", 1),
         ("pins", 1),
         ("client", 2),
+        ("adopt", 2),
         ("forward", 3),
         ("upstream", 4),
         ("provider", 5),

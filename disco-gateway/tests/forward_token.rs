@@ -689,6 +689,8 @@ type Client = rmcp::service::RunningService<rmcp::RoleClient, Logs>;
 
 async fn client(url: &str, token: &str) -> Client {
     let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+    // The test's own HTTP client, beside the gateway's.
+    disco_gateway::install_tls();
     let transport = StreamableHttpClientTransport::from_config(config);
     tokio::time::timeout(GUARD, Logs::default().serve(transport))
         .await

@@ -465,6 +465,8 @@ impl Client {
         let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
         let service = runtime
             .block_on(async {
+                // The test's own HTTP client, beside the gateway's.
+                disco_gateway::install_tls();
                 let transport = StreamableHttpClientTransport::from_config(config);
                 tokio::time::timeout(harness::LIVENESS, ().serve(transport)).await
             })

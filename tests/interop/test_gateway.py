@@ -745,3 +745,38 @@ def test_colliding_names_without_namespaces_leave_the_later_servers_tools_out(wo
     denied = subprocess.run([gateway_binary(), "lint", "--config", str(config), "--deny", "errors"],
                             capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert denied.returncode == 1, denied.stdout[-2000:]
+
+
+# What only a tool's author can act on: the doc comment and attributes of a disco tool.
+AUTHOR_ADVICE = ("doc comment", "# Arguments", "#[mcp_tool", "#[tool", "attribute")
+# What the person running the gateway can change, one of which each fix of a server's tool names.
+OPERATOR_LEVERS = ("disco.keywords", "disco.aliases", "disco.tokens", "exposure",
+                   "report it to the authors of server", "disco-gateway approve",
+                   "namespace")
+
+
+def test_lint_speaks_to_the_person_running_the_gateway(world, tmp_path):
+    """On the official npm servers' real catalogs, each finding of a server's tool is fixed by
+    what the gateway's operator can change, never by a tool author's advice, and each server
+    has a summary line."""
+    servers = {name: world["servers"][name] for name in ("everything", "fs", "memory")}
+    config = write_config(tmp_path, "operator", servers, DISCO)
+    done = subprocess.run([gateway_binary(), "lint", "--config", str(config)], capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    # A finding is `severity[code] `tool`: problem` and its `  fix: ...` line.
+    findings = [(lines[i], lines[i + 1]) for i in range(len(lines) - 1)
+                if lines[i + 1].startswith("  fix: ")]
+    # The tool of a finding is its first `quoted` word: `fs.write_file`.
+    of_servers = [(f, fix) for f, fix in findings
+                  if f.split("`")[1].split(".")[0] in servers]
+    assert len(of_servers) >= 10, done.stdout[-3000:]
+    for finding, fix in of_servers:
+        assert not any(a in fix for a in AUTHOR_ADVICE), (finding, fix)
+        assert any(lever in fix for lever in OPERATOR_LEVERS), (finding, fix)
+    for name in servers:
+        summary = [line for line in lines if line.startswith(f"server `{name}`: ")]
+        assert len(summary) == 1, done.stdout[-3000:]
+        assert " tool(s); " in summary[0], summary
+    assert lines[-1].endswith(tuple(("worst: error", "worst: warning", "worst: info"))), lines[-1]

@@ -1,6 +1,24 @@
-//! `${VAR}` and `${VAR:-default}` in the configuration's strings, from the environment.
+//! `${VAR}` and `${VAR:-default}` in the configuration's strings, from the environment; also
+//! `${env:VAR}` (VS Code's and Cursor's spelling of `${VAR}`) and VS Code's `${input:ID}`,
+//! which VS Code asks its user for and the gateway reads from `DISCO_INPUT_<ID>`.
 
 use super::{err, ConfigError, Vars};
+
+/// The environment variable `${input:ID}` is read from: `DISCO_INPUT_` and the ID in upper
+/// case, each character other than an ASCII letter or digit written `_`.
+pub(crate) fn input_variable(id: &str) -> String {
+    let id: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("DISCO_INPUT_{id}")
+}
 
 /// Whether an error may quote the string being expanded.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -33,6 +51,27 @@ pub(super) fn expand(
                 return Err(err(key, "`${` without its closing `}`"));
             };
             let inner = &body[..end];
+            if let Some(id) = inner.strip_prefix("input:") {
+                let var = input_variable(id);
+                match env(&var) {
+                    Some(v) => out.push_str(&v),
+                    None => {
+                        return Err(ConfigError {
+                            server_only: true,
+                            ..err(
+                                key,
+                                format!(
+                                    "`${{input:{id}}}` is read from the environment variable \
+                                     `{var}`, which is not set"
+                                ),
+                            )
+                        })
+                    }
+                }
+                rest = &body[end + 1..];
+                continue;
+            }
+            let inner = inner.strip_prefix("env:").unwrap_or(inner);
             let (name, default) = match inner.split_once(":-") {
                 Some((n, d)) => (n, Some(d)),
                 None => (inner, None),

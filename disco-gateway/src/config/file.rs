@@ -3,11 +3,13 @@
 //! What the keys mean together (a server's transport, `${VAR}`, the rules across servers) is
 //! `config.rs`'s.
 //!
-//! Every key is recognised here and nowhere else: the top-level keys in [`Top`], a server's in
-//! [`Keys`] and [`Server`], disco's own in [`Disco`], a caller's token in [`Token`]. An unknown
-//! key is an error naming it and the keys expected; a key given twice is an error naming it.
-//! Another client's file is read by widening these: an alias for a key another client spells
-//! its own way, a field for a key it adds (which `config.rs` then reads or leaves alone).
+//! Every key is recognised here and nowhere else: the top-level keys in [`FileReader`], a
+//! server's by `clients.rs` (whose lists say which keys each client defines) and read into
+//! [`Server`], disco's own in [`Disco`], a caller's token in [`Token`]. In `disco`, an unknown
+//! key is an error naming it and the keys expected; in a server, a key no client defines is
+//! such an error, and a key another client defines that the gateway does not read is a
+//! warning naming it; a top-level key of a client's own file is a warning. A key given twice
+//! is an error naming it.
 //!
 //! The file is read in order, and its first mistake is the error: the shape of each value is
 //! checked as it is read, before the rules across keys are applied. A server is read in two
@@ -18,7 +20,7 @@
 //! of an object once, and a refused value is never shown (a token or a header's value may be
 //! one).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
@@ -31,59 +33,34 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 
+use super::clients::{self, Use};
 use super::shape::{self, present, InObject};
-use super::{ConfigError, ExposureKind, Namespace, OnChange};
+use super::{ConfigError, ConfigWarning, ExposureKind, Format, Namespace, OnChange};
 
 /// The whole file.
 pub(super) struct File {
-    /// Each server that is not disabled, in the file's order; `None` when the key is absent.
-    pub(super) mcp_servers: Option<Vec<(String, Server)>>,
+    /// Each server that is served, in the file's order; `None` when the file has no section
+    /// of servers.
+    pub(super) servers: Option<Vec<Entry>>,
     pub(super) disco: Option<Disco>,
+    /// What the file says that the gateway leaves out.
+    pub(super) warnings: Vec<ConfigWarning>,
 }
 
-/// The top-level keys.
-#[derive(serde::Deserialize)]
-#[serde(field_identifier)]
-enum Top {
-    #[serde(rename = "mcpServers")]
-    McpServers,
-    #[serde(rename = "disco")]
-    Disco,
+/// One server of the file, with the path of the section it is in (`mcpServers`, VS Code's
+/// `servers`, Codex's `mcp_servers`, `projects./home/me/app.mcpServers`).
+pub(super) struct Entry {
+    pub(super) section: String,
+    pub(super) name: String,
+    pub(super) server: Server,
 }
 
-/// A server's keys alone, read before anything else of it (see the module's docs). The same
-/// keys as [`Server`]; `tests.rs` holds the two lists together. Its fields are there to be
-/// recognised, and only `disabled` is read.
+/// One server entry that is not disabled, as written; its keys were checked by
+/// [`KeysReader`], so each key here is one the gateway reads, and the others (which it
+/// ignores) are skipped. Which keys go together (`command` or a URL, and what each allows) is
+/// `config.rs`'s.
 #[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)]
-struct Keys {
-    #[serde(default)]
-    command: Option<IgnoredAny>,
-    #[serde(default)]
-    args: Option<IgnoredAny>,
-    #[serde(default)]
-    env: Option<IgnoredAny>,
-    #[serde(default)]
-    cwd: Option<IgnoredAny>,
-    #[serde(default)]
-    url: Option<IgnoredAny>,
-    #[serde(default)]
-    headers: Option<IgnoredAny>,
-    #[serde(rename = "type", default)]
-    kind: Option<IgnoredAny>,
-    #[serde(default)]
-    forward_token: Option<IgnoredAny>,
-    /// Written by the clients that keep a server without running it. Only `true` leaves the
-    /// server out; any other value is ignored.
-    #[serde(default)]
-    disabled: Option<Value>,
-}
-
-/// One entry of `mcpServers` that is not disabled, as written. Which keys go together
-/// (`command` or `url`, and what each allows) is `config.rs`'s.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub(super) struct Server {
     #[serde(default, deserialize_with = "present")]
     pub(super) command: Option<Text>,
@@ -101,9 +78,24 @@ pub(super) struct Server {
     pub(super) kind: Option<Text>,
     #[serde(default, deserialize_with = "flag")]
     pub(super) forward_token: Option<bool>,
-    /// Read in [`Keys`]; here it is only allowed.
-    #[serde(rename = "disabled", default)]
-    _disabled: Option<IgnoredAny>,
+    /// Cursor's and VS Code's file of `KEY=VALUE` lines for the server's environment.
+    #[serde(default, deserialize_with = "present")]
+    pub(super) env_file: Option<Text>,
+    /// Windsurf's `url`.
+    #[serde(default, deserialize_with = "present")]
+    pub(super) server_url: Option<Text>,
+    /// Gemini CLI's Streamable HTTP `url` (its own `url` is SSE; see the guide).
+    #[serde(default, deserialize_with = "present")]
+    pub(super) http_url: Option<Text>,
+    /// Codex's `headers`.
+    #[serde(rename = "http_headers", default, deserialize_with = "present")]
+    pub(super) http_headers: Option<Secrets>,
+    /// Codex: headers whose values are the named environment variables' values.
+    #[serde(rename = "env_http_headers", default, deserialize_with = "present")]
+    pub(super) env_http_headers: Option<Secrets>,
+    /// Codex: the environment variable whose value is sent as `Authorization: Bearer ...`.
+    #[serde(rename = "bearer_token_env_var", default, deserialize_with = "present")]
+    pub(super) bearer_token_env_var: Option<Text>,
 }
 
 /// The `disco` key: disco's own settings, each `None` when not given.
@@ -176,10 +168,6 @@ impl Must for File {
 
 impl Must for Server {
     const MUST: &'static str = "must be an object with `command` or `url`";
-}
-
-impl Must for Keys {
-    const MUST: &'static str = Server::MUST;
 }
 
 impl Must for Disco {
@@ -320,22 +308,49 @@ fn ping_interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Durati
     .map(Some)
 }
 
-/// Reads a configuration's JSON text. An error names the path of the value at fault (empty for
-/// the whole file); a text that is not JSON says where it stops being JSON.
-pub(super) fn read_json(text: &str) -> Result<File, ConfigError> {
-    let found = Cell::new(None);
+/// Reads a configuration's JSON text, written as `format` says (a TOML file was made JSON;
+/// its keys are still its own); of `~/.claude.json`'s `projects`, the entry of `project` is
+/// read. An error names the path of the value at fault (empty for the whole file); a text that
+/// is not JSON says where it stops being JSON.
+pub(super) fn read(text: &str, format: Format, project: Option<&str>) -> Result<File, ConfigError> {
+    let reading = Reading {
+        format,
+        project,
+        found: Cell::new(None),
+        warnings: RefCell::new(Vec::new()),
+    };
     let file = InObject {
         must: File::MUST,
-        seed: FileReader { found: &found },
+        seed: FileReader { reading: &reading },
     };
     // A server's error is found by a read of its own and kept in `found`; what stopped the
     // read of the file is only its echo.
-    read(text, "", file).map_err(|e| found.take().unwrap_or(e))
+    let mut file = read_at(text, "", file).map_err(|e| reading.found.take().unwrap_or(e))?;
+    file.warnings = reading.warnings.take();
+    Ok(file)
+}
+
+/// What the read of one file carries along.
+struct Reading<'a> {
+    format: Format,
+    project: Option<&'a str>,
+    /// Where the error of a server is kept (see [`read`]).
+    found: Cell<Option<ConfigError>>,
+    warnings: RefCell<Vec<ConfigWarning>>,
+}
+
+impl Reading<'_> {
+    fn warn(&self, key: String, message: impl Into<String>) {
+        self.warnings.borrow_mut().push(ConfigWarning {
+            key,
+            message: message.into(),
+        });
+    }
 }
 
 /// Reads `text` with `seed`, the whole text and nothing after it; an error's path is put after
 /// `at`, the path of the text in the file.
-fn read<'de, S: DeserializeSeed<'de>>(
+fn read_at<'de, S: DeserializeSeed<'de>>(
     text: &'de str,
     at: &str,
     seed: S,
@@ -351,8 +366,7 @@ fn read<'de, S: DeserializeSeed<'de>>(
 
 /// Reads the top-level object into a [`File`].
 struct FileReader<'a> {
-    /// Where the error of a server is kept (see [`read_json`]).
-    found: &'a Cell<Option<ConfigError>>,
+    reading: &'a Reading<'a>,
 }
 
 impl<'de> DeserializeSeed<'de> for FileReader<'_> {
@@ -371,36 +385,182 @@ impl<'de> Visitor<'de> for FileReader<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<File, A::Error> {
+        let reading = self.reading;
         let mut file = File {
-            mcp_servers: None,
+            servers: None,
             disco: None,
+            warnings: Vec::new(),
         };
         // Each key once (shape.rs): nothing here is set twice.
-        while let Some(key) = map.next_key()? {
-            match key {
-                Top::McpServers => {
-                    let servers = InObject {
-                        must: "must be an object of servers by name",
-                        seed: ServersReader { found: self.found },
-                    };
-                    file.mcp_servers = Some(map.next_value_seed(servers)?);
+        while let Some(key) = map.next_key::<String>()? {
+            match (reading.format, key.as_str()) {
+                // Claude Desktop, Claude Code, Cursor, Windsurf, Gemini CLI; VS Code; Codex.
+                (Format::Json, "mcpServers" | "servers") | (Format::Toml, "mcp_servers") => {
+                    let servers = map.next_value_seed(servers_in(key.clone(), reading))?;
+                    add(&mut file, servers, reading);
                 }
-                Top::Disco => file.disco = Some(map.next_value::<Object<Disco>>()?.0),
+                // VS Code's prompts for `${input:ID}`: the gateway reads `DISCO_INPUT_<ID>`.
+                (Format::Json, "inputs") => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                (Format::Json, "projects") => {
+                    let servers = map.next_value_seed(ProjectsReader { reading })?;
+                    add(&mut file, servers, reading);
+                }
+                (_, "disco") => file.disco = Some(map.next_value::<Object<Disco>>()?.0),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    reading.warn(key, "not read by the gateway (the client's own setting)");
+                }
             }
         }
         Ok(file)
     }
 }
 
-/// Reads `mcpServers`: each entry as it comes, its keys, then, unless it is disabled, its
-/// values. An entry is kept as written (its JSON text) while its keys are read, and each step
-/// is a read of its own, so its error is put in `found` and the read of the file stopped.
+/// Adds the servers of one section to the file's. A name given in two sections is served from
+/// one, in the place of the first, and the other is a warning: a project's entry of
+/// `~/.claude.json` over the user's (Claude Code's order, wherever the two stand in the
+/// file), else the later section's.
+fn add(file: &mut File, servers: Vec<Entry>, reading: &Reading) {
+    let rank = |e: &Entry| e.section.starts_with("projects.");
+    let all = file.servers.get_or_insert_with(Vec::new);
+    for entry in servers {
+        match all.iter_mut().find(|e| e.name == entry.name) {
+            Some(earlier) => {
+                // The earlier one stays only when it is a project's and this one is not.
+                let keep = rank(earlier) && !rank(&entry);
+                let (served, left) = if keep {
+                    (&*earlier, &entry)
+                } else {
+                    (&entry, &*earlier)
+                };
+                reading.warn(
+                    format!("{}.{}", left.section, left.name),
+                    format!(
+                        "not served: `{}.{}` is a server of the same name, and is served",
+                        served.section, served.name
+                    ),
+                );
+                if !keep {
+                    *earlier = entry;
+                }
+            }
+            None => all.push(entry),
+        }
+    }
+}
+
+/// The reader of a section of servers at `section`.
+fn servers_in<'a>(section: String, reading: &'a Reading<'a>) -> InObject<ServersReader<'a>> {
+    InObject {
+        must: "must be an object of servers by name",
+        seed: ServersReader { section, reading },
+    }
+}
+
+/// Reads `~/.claude.json`'s `projects`: the servers of the one project the gateway serves, and
+/// nothing of the others.
+struct ProjectsReader<'a> {
+    reading: &'a Reading<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for ProjectsReader<'_> {
+    type Value = Vec<Entry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        InObject {
+            must: "must be an object of projects by directory",
+            seed: Projects(self.reading),
+        }
+        .deserialize(d)
+    }
+}
+
+struct Projects<'a>(&'a Reading<'a>);
+
+impl<'de> DeserializeSeed<'de> for Projects<'_> {
+    type Value = Vec<Entry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Projects<'_> {
+    type Value = Vec<Entry>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of projects by directory")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut servers = Vec::new();
+        while let Some(dir) = map.next_key::<String>()? {
+            if Some(dir.as_str()) == self.0.project {
+                let project = InObject {
+                    must: "must be an object",
+                    seed: Project {
+                        at: format!("projects.{dir}"),
+                        reading: self.0,
+                    },
+                };
+                servers = map.next_value_seed(project)?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(servers)
+    }
+}
+
+/// One project of `~/.claude.json`: its `mcpServers`; its other keys are Claude Code's own
+/// record of the project, not read.
+struct Project<'a> {
+    at: String,
+    reading: &'a Reading<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for Project<'_> {
+    type Value = Vec<Entry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Project<'_> {
+    type Value = Vec<Entry>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut servers = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "mcpServers" {
+                let section = format!("{}.mcpServers", self.at);
+                servers = map.next_value_seed(servers_in(section, self.reading))?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(servers)
+    }
+}
+
+/// Reads a section of servers: each entry as it comes, its keys, then, unless it is disabled
+/// or skipped, its values. An entry is kept as written (its JSON text) while its keys are
+/// read, and each step is a read of its own, so its error is put in `found` and the read of
+/// the file stopped.
 struct ServersReader<'a> {
-    found: &'a Cell<Option<ConfigError>>,
+    section: String,
+    reading: &'a Reading<'a>,
 }
 
 impl<'de> DeserializeSeed<'de> for ServersReader<'_> {
-    type Value = Vec<(String, Server)>;
+    type Value = Vec<Entry>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
@@ -408,7 +568,7 @@ impl<'de> DeserializeSeed<'de> for ServersReader<'_> {
 }
 
 impl<'de> Visitor<'de> for ServersReader<'_> {
-    type Value = Vec<(String, Server)>;
+    type Value = Vec<Entry>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object of servers by name")
@@ -418,12 +578,17 @@ impl<'de> Visitor<'de> for ServersReader<'_> {
         let mut servers = Vec::new();
         while let Some(name) = map.next_key::<String>()? {
             let entry: Box<RawValue> = map.next_value()?;
-            match server(&name, &entry) {
-                Ok(Some(server)) => servers.push((name, server)),
+            let at = format!("{}.{name}", self.section);
+            match server(&at, &entry, self.reading) {
+                Ok(Some(server)) => servers.push(Entry {
+                    section: self.section.clone(),
+                    name,
+                    server,
+                }),
                 Ok(None) => {}
                 Err(e) => {
                     let said = e.to_string();
-                    self.found.set(Some(e));
+                    self.reading.found.set(Some(e));
                     return Err(A::Error::custom(said));
                 }
             }
@@ -432,15 +597,116 @@ impl<'de> Visitor<'de> for ServersReader<'_> {
     }
 }
 
-/// One entry of `mcpServers`, `name`'s, from its JSON text; `None` when it is disabled.
-fn server(name: &str, entry: &RawValue) -> Result<Option<Server>, ConfigError> {
-    let at = format!("mcpServers.{name}");
-    let keys: Object<Keys> = read(entry.get(), &at, PhantomData)?;
-    if keys.0.disabled == Some(Value::Bool(true)) {
+/// One server entry at `at`, from its JSON text; `None` when it is disabled or skipped.
+fn server(at: &str, entry: &RawValue, reading: &Reading) -> Result<Option<Server>, ConfigError> {
+    let keys = InObject {
+        must: Server::MUST,
+        seed: KeysReader {
+            format: reading.format,
+        },
+    };
+    let keys = read_at(entry.get(), at, keys)?;
+    if keys.disabled {
         return Ok(None);
     }
-    let server: Object<Server> = read(entry.get(), &at, PhantomData)?;
+    for (key, why) in keys.ignored {
+        let whose = clients::defined_by(reading.format, &key);
+        reading.warn(
+            format!("{at}.{key}"),
+            format!("{whose}'s key, not read by the gateway: {why}"),
+        );
+    }
+    if keys.sse {
+        reading.warn(
+            format!("{at}.type"),
+            "not served: a legacy SSE server (the gateway's MCP client, rmcp, speaks \
+             Streamable HTTP and stdio only)",
+        );
+        return Ok(None);
+    }
+    let server: Object<Server> = read_at(entry.get(), at, PhantomData)?;
     Ok(Some(server.0))
+}
+
+/// What the keys of a server entry say before its values are read.
+struct Keys {
+    /// `"disabled": true`, or Codex's `enabled = false`: the server is left out, its values
+    /// not read (they may be variables not set here, or values only another client reads).
+    /// Any other value of these keys is ignored.
+    disabled: bool,
+    /// `"type": "sse"`.
+    sse: bool,
+    /// The keys the gateway does not read, with why.
+    ignored: Vec<(String, &'static str)>,
+}
+
+/// Reads a server entry's keys: each one a client defines, or an error naming it.
+struct KeysReader {
+    format: Format,
+}
+
+impl<'de> DeserializeSeed<'de> for KeysReader {
+    type Value = Keys;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Keys, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeysReader {
+    type Value = Keys;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(Server::MUST)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+        let mut keys = Keys {
+            disabled: false,
+            sse: false,
+            ignored: Vec::new(),
+        };
+        while let Some((key, used)) = map.next_key_seed(KeyReader {
+            format: self.format,
+        })? {
+            match (self.format, key.as_str()) {
+                (Format::Json, "disabled") => {
+                    keys.disabled |= map.next_value::<Value>()? == Value::Bool(true);
+                }
+                (Format::Toml, "enabled") => {
+                    keys.disabled |= map.next_value::<Value>()? == Value::Bool(false);
+                }
+                (Format::Json, "type") => {
+                    keys.sse |= map.next_value::<Value>()? == "sse";
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            if let Use::Ignored(why) = used {
+                keys.ignored.push((key, why));
+            }
+        }
+        Ok(keys)
+    }
+}
+
+/// One key of a server entry, with what the gateway does with it; a key no client defines is
+/// refused here, while the key is read, so that the error is at its path.
+struct KeyReader {
+    format: Format,
+}
+
+impl<'de> DeserializeSeed<'de> for KeyReader {
+    type Value = (String, Use);
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        let key = String::deserialize(d)?;
+        match clients::classify(self.format, &key) {
+            Some(used) => Ok((key, used)),
+            None => Err(D::Error::custom(clients::unknown(self.format, &key))),
+        }
+    }
 }
 
 /// The error of a read of the text at `at` that failed at `path` inside it.
@@ -459,7 +725,7 @@ fn error(at: &str, path: &Path, e: &serde_json::Error) -> ConfigError {
     } else {
         format!("not valid JSON: {e}")
     };
-    ConfigError { key, message }
+    ConfigError::new(&key, message)
 }
 
 /// A path written as the configuration's keys are, `mcpServers.fs.args[2]`; the whole file is

@@ -267,8 +267,8 @@ fn forward_token_is_a_boolean_of_url_servers() {
     // On a `command` server it is refused for being there; a value that is not a boolean is
     // refused for its type first (the shape of each value is checked as it is read).
     for (value, says) in [
-        ("true", "`url`"),
-        ("false", "`url`"),
+        ("true", "a URL"),
+        ("false", "a URL"),
         ("1", "true or false"),
     ] {
         let e = forwarding(
@@ -291,7 +291,7 @@ fn the_unknown_key_error_lists_the_server_keys() {
     assert_eq!(e.key, "mcpServers.a.forwardTokens");
     let listed: Vec<&str> = e
         .message
-        .split_once("expected one of ")
+        .split_once("a server's keys are ")
         .map(|(_, l)| l.split(", ").map(|k| k.trim_matches('`')).collect())
         .unwrap_or_default();
     let accepted = [
@@ -304,6 +304,9 @@ fn the_unknown_key_error_lists_the_server_keys() {
         ("type", r#""http""#, "url"),
         ("forwardToken", "true", "url"),
         ("disabled", "false", "command"),
+        ("envFile", r#""/dev/null""#, "command"),
+        ("serverUrl", r#""http://h/mcp""#, "serverUrl"),
+        ("httpUrl", r#""http://h/mcp""#, "httpUrl"),
     ];
     let mut keys: Vec<&str> = accepted.iter().map(|(k, _, _)| *k).collect();
     keys.sort();
@@ -311,13 +314,13 @@ fn the_unknown_key_error_lists_the_server_keys() {
     listed_sorted.sort();
     assert_eq!(listed_sorted, keys, "{e}");
     for (k, v, kind) in accepted {
-        let base = if kind == "url" {
+        let base = if kind != "command" {
             r#""url": "http://h/mcp""#
         } else {
             r#""command": "x""#
         };
         let server = if k == kind {
-            format!("{{{base}}}")
+            format!("{{\"{k}\": {v}}}")
         } else {
             format!("{{{base}, \"{k}\": {v}}}")
         };
@@ -411,7 +414,7 @@ fn forwarding_refuses_tokens_and_headers_that_are_not_header_values() {
 fn errors_name_the_key() {
     let cases = [
         (r#"[]"#, ""),
-        (r#"{"servers": {}}"#, "servers"),
+        (r#"{"servers": []}"#, "servers"),
         (r#"{"disco": {}}"#, "mcpServers"),
         (r#"{"mcpServers": {"a": {}}}"#, "mcpServers.a"),
         (
@@ -443,7 +446,7 @@ fn errors_name_the_key() {
             "mcpServers.a.args",
         ),
         (
-            r#"{"mcpServers": {"a": {"command": "x", "type": "sse"}}}"#,
+            r#"{"mcpServers": {"a": {"command": "x", "type": "websocket"}}}"#,
             "mcpServers.a.type",
         ),
         (
@@ -517,8 +520,10 @@ fn every_error_is_its_json_path_and_what_is_wrong() {
         ),
         (
             server(r#"{"command": "npx", "argz": []}"#),
-            "mcpServers.fs.argz: unknown field `argz`, expected one of `command`, `args`, \
-             `env`, `cwd`, `url`, `headers`, `type`, `forwardToken`, `disabled`",
+            "mcpServers.fs.argz: unknown key `argz` (did you mean `args`?): no client's \
+             documentation defines it; a server's keys are `type`, `command`, `args`, `env`, \
+             `envFile`, `cwd`, `url`, `serverUrl`, `httpUrl`, `headers`, `disabled`, \
+             `forwardToken`",
         ),
         (
             server(r#"{"url": "http://h/mcp", "headers": {"X-Key": 7}}"#),
@@ -546,8 +551,8 @@ fn every_error_is_its_json_path_and_what_is_wrong() {
              no pings",
         ),
         (
-            r#"{"mcpServers": {}, "servers": {}}"#.to_string(),
-            "servers: unknown field `servers`, expected `mcpServers` or `disco`",
+            r#"{"mcpServers": {}, "servers": 1}"#.to_string(),
+            "servers: must be an object of servers by name",
         ),
         ("[]".to_string(), "the configuration must be a JSON object"),
     ];
@@ -562,9 +567,9 @@ fn every_error_is_its_json_path_and_what_is_wrong() {
 /// A text that is not JSON says so, where it stops being JSON, and the path it was in.
 #[test]
 fn a_text_that_is_not_json_says_where() {
-    let e = parse("{\"mcpServers\": {\"fs\": {\"command\": \"x\",}}}")
+    let e = parse("{\"mcpServers\": {\"fs\": {\"command\": \"x\" \"args\": []}}}")
         .err()
-        .expect("a trailing comma was accepted");
+        .expect("a missing comma was accepted");
     assert_eq!(e.key, "mcpServers.fs", "{e}");
     assert!(e.message.starts_with("not valid JSON: "), "{e}");
     assert!(e.message.contains("line 1 column"), "{e}");
@@ -878,7 +883,7 @@ fn a_disabled_server_is_read_but_not_expanded() {
     let e = refused(r#"{"mcpServers": {"off": {"disabled": true, "argz": 1}}}"#);
     assert!(
         e.message
-            .starts_with("unknown field `argz`, expected one of"),
+            .starts_with("unknown key `argz` (did you mean `args`?)"),
         "{e}"
     );
 }

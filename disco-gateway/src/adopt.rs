@@ -1,0 +1,431 @@
+//! `disco-gateway adopt`: a client's servers moved behind the gateway. The servers of the
+//! client's file (its section of servers, as written) go to a gateway configuration of their
+//! own, and in the client's file that section becomes one entry that runs the gateway by its
+//! absolute path. Only that section's text changes: every other byte of the file is kept
+//! (the section is found by its byte range in jsonc-parser's syntax tree, and the text around
+//! it is not rewritten). What was there is recorded beside the gateway's configuration, so
+//! that `--undo` puts it back, and only while the section is still what `adopt` wrote.
+//!
+//! Codex's servers are TOML tables of their own (`[mcp_servers.<name>]` and its subtables):
+//! each is found by its byte range in toml_parser's events (from its header to the next), and
+//! they are moved together, the gateway's table put where the first of them stood; a file
+//! whose servers are written otherwise (dotted keys, inline tables) is not edited.
+//!
+//! Claude Code's `~/.claude.json` is rewritten by Claude Code while it runs: it is not adopted
+//! here (its servers can still be served: `--config` reads it as it is).
+
+use std::path::{Path, PathBuf};
+
+use jsonc_parser::ast::Value;
+use jsonc_parser::common::Ranged;
+use jsonc_parser::{CollectOptions, ParseOptions};
+use serde::{Deserialize, Serialize};
+
+/// The name of the one entry that runs the gateway in the client's file.
+pub const ENTRY: &str = "disco-gateway";
+
+/// A client whose file `adopt` edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Client {
+    ClaudeDesktop,
+    ClaudeCode,
+    Cursor,
+    Windsurf,
+    Gemini,
+    VsCode,
+    Codex,
+}
+
+impl Client {
+    /// The client named on the command line.
+    pub fn named(name: &str) -> Result<Client, String> {
+        Ok(match name {
+            "claude-desktop" => Client::ClaudeDesktop,
+            "claude-code" => Client::ClaudeCode,
+            "cursor" => Client::Cursor,
+            "windsurf" => Client::Windsurf,
+            "gemini" => Client::Gemini,
+            "vscode" => Client::VsCode,
+            "codex" => Client::Codex,
+            other => {
+                return Err(format!(
+                    "adopt --from {other}: expected claude-desktop, claude-code (its project's \
+                     .mcp.json), cursor, windsurf, gemini, vscode (the workspace's \
+                     .vscode/mcp.json) or codex"
+                ))
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::ClaudeDesktop => "claude-desktop",
+            Client::ClaudeCode => "claude-code",
+            Client::Cursor => "cursor",
+            Client::Windsurf => "windsurf",
+            Client::Gemini => "gemini",
+            Client::VsCode => "vscode",
+            Client::Codex => "codex",
+        }
+    }
+
+    /// The extension of its files, and of the gateway configuration written for it.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Client::Codex => "toml",
+            _ => "json",
+        }
+    }
+
+    /// Where the client keeps its file (each client's documentation, config/clients.rs):
+    /// `home` the user's home, `config` the user's configuration directory, `here` the
+    /// working directory (a project's file).
+    pub fn usual_place(self, home: &Path, config: &Path, here: &Path) -> PathBuf {
+        match self {
+            Client::ClaudeDesktop if cfg!(target_os = "macos") => {
+                home.join("Library/Application Support/Claude/claude_desktop_config.json")
+            }
+            Client::ClaudeDesktop => config.join("Claude/claude_desktop_config.json"),
+            Client::ClaudeCode => here.join(".mcp.json"),
+            Client::Cursor => home.join(".cursor/mcp.json"),
+            Client::Windsurf => home.join(".codeium/windsurf/mcp_config.json"),
+            Client::Gemini => home.join(".gemini/settings.json"),
+            Client::VsCode => here.join(".vscode/mcp.json"),
+            // `$CODEX_HOME/config.toml` when it is set (the binary reads it).
+            Client::Codex => home.join(".codex/config.toml"),
+        }
+    }
+
+    /// The key of its section of servers.
+    fn section(self) -> &'static str {
+        match self {
+            Client::VsCode => "servers",
+            Client::Codex => "mcp_servers",
+            _ => "mcpServers",
+        }
+    }
+}
+
+/// What `adopt` changed, kept beside the gateway's configuration for `--undo`.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The client's file.
+    pub file: PathBuf,
+    /// The key of the section of servers.
+    pub section: String,
+    /// The section's text before.
+    pub before: String,
+    /// The section's text as `adopt` wrote it.
+    pub after: String,
+    /// A TOML file (Codex's): `before` is its servers' tables, `after` the gateway's table.
+    #[serde(default)]
+    pub toml: bool,
+}
+
+/// What `adopt` would do.
+#[derive(Debug)]
+pub struct Plan {
+    /// The servers moved, by name.
+    pub servers: Vec<String>,
+    /// The client's file as it would be.
+    pub client_text: String,
+    /// The gateway's configuration of those servers.
+    pub gateway_text: String,
+    pub record: Record,
+}
+
+/// The range of the value of `key` in the top-level object of `text`, and the value.
+fn section<'a>(text: &'a str, key: &str) -> Result<Option<(usize, usize, Value<'a>)>, String> {
+    let parsed =
+        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &ParseOptions::default())
+            .map_err(|e| format!("not valid JSON: {e}"))?;
+    let Some(Value::Object(root)) = parsed.value else {
+        return Err("not a JSON object".into());
+    };
+    Ok(root
+        .properties
+        .into_iter()
+        .find(|p| p.name.as_str() == key)
+        .map(|p| {
+            let r = p.value.range();
+            (r.start, r.end, p.value)
+        }))
+}
+
+/// The indentation of the line `at` is on, and the file's unit of indentation.
+fn indents(text: &str, at: usize) -> (String, String) {
+    let line_start = text
+        .get(..at)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let base: String = text
+        .get(line_start..)
+        .unwrap_or("")
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    // The first indented line's indentation is the unit.
+    let unit = text
+        .lines()
+        .map(|l| {
+            l.chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect::<String>()
+        })
+        .find(|i| !i.is_empty())
+        .unwrap_or_else(|| "  ".into());
+    (base, unit)
+}
+
+/// The plan of adopting `client`'s servers from its file's `text`: the gateway (at `binary`)
+/// reading `config`, the gateway configuration's path. `None` when there is nothing to
+/// change: the section is the gateway's entry alone (adopted already) or holds no server.
+pub fn plan(
+    client: Client,
+    file: &Path,
+    text: &str,
+    binary: &Path,
+    config: &Path,
+) -> Result<Option<Plan>, String> {
+    if client == Client::Codex {
+        return plan_toml(file, text, binary, config);
+    }
+    let key = client.section();
+    let Some((start, end, value)) = section(text, key)? else {
+        return Ok(None);
+    };
+    let Value::Object(servers) = &value else {
+        return Err(format!("`{key}` is not an object"));
+    };
+    let names: Vec<String> = servers
+        .properties
+        .iter()
+        .map(|p| p.name.as_str().to_string())
+        .collect();
+    if names.is_empty() || names == [ENTRY] {
+        return Ok(None);
+    }
+    if names.iter().any(|n| n == ENTRY) {
+        return Err(format!(
+            "`{key}` has the gateway's entry `{ENTRY}` and other servers: adopt once, after \
+             `--undo`, to move them all"
+        ));
+    }
+    let before = text.get(start..end).unwrap_or_default().to_string();
+    let (base, unit) = indents(text, start);
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let kind = match client {
+        Client::VsCode => format!("\n{base}{unit}{unit}\"type\": \"stdio\","),
+        _ => String::new(),
+    };
+    let after = format!(
+        "{{\n{base}{unit}{entry}: {{{kind}\n{base}{unit}{unit}\"command\": {command},\n\
+         {base}{unit}{unit}\"args\": [\"--config\", {config}]\n{base}{unit}}}\n{base}}}",
+        entry = quoted(ENTRY),
+        command = quoted(&binary.to_string_lossy()),
+        config = quoted(&config.to_string_lossy()),
+    );
+    let (head, tail) = (
+        text.get(..start).unwrap_or(""),
+        text.get(end..).unwrap_or(""),
+    );
+    let client_text = format!("{head}{after}{tail}");
+    // The gateway's configuration: the section as written, and VS Code's inputs with it.
+    let mut gateway_text = format!("{{\n  {}: {before}", quoted(key));
+    if client == Client::VsCode {
+        if let Some((s, e, _)) = section(text, "inputs")? {
+            let inputs = text.get(s..e).unwrap_or("[]");
+            gateway_text.push_str(&format!(",\n  \"inputs\": {inputs}"));
+        }
+    }
+    gateway_text.push_str("\n}\n");
+    Ok(Some(Plan {
+        servers: names,
+        client_text,
+        gateway_text,
+        record: Record {
+            file: file.to_path_buf(),
+            section: key.into(),
+            before,
+            after,
+            toml: false,
+        },
+    }))
+}
+
+/// The tables of Codex's servers in `text`: each server's name and the byte range from its
+/// header (`[mcp_servers.<name>]`, or one of its subtables) to the next header or the end.
+fn codex_tables(text: &str) -> Result<Vec<(String, usize, usize)>, String> {
+    use toml_parser::parser::{parse_document, Event, EventKind};
+    let source = toml_parser::Source::new(text);
+    let tokens: Vec<_> = source.lex().collect();
+    let mut events: Vec<Event> = Vec::new();
+    let mut error: Option<toml_parser::ParseError> = None;
+    parse_document(&tokens, &mut events, &mut error);
+    if error.is_some() {
+        return Err("not valid TOML".into());
+    }
+    let key = |e: &Event| -> String {
+        let raw = source.get(e.span()).map(|r| r.as_str()).unwrap_or("");
+        raw.trim_matches(|c| c == '"' || c == '\'').to_string()
+    };
+    // Each header: where its line starts, and its keys; and the first key of each key-value
+    // of the table it opens.
+    let mut headers: Vec<(usize, Vec<String>, Vec<String>)> = vec![(0, Vec::new(), Vec::new())];
+    let mut in_header = false;
+    let mut first_key = true;
+    for e in &events {
+        match e.kind() {
+            EventKind::StdTableOpen | EventKind::ArrayTableOpen => {
+                let open = e.span().start();
+                let line = text
+                    .get(..open)
+                    .and_then(|t| t.rfind('\n'))
+                    .map_or(0, |i| i + 1);
+                headers.push((line, Vec::new(), Vec::new()));
+                in_header = true;
+            }
+            EventKind::StdTableClose | EventKind::ArrayTableClose => in_header = false,
+            EventKind::SimpleKey => {
+                if let Some((_, path, keys)) = headers.last_mut() {
+                    if in_header {
+                        path.push(key(e));
+                    } else if first_key {
+                        keys.push(key(e));
+                    }
+                }
+                first_key = false;
+            }
+            EventKind::Newline => first_key = true,
+            _ => {}
+        }
+    }
+    let mut tables = Vec::new();
+    for (i, (start, path, keys)) in headers.iter().enumerate() {
+        let end = headers.get(i + 1).map_or(text.len(), |h| h.0);
+        let written_otherwise = match path.as_slice() {
+            [] => keys.iter().any(|k| k == "mcp_servers"),
+            [only] => only == "mcp_servers" && !keys.is_empty(),
+            _ => false,
+        };
+        if written_otherwise {
+            return Err(
+                "the servers are written as keys, not `[mcp_servers.<name>]` tables: \
+                        adopt edits only those; serve the file with `--config` as it is"
+                    .into(),
+            );
+        }
+        if let [first, name, ..] = path.as_slice() {
+            if first == "mcp_servers" {
+                tables.push((name.clone(), *start, end));
+            }
+        }
+    }
+    Ok(tables)
+}
+
+/// [`plan`] for Codex's TOML.
+fn plan_toml(
+    file: &Path,
+    text: &str,
+    binary: &Path,
+    config: &Path,
+) -> Result<Option<Plan>, String> {
+    let tables = codex_tables(text)?;
+    let mut names: Vec<String> = Vec::new();
+    for (name, _, _) in &tables {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    if names.is_empty() || names == [ENTRY] {
+        return Ok(None);
+    }
+    if names.iter().any(|n| n == ENTRY) {
+        return Err(format!(
+            "the file has the gateway's table `[mcp_servers.{ENTRY}]` and other servers: \
+             adopt once, after `--undo`, to move them all"
+        ));
+    }
+    let before: String = tables
+        .iter()
+        .map(|(_, s, e)| text.get(*s..*e).unwrap_or(""))
+        .collect();
+    // The blank lines that closed the servers' tables close the gateway's.
+    let blank = before.get(before.trim_end().len()..).unwrap_or("");
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let after = format!(
+        "[mcp_servers.{ENTRY}]\ncommand = {}\nargs = [\"--config\", {}]{}",
+        quoted(&binary.to_string_lossy()),
+        quoted(&config.to_string_lossy()),
+        if blank.is_empty() { "\n" } else { blank }
+    );
+    let first = tables.first().map_or(0, |t| t.1);
+    let mut client_text = String::with_capacity(text.len());
+    let mut at = 0;
+    for (_, start, end) in &tables {
+        client_text.push_str(text.get(at..*start).unwrap_or(""));
+        if *start == first {
+            client_text.push_str(&after);
+        }
+        at = *end;
+    }
+    client_text.push_str(text.get(at..).unwrap_or(""));
+    Ok(Some(Plan {
+        servers: names,
+        client_text,
+        gateway_text: before.clone(),
+        record: Record {
+            file: file.to_path_buf(),
+            section: "mcp_servers".into(),
+            before,
+            after,
+            toml: true,
+        },
+    }))
+}
+
+/// The client's file `text` with `record`'s section put back as it was; refused when the
+/// section is no longer what `adopt` wrote (it was edited since, by hand or by the client).
+pub fn undo(text: &str, record: &Record) -> Result<String, String> {
+    if record.toml {
+        // The gateway's table, where adopt put it, once.
+        let at: Vec<usize> = text.match_indices(&record.after).map(|(i, _)| i).collect();
+        let [start] = at[..] else {
+            return Err(format!(
+                "{}: the `[mcp_servers.{ENTRY}]` table adopt wrote is not there as it was \
+                 written (changed since, or given twice); not undone (the backup beside the \
+                 file is the file before adopt)",
+                record.file.display()
+            ));
+        };
+        let (head, tail) = (
+            text.get(..start).unwrap_or(""),
+            text.get(start + record.after.len()..).unwrap_or(""),
+        );
+        return Ok(format!("{head}{}{tail}", record.before));
+    }
+    let Some((start, end, _)) = section(text, &record.section)? else {
+        return Err(format!(
+            "{}: `{}` is gone; nothing of adopt's to undo",
+            record.file.display(),
+            record.section
+        ));
+    };
+    if text.get(start..end) != Some(record.after.as_str()) {
+        return Err(format!(
+            "{}: `{}` changed since adopt wrote it; not undone (the backup beside the file \
+             is the file before adopt)",
+            record.file.display(),
+            record.section
+        ));
+    }
+    let (head, tail) = (
+        text.get(..start).unwrap_or(""),
+        text.get(end..).unwrap_or(""),
+    );
+    Ok(format!("{head}{}{tail}", record.before))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,475 @@
+//! Each client's own configuration file, read as it is: the fixtures under
+//! `tests/fixtures/clients/` are written from each client's documentation (cited in
+//! `src/config/clients.rs`), and each is read into the servers it says. Then the rule for a
+//! server entry's keys, generated from the lists: every key a client defines is read or left
+//! out with a warning, and every one-edit misspelling of one is an error naming it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use disco_gateway::config::clients::{self, Use};
+use disco_gateway::config::{Config, ConfigError, Format, Origin, ServerConfig, Transport};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients")
+}
+
+/// The environment the fixtures are read in.
+fn vars(name: &str) -> Option<String> {
+    let set = [
+        ("GITHUB_TOKEN", "ghp-1"),
+        ("NOTION_TOKEN", "ntn-2"),
+        ("CONTEXT7_API_KEY", "c7-3"),
+        ("FIGMA_TOKEN", "fig-4"),
+        ("DB_CONNECTION_STRING", "postgres://db"),
+        ("FIGMA_OAUTH_TOKEN", "fig-5"),
+        ("FIGMA_ORG", "acme"),
+        ("DISCO_INPUT_PERPLEXITY_KEY", "pplx-6"),
+        ("TOKEN", "t-7"),
+    ];
+    set.iter()
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+fn read_with(file: &str, vars: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    let path = fixtures().join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let origin = Origin {
+        format: Format::of(&path),
+        dir: path.parent(),
+        project: Some(Path::new("/home/me/app")),
+    };
+    Config::read(&text, vars, origin)
+}
+
+fn read(file: &str) -> Config {
+    read_with(file, &vars).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// A server as one line: its name, its transport, and what it carries.
+fn shown(s: &ServerConfig) -> String {
+    match &s.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => format!("{}: {command} {args:?} env={env:?} cwd={cwd:?}", s.name),
+        Transport::Http {
+            url,
+            headers,
+            forward_token,
+        } => format!(
+            "{}: {url} headers={headers:?} forward={forward_token}",
+            s.name
+        ),
+    }
+}
+
+/// The file's servers and the keys of its warnings.
+fn check(file: &str, servers: &[&str], warned: &[&str]) {
+    let c = read(file);
+    let got: Vec<String> = c.servers.iter().map(shown).collect();
+    assert_eq!(got, servers, "{file}");
+    let keys: Vec<&str> = c.warnings.iter().map(|w| w.key.as_str()).collect();
+    assert_eq!(keys, warned, "{file}: {:#?}", c.warnings);
+}
+
+#[test]
+fn claude_desktop() {
+    check(
+        "claude_desktop_config.json",
+        &[
+            r#"filesystem: npx ["-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"] env={} cwd=None"#,
+            r#"github: npx ["-y", "@modelcontextprotocol/server-github"] env={"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp-1"} cwd=None"#,
+        ],
+        &["globalShortcut"],
+    );
+}
+
+#[test]
+fn claude_code_project_file() {
+    check(
+        "claude-code.mcp.json",
+        &[
+            r#"airtable: npx ["-y", "airtable-mcp-server"] env={"AIRTABLE_API_KEY": "none"} cwd=None"#,
+            r#"notion: https://mcp.notion.com/mcp headers={"Authorization": "Bearer ntn-2"} forward=false"#,
+        ],
+        &["mcpServers.notion.oauth", "mcpServers.old.type"],
+    );
+}
+
+/// `~/.claude.json`: the user's servers, and this project's (which win a name both have, in
+/// the user's place); another project's are not read, nor Claude Code's own keys.
+#[test]
+fn claude_code_user_file() {
+    check(
+        "claude.json",
+        &[
+            r#"memory: npx ["-y", "@modelcontextprotocol/server-memory"] env={} cwd=None"#,
+            r#"time: uvx ["mcp-server-time", "--local-timezone=Europe/Paris"] env={} cwd=None"#,
+            r#"sentry: https://mcp.sentry.dev/mcp headers={} forward=false"#,
+        ],
+        &["numStartups", "autoUpdates", "mcpServers.time"],
+    );
+}
+
+/// A project's server wins over the user's of the same name wherever the two stand in the file.
+#[test]
+fn a_projects_server_wins_wherever_it_stands() {
+    let text = r#"{"projects": {"/home/me/app": {"mcpServers": {"time": {"command": "project"}}}},
+                   "mcpServers": {"time": {"command": "user"}, "memory": {"command": "m"}}}"#;
+    let origin = Origin {
+        project: Some(Path::new("/home/me/app")),
+        ..Origin::default()
+    };
+    let c = Config::read(text, &vars, origin).expect("reads");
+    let got: Vec<String> = c
+        .servers
+        .iter()
+        .map(|s| format!("{} {}", s.name, s.transport.describe()))
+        .collect();
+    assert_eq!(got, ["time project", "memory m"]);
+    let keys: Vec<&str> = c.warnings.iter().map(|w| w.key.as_str()).collect();
+    assert_eq!(keys, ["mcpServers.time"]);
+}
+
+#[test]
+fn cursor() {
+    check(
+        "cursor-mcp.json",
+        &[
+            r#"playwright: npx ["-y", "@playwright/mcp@latest"] env={"BROWSER": "chromium", "HEADLESS": "true"} cwd=None"#,
+            r#"context7: https://mcp.context7.com/mcp headers={"CONTEXT7_API_KEY": "c7-3"} forward=false"#,
+            r#"linear: https://mcp.linear.app/mcp headers={} forward=false"#,
+        ],
+        &["mcpServers.linear.auth"],
+    );
+}
+
+#[test]
+fn windsurf() {
+    check(
+        "windsurf-mcp_config.json",
+        &[
+            r#"github: npx ["-y", "@modelcontextprotocol/server-github"] env={"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp-1"} cwd=None"#,
+            r#"figma: https://mcp.figma.com/mcp headers={"Authorization": "Bearer fig-4"} forward=false"#,
+        ],
+        &["mcpServers.github.disabledTools"],
+    );
+}
+
+#[test]
+fn gemini_cli() {
+    check(
+        "gemini-settings.json",
+        &[
+            r#"pythonTools: python ["-m", "my_mcp_server", "--port", "8080"] env={"DATABASE_URL": "postgres://db"} cwd=Some("./mcp-servers/python")"#,
+            r#"github: https://api.githubcopilot.com/mcp/ headers={"Authorization": "Bearer ghp-1"} forward=false"#,
+        ],
+        &[
+            "theme",
+            "selectedAuthType",
+            "mcp",
+            "mcpServers.pythonTools.timeout",
+            "mcpServers.pythonTools.trust",
+            "mcpServers.pythonTools.includeTools",
+            "mcpServers.github.timeout",
+            "mcpServers.github.description",
+        ],
+    );
+}
+
+/// VS Code's JSONC, its `servers` and `inputs`; `${input:ID}` from `DISCO_INPUT_<ID>`.
+#[test]
+fn vs_code() {
+    check(
+        "vscode-mcp.json",
+        &[
+            r#"perplexity: npx ["-y", "server-perplexity-ask"] env={"PERPLEXITY_API_KEY": "pplx-6"} cwd=None"#,
+            r#"github: https://api.githubcopilot.com/mcp/ headers={} forward=false"#,
+        ],
+        &["servers.github.dev", "servers.legacy.type"],
+    );
+}
+
+/// An unset input refuses its server alone, naming the variable; the others serve.
+#[test]
+fn an_unset_input_refuses_its_server_only() {
+    let c = read_with("vscode-mcp.json", &|name| match name {
+        "DISCO_INPUT_PERPLEXITY_KEY" => None,
+        other => vars(other),
+    })
+    .expect("the others serve");
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["github"]);
+    let w = c
+        .warnings
+        .iter()
+        .find(|w| w.key == "servers.perplexity.env.PERPLEXITY_API_KEY")
+        .unwrap_or_else(|| panic!("{:#?}", c.warnings));
+    assert!(w.message.contains("`DISCO_INPUT_PERPLEXITY_KEY`"), "{w}");
+    assert!(w.message.contains("`perplexity` is not served"), "{w}");
+}
+
+/// The variable an input is read from: upper case, every other character `_`.
+#[test]
+fn input_variables_are_named_from_the_id() {
+    for (id, var) in [
+        ("api-key", "DISCO_INPUT_API_KEY"),
+        ("apiKey", "DISCO_INPUT_APIKEY"),
+        ("gh.token_2", "DISCO_INPUT_GH_TOKEN_2"),
+        ("clé", "DISCO_INPUT_CL_"),
+    ] {
+        let text =
+            format!(r#"{{"servers": {{"a": {{"command": "x", "args": ["${{input:{id}}}"]}}}}}}"#);
+        let c = Config::parse(&text, &|name| (name == var).then(|| "v".to_string()))
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(c.servers.len(), 1, "{id}: {:?}", c.warnings);
+        let c = Config::parse(&text, &|_| None).expect("refused alone");
+        assert!(c.servers.is_empty());
+        assert!(c.warnings[0].message.contains(var), "{}", c.warnings[0]);
+    }
+}
+
+#[test]
+fn codex() {
+    check(
+        "codex-config.toml",
+        &[
+            r#"docs: npx ["-y", "mcp-server-docs"] env={"DOCS_DIR": "/srv/docs"} cwd=None"#,
+            r#"figma: https://mcp.figma.com/mcp headers={"Authorization": "Bearer fig-5", "X-Figma-Region": "us-east-1", "X-Org": "acme"} forward=false"#,
+        ],
+        &[
+            "model",
+            "approval_policy",
+            "mcp_servers.docs.startup_timeout_sec",
+            "mcp_servers.docs.tool_timeout_sec",
+            "mcp_servers.figma.enabled_tools",
+        ],
+    );
+}
+
+/// The `disco` section stays strict in every format.
+#[test]
+fn the_disco_section_stays_strict() {
+    let e = Config::parse(
+        r#"{"servers": {"a": {"command": "x"}}, "disco": {"exposur": "all"}}"#,
+        &vars,
+    )
+    .err()
+    .expect("a misspelt disco key");
+    assert_eq!(e.key, "disco.exposur");
+    let toml = "[mcp_servers.a]\ncommand = \"x\"\n[disco]\npageSiz = 3\n";
+    let e = Config::read(
+        toml,
+        &vars,
+        Origin {
+            format: Format::Toml,
+            ..Origin::default()
+        },
+    )
+    .err()
+    .expect("a misspelt disco key");
+    assert_eq!(e.key, "disco.pageSiz");
+}
+
+/// A server entry of `format` with `key` set to a value that fits it, and the section it is in.
+fn entry(format: Format, key: &str) -> String {
+    // The transport the key belongs with, and a value of its kind.
+    let (http, value) = match key {
+        "type" => (false, r#""stdio""#.to_string()),
+        "command" | "url" | "serverUrl" | "httpUrl" => (key != "command", String::new()),
+        "args" | "env_vars" => (false, r#"["-y"]"#.into()),
+        "env" => (false, r#"{"K": "v"}"#.into()),
+        "envFile" => (
+            false,
+            format!("{:?}", fixtures().join("cursor.env").display().to_string()),
+        ),
+        "cwd" => (false, r#""/""#.into()),
+        "headers" | "http_headers" => (true, r#"{"X": "y"}"#.into()),
+        "env_http_headers" => (true, r#"{"X": "TOKEN"}"#.into()),
+        "bearer_token_env_var" => (true, r#""TOKEN""#.into()),
+        "forwardToken" => (true, "true".into()),
+        "disabled" => (false, "false".into()),
+        "enabled" => (false, "true".into()),
+        // A key the gateway leaves out: its value is not read.
+        _ => (false, "[1]".into()),
+    };
+    let base = if http {
+        ("url", r#""http://h/mcp""#)
+    } else {
+        ("command", r#""x""#)
+    };
+    let mut fields: Vec<(String, String)> = Vec::new();
+    if value.is_empty() {
+        let v = if key == "command" {
+            r#""x""#
+        } else {
+            r#""http://h/mcp""#
+        };
+        fields.push((key.into(), v.into()));
+    } else {
+        fields.push((base.0.into(), base.1.into()));
+        fields.push((key.into(), value));
+    }
+    match format {
+        Format::Json => {
+            let body: Vec<String> = fields.iter().map(|(k, v)| format!("{k:?}: {v}")).collect();
+            format!(r#"{{"mcpServers": {{"s": {{{}}}}}}}"#, body.join(", "))
+        }
+        Format::Toml => {
+            // JSON's values are TOML's here, but for objects: inline tables.
+            let body: Vec<String> = fields
+                .iter()
+                .map(|(k, v)| {
+                    let v = if v.starts_with('{') {
+                        v.replace(':', " =")
+                    } else {
+                        v.clone()
+                    };
+                    format!("{k} = {v}")
+                })
+                .collect();
+            format!("[mcp_servers.s]\n{}\n", body.join("\n"))
+        }
+    }
+}
+
+fn parse(format: Format, text: &str) -> Result<Config, ConfigError> {
+    Config::read(
+        text,
+        &vars,
+        Origin {
+            format,
+            ..Origin::default()
+        },
+    )
+}
+
+fn section(format: Format) -> &'static str {
+    match format {
+        Format::Json => "mcpServers.s",
+        Format::Toml => "mcp_servers.s",
+    }
+}
+
+/// Every key any client defines for a server entry is accepted: read, or left out with one
+/// warning naming it.
+#[test]
+fn every_documented_key_is_read_or_left_out_with_a_warning() {
+    for format in [Format::Json, Format::Toml] {
+        for (key, used) in clients::uses(format) {
+            let text = entry(format, key);
+            let c = parse(format, &text).unwrap_or_else(|e| panic!("{key}: {text}: {e}"));
+            assert_eq!(c.servers.len(), 1, "{key}: {text}");
+            let at = format!("{}.{key}", section(format));
+            let warned: Vec<_> = c.warnings.iter().filter(|w| w.key == at).collect();
+            match used {
+                Use::Read => assert!(warned.is_empty(), "{key}: {warned:?}"),
+                Use::Ignored(why) => {
+                    assert_eq!(warned.len(), 1, "{key}: {:?}", c.warnings);
+                    assert!(warned[0].message.contains(why), "{}", warned[0]);
+                }
+            }
+        }
+    }
+}
+
+/// Each string one edit away from `key`: a character left out, put in, changed, or two
+/// neighbours swapped.
+fn one_edit(key: &str) -> Vec<String> {
+    let chars: Vec<char> = key.chars().collect();
+    let alphabet: Vec<char> = ('a'..='z').chain('A'..='Z').chain(['_', '-']).collect();
+    let mut out = Vec::new();
+    for i in 0..=chars.len() {
+        if i < chars.len() {
+            let mut v = chars.clone();
+            v.remove(i);
+            out.push(v.iter().collect());
+            for &c in &alphabet {
+                let mut v = chars.clone();
+                v[i] = c;
+                out.push(v.iter().collect());
+            }
+        }
+        if i + 1 < chars.len() {
+            let mut v = chars.clone();
+            v.swap(i, i + 1);
+            out.push(v.iter().collect());
+        }
+        for &c in &alphabet {
+            let mut v = chars.clone();
+            v.insert(i, c);
+            out.push(v.iter().collect());
+        }
+    }
+    out
+}
+
+/// Every one-edit misspelling of a key (that is not itself a key) is refused, naming it at
+/// its path: in every format, whether the server is served or disabled.
+#[test]
+fn every_misspelt_key_is_refused_naming_it() {
+    let mut checked = 0;
+    for format in [Format::Json, Format::Toml] {
+        let known: BTreeMap<&str, Use> = clients::uses(format).iter().copied().collect();
+        for (key, _) in clients::uses(format) {
+            for typo in one_edit(key) {
+                if typo.is_empty() || known.contains_key(typo.as_str()) {
+                    continue;
+                }
+                let text = match format {
+                    Format::Json => {
+                        format!(r#"{{"mcpServers": {{"s": {{"command": "x", "{typo}": 1}}}}}}"#)
+                    }
+                    Format::Toml => format!("[mcp_servers.s]\ncommand = \"x\"\n{typo} = 1\n"),
+                };
+                let e = parse(format, &text)
+                    .err()
+                    .unwrap_or_else(|| panic!("`{typo}` was accepted"));
+                assert_eq!(e.key, format!("{}.{typo}", section(format)), "{e}");
+                assert!(
+                    e.message.starts_with(&format!("unknown key `{typo}`")),
+                    "{e}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    // The generator made the cases it should (a floor, not a figure to match).
+    assert!(checked > 10_000, "{checked}");
+}
+
+/// An `envFile` that cannot be read is an error at its key naming the file; one with a line
+/// that is not `KEY=VALUE` says so without showing the line (it may hold a secret).
+#[test]
+fn an_env_file_error_names_the_file_and_shows_no_line() {
+    let dir = std::env::temp_dir().join(format!(
+        "disco-gateway-envfile-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    std::fs::write(dir.join("bad.env"), "GOOD=1\nsk-live-hush no equals sign\n").expect("a file");
+    let read = |file: &str| {
+        let text = format!(r#"{{"mcpServers": {{"a": {{"command": "x", "envFile": "{file}"}}}}}}"#);
+        let origin = Origin {
+            dir: Some(&dir),
+            ..Origin::default()
+        };
+        Config::read(&text, &vars, origin)
+    };
+    let e = read("missing.env").err().expect("a missing file");
+    assert_eq!(e.key, "mcpServers.a.envFile");
+    assert!(e.message.contains("missing.env"), "{e}");
+    let e = read("bad.env").err().expect("a line that is not KEY=VALUE");
+    assert_eq!(e.key, "mcpServers.a.envFile");
+    assert!(
+        e.message.contains("bad.env") && e.message.contains("KEY=VALUE"),
+        "{e}"
+    );
+    assert!(!e.message.contains("hush"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
