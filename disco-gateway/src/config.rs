@@ -142,6 +142,8 @@ pub struct DiscoConfig {
     /// `state_dir`).
     pub data_dir: Option<std::path::PathBuf>,
     pub on_change: OnChange,
+    /// The rate limit per HTTP caller (`disco.rateLimit`); `None`: none.
+    pub rate_limit: Option<disco_runtime::RateLimit>,
 }
 
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
@@ -169,6 +171,7 @@ impl Default for DiscoConfig {
             tokens: Vec::new(),
             data_dir: None,
             on_change: OnChange::Hold,
+            rate_limit: None,
         }
     }
 }
@@ -536,6 +539,7 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
             None => None,
         },
         on_change: d.on_change.unwrap_or(default.on_change),
+        rate_limit: d.rate_limit,
     })
 }
 
@@ -562,5 +566,8 @@ fn token(at: &str, t: file::Token, vars: Vars) -> Result<TokenConfig, ConfigErro
     })
 }
 
+#[cfg(test)]
+#[path = "config/rate_limit_tests.rs"]
+mod rate_limit_tests;
 #[cfg(test)]
 mod tests;
