@@ -568,6 +568,37 @@ fn only_a_caller_who_could_see_a_tool_hears_of_its_servers_outage() {
     assert_eq!(guest.call("good.echo"), ("good:echo:{}".into(), false));
 }
 
+/// `disco.rateLimit`: a caller over its rate is refused (HTTP 429) before its calls reach an
+/// upstream, while another caller's calls are served.
+#[test]
+fn a_caller_over_its_rate_is_refused_and_the_others_are_served() {
+    let dir = Dir::new("rate");
+    let ups = [up("good", "good")];
+    let mut settings = disco(".");
+    // One request per 100 s on average, eight at once: connecting takes some of them.
+    settings["rateLimit"] = json!({"perSecond": 0.01, "burst": 8});
+    settings["tokens"] = json!([
+        {"token": "tok-greedy-7d1e", "caller": "greedy"},
+        {"token": "tok-other-04b9", "caller": "other"},
+    ]);
+    let gw = harness::HttpGateway::start(&dir, &ups, settings);
+    let greedy = Client::connect(&gw.url, "tok-greedy-7d1e");
+    let other = Client::connect(&gw.url, "tok-other-04b9");
+    let mut served = 0;
+    let refused = loop {
+        let (text, error) = greedy.call("good.echo");
+        if error {
+            break text;
+        }
+        assert_eq!(text, "good:echo:{}");
+        served += 1;
+        assert!(served < 8, "greedy was never refused; log:\n{}", gw.log());
+    };
+    assert!(served >= 1, "{refused}");
+    assert!(refused.contains("429"), "{refused}");
+    assert_eq!(other.call("good.echo"), ("good:echo:{}".into(), false));
+}
+
 /// `disco-gateway approve --config <the test's configuration> NAMES...`: its exit status, its
 /// output and its errors.
 fn approve(dir: &Dir, upstreams: &[harness::Up], names: &[&str]) -> (bool, String, String) {
