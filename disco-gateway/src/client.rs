@@ -77,12 +77,17 @@ impl ClientHandler for Client {
 
 pub(crate) type Running = RunningService<RoleClient, Client>;
 
-/// The HTTP transport's configuration: the upstream's URL and the headers every request carries.
+/// The HTTP transport's configuration: the upstream's URL, the headers every request carries,
+/// and the largest answer read (a JSON body or one SSE event), as for a stdio upstream's line.
 fn http_config(
     url: &str,
     headers: HashMap<http::HeaderName, http::HeaderValue>,
+    max_message: usize,
 ) -> StreamableHttpClientTransportConfig {
-    StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers)
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+    config.max_json_response_size = max_message;
+    config.max_sse_event_size = max_message;
+    config
 }
 
 /// Why a connection could not be initialized.
@@ -150,10 +155,12 @@ pub(crate) enum Endpoint<'a> {
     /// A child started by [`spawn`], over its stdio (boxed: the transport is many times the
     /// size of the other variant).
     Child(Box<ChildStdio>),
-    /// A Streamable HTTP server, every request with `headers`.
+    /// A Streamable HTTP server, every request with `headers`; no answer over `max` bytes is
+    /// read.
     Http {
         url: &'a str,
         headers: HashMap<http::HeaderName, http::HeaderValue>,
+        max: usize,
     },
 }
 
@@ -200,8 +207,9 @@ pub(crate) async fn open(
         Endpoint::Child(child) => {
             serve_within(client, role.relay(*child, heard), timeout, close).await
         }
-        Endpoint::Http { url, headers } => {
-            let transport = StreamableHttpClientTransport::from_config(http_config(url, headers));
+        Endpoint::Http { url, headers, max } => {
+            let transport =
+                StreamableHttpClientTransport::from_config(http_config(url, headers, max));
             serve_within(client, role.relay(transport, heard), timeout, close).await
         }
     }

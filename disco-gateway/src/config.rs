@@ -131,7 +131,7 @@ pub struct DiscoConfig {
     /// The most tools one server may list (`disco.maxTools`): one that lists more is refused,
     /// with a log line saying so, and the others serve.
     pub max_tools: usize,
-    /// The largest message read from a stdio upstream (`disco.maxMessageBytes`): a call whose
+    /// The largest message read from an upstream (`disco.maxMessageBytes`): a call whose
     /// answer is larger gets a tool error naming both sizes at once.
     pub max_message_bytes: usize,
     /// Extra aliases and keywords by downstream tool name.
@@ -566,8 +566,5 @@ fn token(at: &str, t: file::Token, vars: Vars) -> Result<TokenConfig, ConfigErro
     })
 }
 
-#[cfg(test)]
-#[path = "config/rate_limit_tests.rs"]
-mod rate_limit_tests;
 #[cfg(test)]
 mod tests;
