@@ -6,14 +6,13 @@
 //! this test binary started again in child mode, running this module's child test alone, so
 //! that its memory is its own. Bounded: a few hundred loopback requests, 60 s at most.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{serve_http_child, server_in, test_name};
+use crate::common::{serve_http_child, server_in, ChildServer};
 use disco_runtime::{mcp_tool, HttpOptions};
 use serde_json::{json, Value};
 
@@ -52,75 +51,26 @@ fn request_memory_server_child() {
     serve_http_child(server_in(module_path!()).http_options(options()));
 }
 
-struct Served {
-    child: Child,
-    addr: SocketAddr,
+/// A server process with the default options, warmed up.
+fn start() -> ChildServer {
+    let served = ChildServer::spawn(module_path!(), "request_memory_server_child", CHILD_ENV);
+    // Warm up: the allocator's arenas, rmcp's first request.
+    let (status, _) = send(served.addr, &call(1, "echo", json!({"text": "warm"})));
+    assert_eq!(status, 200);
+    served
 }
 
-impl Served {
-    fn start() -> Served {
-        let mut child = Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                test_name(module_path!(), "request_memory_server_child").as_str(),
-                "--nocapture",
-                "--test-threads",
-                "1",
-            ])
-            .env(CHILD_ENV, "1")
-            .env("RUST_LOG", "error")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn the server process");
-        let stdout = child.stdout.take().expect("stdout");
-        let port = BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-            .find_map(|line| line.split("PORT ").nth(1)?.trim().parse::<u16>().ok())
-            .expect("the server prints its port");
-        let served = Served {
-            child,
-            addr: SocketAddr::from(([127, 0, 0, 1], port)),
-        };
-        // Warm up: the allocator's arenas, rmcp's first request.
-        let (status, _) = send(served.addr, &call(1, "echo", json!({"text": "warm"})));
-        assert_eq!(status, 200);
-        served
-    }
-
-    fn status_kb(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .expect("a figure from /proc/<pid>/status")
-    }
-
-    /// Resets the peak resident size (VmHWM) to the current one.
-    fn reset_peak(&self) {
-        std::fs::write(format!("/proc/{}/clear_refs", self.child.id()), "5")
-            .expect("reset the peak resident size (Linux clear_refs)");
-    }
+/// A figure in kB of the server's `/proc/<pid>/status`.
+fn status_kb(server: &ChildServer, field: &str) -> u64 {
+    let kb = server.status_kb(field);
+    assert!(kb > 0, "{field} of the server process");
+    kb
 }
 
-impl Drop for Served {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Resets the peak resident size (VmHWM) to the current one.
+fn reset_peak(server: &ChildServer) {
+    std::fs::write(format!("/proc/{}/clear_refs", server.child.id()), "5")
+        .expect("reset the peak resident size (Linux clear_refs)");
 }
 
 /// One request on its own connection: the status and the raw answer (status 0 when the
@@ -229,16 +179,16 @@ fn measure() {
     // charged in the budget.
     println!("| body | bytes | peak RSS above idle | charged |");
     for (name, body) in &bodies {
-        let server = Served::start();
-        let idle = server.status_kb("VmRSS:");
-        server.reset_peak();
+        let server = start();
+        let idle = status_kb(&server, "VmRSS:");
+        reset_peak(&server);
         let (status, text) = send(server.addr, body);
         assert!(
             [200, 413].contains(&status),
             "{name}: {status} {}",
             &text[..text.len().min(300)]
         );
-        let peak = (server.status_kb("VmHWM:").saturating_sub(idle) * 1024) as usize;
+        let peak = (status_kb(&server, "VmHWM:").saturating_sub(idle) * 1024) as usize;
         let charged = options.request_cost(MAX_ARGUMENT_VALUES, body.len());
         println!(
             "| {name} | {} | {:.1} MB | {:.1} MB |",
@@ -255,9 +205,9 @@ fn measure() {
     // All at once: ATTACKERS clients each send ROUNDS hostile bodies, while a legitimate
     // client calls `echo` every 100 ms.
     let budget = options.request_memory_budget(MAX_ARGUMENT_VALUES);
-    let server = Served::start();
-    let idle = server.status_kb("VmRSS:");
-    server.reset_peak();
+    let server = start();
+    let idle = status_kb(&server, "VmRSS:");
+    reset_peak(&server);
     let addr = server.addr;
     let statuses = Mutex::new(Vec::new());
     let legit = Mutex::new(Vec::new());
@@ -305,7 +255,7 @@ fn measure() {
         flooding.store(false, Ordering::Relaxed);
         caller.join().expect("the legitimate caller");
     });
-    let peak = (server.status_kb("VmHWM:").saturating_sub(idle) * 1024) as usize;
+    let peak = (status_kb(&server, "VmHWM:").saturating_sub(idle) * 1024) as usize;
     let statuses = statuses.into_inner().expect("lock");
     let legit = legit.into_inner().expect("lock");
     let count = |code: u16| statuses.iter().filter(|(s, ..)| *s == code).count();
