@@ -124,12 +124,12 @@ pub struct HttpOptions {
     /// The memory, in bytes, that requests in flight may take together, as charged from their
     /// bodies. Before a byte of its body is read, a POST reserves the most its body can cost
     /// (its `Content-Length`, or the body limit when it declares none, at about 133 bytes per
-    /// byte of body, capped by the value budget: about 42 MB at the default limits) and holds
-    /// it until its answer has been sent. A request that finds no room waits at most 1 s,
-    /// reading nothing, then gets 503 with a JSON-RPC error and `Retry-After: 1`. Bodies over
-    /// 64 KiB may take three quarters of the budget, so that a flood of them cannot hold up
-    /// small requests. `None` (the default): room for four requests at the most one can
-    /// cost, about 170 MB at the default limits (fewer when `max_connections` is below four).
+    /// byte of body, capped by the value budget: 46.6 MB for a body at the default limits)
+    /// and holds it until its answer has been sent. A request that finds no room waits at
+    /// most 1 s, reading nothing, then gets 503 with a JSON-RPC error and `Retry-After: 1`.
+    /// Bodies over 64 KiB may take three quarters of the budget, so that a flood of them
+    /// cannot hold up small requests. `None` (the default): room for four requests at the most one can
+    /// cost, 186.5 MB at the default limits (fewer when `max_connections` is below four).
     /// See SECURITY.md ("HTTP") for the memory ceiling this gives.
     pub request_memory: Option<usize>,
     /// A rate limit per caller (per bearer token's caller; anonymous requests share one):
