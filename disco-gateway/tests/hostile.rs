@@ -1,9 +1,8 @@
 //! The hostile-upstream suite: the gateway binary in front of scripted upstreams that say what
 //! no well-behaved server says (tests/hostile/upstream.py over stdio, http_upstream.py over
-//! Streamable HTTP), beside a well-behaved one. Each test
-//! asserts that the gateway stays up, that the other upstreams serve, that the client gets a
-//! clear answer within the liveness bound, and that the gateway's peak resident memory stays
-//! under the ceiling (harness.rs).
+//! Streamable HTTP), beside a well-behaved one. Each test asserts that the gateway stays up,
+//! that the other upstreams serve, that the client gets a clear answer within the liveness
+//! bound, and that the gateway's peak resident memory stays under the ceiling (harness.rs).
 
 #[path = "hostile/harness.rs"]
 mod harness;
