@@ -255,17 +255,19 @@ impl HttpOptions {
         self.request_memory = Some(bytes.max(1));
         self
     }
-    /// The memory requests in flight may take together, in bytes: [`request_memory`]
-    /// (Self::request_memory), or its default for these options and a catalog whose calls may
-    /// hold `max_argument_values` values ([`crate::CatalogBuilder::max_argument_values`]).
+    /// The memory requests in flight may take together, in bytes:
+    /// [`request_memory`](Self::request_memory), or its default for these options and a
+    /// catalog whose calls may hold `max_argument_values` values
+    /// ([`crate::CatalogBuilder::max_argument_values`]).
     pub fn request_memory_budget(&self, max_argument_values: usize) -> usize {
         self.request_memory.unwrap_or_else(|| {
             self.body_cost(max_argument_values)
                 .default_budget(self.max_connections)
         })
     }
-    /// What a request whose body declares `len` bytes is charged in [`request_memory`]
-    /// (Self::request_memory), for a catalog whose calls may hold `max_argument_values` values.
+    /// What a request whose body declares `len` bytes is charged in
+    /// [`request_memory`](Self::request_memory), for a catalog whose calls may hold
+    /// `max_argument_values` values.
     #[doc(hidden)]
     pub fn request_cost(&self, max_argument_values: usize, len: usize) -> usize {
         self.body_cost(max_argument_values).of(len)
