@@ -209,10 +209,9 @@ pub(crate) async fn open(
             serve_within(client, role.relay(*child, heard), timeout, close).await
         }
         Endpoint::Http { url, headers, max } => {
-            let transport = StreamableHttpClientTransport::with_client(
-                Http::new(),
-                http_config(url, headers, max),
-            );
+            // The configuration first: whatever it sets up for HTTP comes before the client.
+            let config = http_config(url, headers, max);
+            let transport = StreamableHttpClientTransport::with_client(Http::new(), config);
             serve_within(client, role.relay(transport, heard), timeout, close).await
         }
     }
