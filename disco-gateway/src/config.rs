@@ -140,7 +140,7 @@ pub struct DiscoConfig {
     /// The most tools one server may list (`disco.maxTools`): one that lists more is refused,
     /// with a log line saying so, and the others serve.
     pub max_tools: usize,
-    /// The largest message read from a stdio upstream (`disco.maxMessageBytes`): a call whose
+    /// The largest message read from an upstream (`disco.maxMessageBytes`): a call whose
     /// answer is larger gets a tool error naming both sizes at once.
     pub max_message_bytes: usize,
     /// Extra aliases and keywords by downstream tool name.
@@ -151,6 +151,8 @@ pub struct DiscoConfig {
     /// `state_dir`).
     pub data_dir: Option<std::path::PathBuf>,
     pub on_change: OnChange,
+    /// The rate limit per HTTP caller (`disco.rateLimit`); `None`: none.
+    pub rate_limit: Option<disco_runtime::RateLimit>,
 }
 
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
@@ -178,6 +180,7 @@ impl Default for DiscoConfig {
             tokens: Vec::new(),
             data_dir: None,
             on_change: OnChange::Hold,
+            rate_limit: None,
         }
     }
 }
@@ -720,6 +723,7 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
             None => None,
         },
         on_change: d.on_change.unwrap_or(default.on_change),
+        rate_limit: d.rate_limit,
     })
 }
 

@@ -301,7 +301,9 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     if !config.disco.tokens.is_empty() {
         server = server.visibility(visibility(provider.clone()));
     }
-    let mut http = HttpOptions::default().stateless(args.stateless);
+    let mut http = HttpOptions::default()
+        .stateless(args.stateless)
+        .rate_limit(config.disco.rate_limit);
     if !config.disco.tokens.is_empty() {
         let mut tokens = BearerTokens::new();
         for t in &config.disco.tokens {

@@ -185,6 +185,7 @@ impl Hub {
                         &config,
                         tokens.clone(),
                         disco.startup_timeout,
+                        disco.max_message_bytes,
                         heard.clone(),
                         &shutdown,
                     );
@@ -650,7 +651,8 @@ async fn connect(
         Transport::Http { url, headers, .. } => {
             // The values are secrets: an error names the header only.
             let headers = header_map(headers).map_err(|e| (e, None))?;
-            let running = open(Endpoint::Http { url, headers })
+            let max = hub.disco.max_message_bytes;
+            let running = open(Endpoint::Http { url, headers, max })
                 .await
                 .map_err(|e| (e.detail, None))?;
             (running, None)

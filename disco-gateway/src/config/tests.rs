@@ -1,6 +1,9 @@
 use super::*;
 use serde::Deserialize;
 
+/// The `disco` section's settings of HTTP serving.
+mod disco;
+
 fn env(name: &str) -> Option<String> {
     match name {
         "TOKEN" => Some("s3cret".into()),

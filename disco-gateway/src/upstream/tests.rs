@@ -156,3 +156,41 @@ fn an_outage_keeps_its_first_moment_and_says_the_next_start() {
         .message("fs", now)
         .contains("; a start is under way now."));
 }
+
+/// What an upstream writes to stderr is kept for the log of its crash within a bound: the
+/// last `STDERR_TAIL_LINES` lines, each clipped to 500 characters, the oldest going first.
+#[tokio::test]
+async fn the_stderr_kept_for_a_crash_is_the_last_lines_clipped() {
+    let lines = STDERR_TAIL_LINES + 15;
+    // Line i is "i:" and then 600 characters (some of them two bytes long).
+    let script = format!(
+        "i=0; while [ $i -lt {lines} ]; do printf '%s:' $i; \
+         printf 'é%.0s' $(seq 1 100); printf 'x%.0s' $(seq 1 500); printf '\\n'; \
+         i=$((i+1)); done >&2"
+    );
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let stderr = child.stderr.take().expect("its stderr");
+    let tail = Arc::new(Mutex::new(VecDeque::new()));
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        read_stderr("s".into(), stderr, tail.clone()),
+    )
+    .await
+    .expect("read to its end");
+    let _ = child.wait().await;
+    let kept: Vec<String> = tail
+        .lock()
+        .map(|t| t.iter().cloned().collect())
+        .unwrap_or_default();
+    assert_eq!(kept.len(), STDERR_TAIL_LINES);
+    for (n, line) in kept.iter().enumerate() {
+        let i = lines - STDERR_TAIL_LINES + n;
+        assert!(line.starts_with(&format!("{i}:é")), "{n}: {line}");
+        assert_eq!(line.chars().count(), 500, "{n}");
+    }
+}

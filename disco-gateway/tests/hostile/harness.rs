@@ -62,10 +62,15 @@ pub fn config(dir: &Dir, upstreams: &[Up], mut disco: Value) -> PathBuf {
     let servers: Vec<String> = upstreams
         .iter()
         .map(|u| {
-            let server = json!({
-                "command": "python3",
-                "args": [script, u.scenario, u.name, dir.0],
-            });
+            // A scenario that is a URL is an upstream over HTTP, started by the test.
+            let server = if u.scenario.starts_with("http://") {
+                json!({"url": u.scenario})
+            } else {
+                json!({
+                    "command": "python3",
+                    "args": [script, u.scenario, u.name, dir.0],
+                })
+            };
             format!("{}: {server}", json!(u.name))
         })
         .collect();
@@ -105,6 +110,45 @@ fn spawn(
         .spawn()
         .expect("the gateway runs");
     (child, log)
+}
+
+/// The scripted upstream over Streamable HTTP (`http_upstream.py`), started by the test; it
+/// stops when dropped.
+pub struct HttpUpstream {
+    child: Child,
+    /// Its endpoint (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+}
+
+impl HttpUpstream {
+    pub fn start(label: &str) -> HttpUpstream {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/http_upstream.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(label)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs the HTTP upstream");
+        let stdout = child.stdout.take().expect("its stdout");
+        let port = BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|l| l.strip_prefix("PORT ")?.trim().parse::<u16>().ok())
+            .expect("the HTTP upstream prints its port");
+        HttpUpstream {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpUpstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// The gateway serving stdio.
