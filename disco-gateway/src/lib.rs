@@ -21,6 +21,8 @@ mod headers;
 #[doc(hidden)]
 pub mod lint;
 #[doc(hidden)]
+pub mod metrics;
+#[doc(hidden)]
 pub mod pins;
 #[doc(hidden)]
 pub mod provider;

@@ -20,13 +20,14 @@ use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
 use disco_gateway::config::{self, Config, ExposureKind};
+use disco_gateway::metrics::Metrics;
 use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
 use disco_gateway::upstream::Hub;
 
 const USAGE: &str = "usage:
-  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first]
-  disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
+  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first] [--metrics ADDR]
+  disco-gateway [--name NAME] [--http ADDR] [--metrics ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
   disco-gateway approve [--config FILE] SERVER[.TOOL]...
@@ -37,11 +38,13 @@ const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name corre
 repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
 Code, Cursor, Windsurf, Gemini CLI, VS Code, or Codex's TOML); see the guide's gateway chapter.";
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Args {
     command: Option<String>,
     config: Option<String>,
     http: Option<SocketAddr>,
+    /// The Prometheus endpoint's address (`disco.metrics.listen` of the file, overridden).
+    metrics: Option<SocketAddr>,
     stateless: bool,
     search: Option<ExposureKind>,
     name: Option<String>,
@@ -76,6 +79,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     v.parse()
                         .map_err(|_| format!("--http {v}: not an address like 127.0.0.1:8080"))?,
                 );
+            }
+            "--metrics" => {
+                let v = value("--metrics")?;
+                a.metrics =
+                    Some(v.parse().map_err(|_| {
+                        format!("--metrics {v}: not an address like 127.0.0.1:9464")
+                    })?);
             }
             "--stateless" => a.stateless = true,
             // Serving stdio is the default; the flag is accepted for launchers that pass it.
@@ -214,6 +224,9 @@ fn load_config(args: &Args) -> Result<Config, String> {
     if let Some(search) = args.search {
         config.disco.exposure = search;
     }
+    if let Some(metrics) = args.metrics {
+        config.disco.metrics = Some(metrics);
+    }
     #[cfg(not(feature = "tls"))]
     for s in &config.servers {
         if let config::Transport::Http { url, .. } = &s.transport {
@@ -290,6 +303,11 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         }
     }
     let (hub, provider) = start(&config, pins(&config, true)?).await;
+    let metrics = config.disco.metrics.map(|_| Arc::new(Metrics::default()));
+    let provider = match &metrics {
+        Some(m) => provider.with_metrics(m.clone()),
+        None => provider,
+    };
     let mut server = Server::from_inventory()
         .name("disco-gateway")
         .version(env!("CARGO_PKG_VERSION"))
@@ -348,6 +366,16 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         })
     };
 
+    let exporter = match (config.disco.metrics, metrics) {
+        (Some(addr), Some(metrics)) => Some(serve_metrics(addr, metrics, &hub, &server).await?),
+        _ => None,
+    };
+    // An edit of the file, or SIGHUP, serves its servers (upstream/reload.rs).
+    let follow = args.config.clone().map(|path| {
+        let (args, hub, disco) = (args.clone(), hub.clone(), config.disco.clone());
+        tokio::spawn(follow_config(path, move || load_config(&args), hub, disco))
+    });
+
     // Once the first catalog is built and served, what its build freed goes back too.
     let trim = {
         let handle = server.handle();
@@ -379,8 +407,114 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     };
     reloads.abort();
     trim.abort();
+    for task in [exporter, follow].into_iter().flatten() {
+        task.abort();
+    }
     hub.stop().await;
     result
+}
+
+/// Serves the Prometheus endpoint at `addr` (metrics.rs): the gateway's counters, the catalog's
+/// and each upstream's restarts, read at each scrape.
+async fn serve_metrics(
+    addr: SocketAddr,
+    metrics: Arc<Metrics>,
+    hub: &Arc<Hub>,
+    server: &Server,
+) -> Result<tokio::task::JoinHandle<()>, String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("disco.metrics.listen {addr}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    tracing::info!(addr = %bound, "serving Prometheus metrics at /metrics");
+    // The address actually bound (port 0 picks one), for scripts.
+    println!("METRICS http://{bound}/metrics");
+    let (hub, handle) = (hub.clone(), server.handle());
+    let render = move || {
+        let restarts: Vec<(String, u64)> = hub
+            .upstreams()
+            .iter()
+            .map(|u| (u.config.name.clone(), u.restarts()))
+            .collect();
+        metrics.render(handle.stats(), &restarts)
+    };
+    Ok(tokio::spawn(async move {
+        if let Err(e) = disco_gateway::metrics::serve(listener, render).await {
+            tracing::error!(error = %e, "the metrics endpoint stopped");
+        }
+    }))
+}
+
+/// How often the configuration file is read for a change: its contents' hash, so that an edit
+/// is seen however it is saved (in place, or a new file renamed over it, within the mtime's
+/// granularity, on any file system) with no watcher to keep. A file of a few kilobytes read
+/// once a second costs nothing measurable; the pins are followed the same way (upstream.rs).
+const CONFIG_POLL: Duration = Duration::from_secs(1);
+
+/// The hash of the file's bytes, `None` while it cannot be read (an editor between writes).
+fn config_digest(path: &str) -> Option<u64> {
+    use std::hash::Hasher;
+    let bytes = std::fs::read(path).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    h.write(&bytes);
+    Some(h.finish())
+}
+
+/// Follows the configuration file: when its contents change, or on SIGHUP, it is read again
+/// and its servers served (upstream/reload.rs: added started, removed stopped, changed
+/// restarted, the rest untouched; the catalog's clients get `tools/list_changed`). A file
+/// that does not read keeps the running configuration, and the log says why, naming the key.
+/// The `disco` section is read at start only: a change to it is logged and waits for a restart.
+async fn follow_config(
+    path: String,
+    load: impl Fn() -> Result<Config, String>,
+    hub: Arc<Hub>,
+    disco: config::DiscoConfig,
+) {
+    let mut seen = config_digest(&path);
+    let mut tick = tokio::time::interval(CONFIG_POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    #[cfg(unix)]
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    loop {
+        #[cfg(unix)]
+        let hup = async {
+            match hangup.as_mut() {
+                Some(h) => h.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let hup = std::future::pending::<Option<()>>();
+        let asked = tokio::select! {
+            _ = tick.tick() => false,
+            _ = hup => true,
+        };
+        let now = config_digest(&path);
+        if !asked && now == seen {
+            continue;
+        }
+        seen = now;
+        let config = match load() {
+            Ok(config) => config,
+            Err(e) => {
+                tracing::error!("the configuration was not reloaded; the running one serves: {e}");
+                continue;
+            }
+        };
+        if config.disco != disco {
+            tracing::warn!(
+                "{path}: the `disco` section changed; it is read at start, and takes effect when                  the gateway is restarted"
+            );
+        }
+        let done = hub.reload(config.servers);
+        tracing::info!(
+            added = ?done.added,
+            removed = ?done.removed,
+            changed = ?done.changed,
+            "configuration reloaded"
+        );
+    }
 }
 
 /// Gives the memory a catalog build freed back to the system. glibc's allocator keeps freed

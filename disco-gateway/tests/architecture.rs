@@ -23,6 +23,7 @@ const LAYERS: Layers = Layers {
         ("relay", 0),
         ("wire", 0),
         ("text", 0),
+        ("metrics", 0),
         ("admit", 1),
         ("call", 1),
         ("config", 1),

@@ -246,7 +246,7 @@ async fn hub(config_text: &str) -> Arc<Hub> {
 }
 
 fn forwarded(hub: &Hub) -> &Forwarded {
-    hub.upstreams[0].forwarded().expect("up forwards")
+    hub.upstreams()[0].forwarded().expect("up forwards")
 }
 
 /// The text of an answer (the upstream's and the gateway's answers here have one block).
@@ -269,7 +269,7 @@ fn assert_refused(result: &CallToolResult) {
 }
 
 async fn call_as(hub: &Hub, caller: Caller, tool: &str) -> CallToolResult {
-    let call = hub.upstreams[0].call(tool, Map::new(), Context::for_caller(caller));
+    let call = hub.upstreams()[0].call(tool, Map::new(), Context::for_caller(caller));
     tokio::time::timeout(GUARD, call).await.expect("hang guard")
 }
 
@@ -288,7 +288,7 @@ async fn until(what: &str, done: impl Fn() -> bool) {
 /// Waits until the main connection is in the state asked for.
 async fn wait_until(hub: &Hub, ready: bool) {
     until("the main connection's state", || {
-        matches!(hub.upstreams[0].status(), Status::Ready) == ready
+        matches!(hub.upstreams()[0].status(), Status::Ready) == ready
     })
     .await;
 }
@@ -837,12 +837,12 @@ async fn calls_on_callers_connections_count_as_calls_in_flight() {
     .await;
     assert_eq!(forwarded(&hub).calls_in_flight(), callers.len());
     // What the ping rule reads.
-    assert_eq!(hub.upstreams[0].calls_in_flight(), callers.len());
+    assert_eq!(hub.upstreams()[0].calls_in_flight(), callers.len());
     upstream.release.add_permits(callers.len());
     while let Some(done) = calls.join_next().await {
         assert_ne!(done.expect("the call ran").is_error, Some(true));
     }
     assert_eq!(forwarded(&hub).calls_in_flight(), 0);
-    assert_eq!(hub.upstreams[0].calls_in_flight(), 0);
+    assert_eq!(hub.upstreams()[0].calls_in_flight(), 0);
     hub.stop().await;
 }

@@ -35,7 +35,7 @@ fn callers_connections_share_the_servers_heard() {
     )
     .expect("the configuration");
     let hub = Hub::new(config.servers, config.disco);
-    let upstream = &hub.upstreams[0];
+    let upstream = &hub.upstreams()[0];
     let forwarded = upstream.forwarded.as_ref().expect("up forwards");
     assert!(Arc::ptr_eq(forwarded.heard(), &upstream.heard));
 }
@@ -113,7 +113,7 @@ fn an_outage_keeps_its_first_moment_and_says_the_next_start() {
         })
         .expect("the configuration");
     let hub = Hub::new(config.servers, config.disco);
-    let fs = &hub.upstreams[0];
+    let fs = &hub.upstreams()[0];
     fs.set_down("the connection ended".into());
     let Status::Down(first) = fs.status() else {
         panic!("not down")
