@@ -426,9 +426,8 @@ async fn serve_metrics(
         .await
         .map_err(|e| format!("disco.metrics.listen {addr}: {e}"))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    // The address actually bound (port 0 picks one), in the log: stdout may be the client's.
     tracing::info!(addr = %bound, "serving Prometheus metrics at /metrics");
-    // The address actually bound (port 0 picks one), for scripts.
-    println!("METRICS http://{bound}/metrics");
     let (hub, handle) = (hub.clone(), server.handle());
     let render = move || {
         let restarts: Vec<(String, u64)> = hub

@@ -17,9 +17,10 @@
 //! `tool="(other)"`, a name no MCP tool can have. `server` is a server of the configuration;
 //! `rule` and `result` are the fixed words above.
 //!
-//! The encoding is prometheus-client's (the Prometheus project's Rust client): its label
-//! escaping and histogram buckets are the format's, which a hand-written exposition would have
-//! to get right again.
+//! The encoding is prometheus-client's (the Prometheus project's Rust client): its families,
+//! histogram buckets and the format's layout, which a hand-written exposition would have to get
+//! right again. It writes label values as given, so the values from outside (server and tool
+//! names) are escaped here first ([`label`]).
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -80,7 +81,7 @@ impl Metrics {
                 OTHER_TOOL
             }
         };
-        let labels: ToolLabels = [("server", server.to_string()), ("tool", tool.to_string())];
+        let labels: ToolLabels = [("server", label(server)), ("tool", label(tool))];
         self.calls.get_or_create(&labels).inc();
         if failed {
             self.errors.get_or_create(&labels).inc();
@@ -164,7 +165,7 @@ impl Metrics {
         let family = Family::<[(&'static str, String); 1], Counter>::default();
         for (server, n) in restarts {
             family
-                .get_or_create(&[("server", server.clone())])
+                .get_or_create(&[("server", label(server))])
                 .inc_by(*n);
         }
         registry.register(
@@ -179,6 +180,21 @@ impl Metrics {
         }
         text
     }
+}
+
+/// A label value as the exposition format writes it: `\`, `"` and a line feed escaped with a
+/// backslash (prometheus-client 0.24 writes values as given).
+fn label(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The exposition's media type (prometheus-client writes OpenMetrics text).
@@ -199,3 +215,6 @@ pub async fn serve(
     );
     axum::serve(listener, app).await
 }
+
+#[cfg(test)]
+mod tests;
