@@ -16,6 +16,8 @@ mod client;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
+pub mod follow;
+#[doc(hidden)]
 pub mod forward;
 mod headers;
 #[doc(hidden)]

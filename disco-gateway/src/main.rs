@@ -20,6 +20,7 @@ use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
 use disco_gateway::config::{self, Config, ExposureKind};
+use disco_gateway::follow;
 use disco_gateway::metrics::Metrics;
 use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
@@ -373,7 +374,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     // An edit of the file, or SIGHUP, serves its servers (upstream/reload.rs).
     let follow = args.config.clone().map(|path| {
         let (args, hub, disco) = (args.clone(), hub.clone(), config.disco.clone());
-        tokio::spawn(follow_config(path, move || load_config(&args), hub, disco))
+        tokio::spawn(follow::follow(path, move || load_config(&args), hub, disco))
     });
 
     // Once the first catalog is built and served, what its build freed goes back too.
@@ -442,78 +443,6 @@ async fn serve_metrics(
             tracing::error!(error = %e, "the metrics endpoint stopped");
         }
     }))
-}
-
-/// How often the configuration file is read for a change: its contents' hash, so that an edit
-/// is seen however it is saved (in place, or a new file renamed over it, within the mtime's
-/// granularity, on any file system) with no watcher to keep. A file of a few kilobytes read
-/// once a second costs nothing measurable; the pins are followed the same way (upstream.rs).
-const CONFIG_POLL: Duration = Duration::from_secs(1);
-
-/// The hash of the file's bytes, `None` while it cannot be read (an editor between writes).
-fn config_digest(path: &str) -> Option<u64> {
-    use std::hash::Hasher;
-    let bytes = std::fs::read(path).ok()?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    h.write(&bytes);
-    Some(h.finish())
-}
-
-/// Follows the configuration file: when its contents change, or on SIGHUP, it is read again
-/// and its servers served (upstream/reload.rs: added started, removed stopped, changed
-/// restarted, the rest untouched; the catalog's clients get `tools/list_changed`). A file
-/// that does not read keeps the running configuration, and the log says why, naming the key.
-/// The `disco` section is read at start only: a change to it is logged and waits for a restart.
-async fn follow_config(
-    path: String,
-    load: impl Fn() -> Result<Config, String>,
-    hub: Arc<Hub>,
-    disco: config::DiscoConfig,
-) {
-    let mut seen = config_digest(&path);
-    let mut tick = tokio::time::interval(CONFIG_POLL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    #[cfg(unix)]
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
-    loop {
-        #[cfg(unix)]
-        let hup = async {
-            match hangup.as_mut() {
-                Some(h) => h.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        #[cfg(not(unix))]
-        let hup = std::future::pending::<Option<()>>();
-        let asked = tokio::select! {
-            _ = tick.tick() => false,
-            _ = hup => true,
-        };
-        let now = config_digest(&path);
-        if !asked && now == seen {
-            continue;
-        }
-        seen = now;
-        let config = match load() {
-            Ok(config) => config,
-            Err(e) => {
-                tracing::error!("the configuration was not reloaded; the running one serves: {e}");
-                continue;
-            }
-        };
-        if config.disco != disco {
-            tracing::warn!(
-                "{path}: the `disco` section changed; it is read at start, and takes effect when                  the gateway is restarted"
-            );
-        }
-        let done = hub.reload(config.servers);
-        tracing::info!(
-            added = ?done.added,
-            removed = ?done.removed,
-            changed = ?done.changed,
-            "configuration reloaded"
-        );
-    }
 }
 
 /// Gives the memory a catalog build freed back to the system. glibc's allocator keeps freed

@@ -33,6 +33,7 @@ const LAYERS: Layers = Layers {
         ("forward", 3),
         ("upstream", 4),
         ("provider", 5),
+        ("follow", 5),
         ("lint", 6),
     ],
 };
