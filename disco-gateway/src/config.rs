@@ -27,8 +27,8 @@ use expand::{expand, Secrecy};
 /// Where `${VAR}` is read from: the value of a variable by its name, `None` when it is unset.
 pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-/// One upstream server.
-#[derive(Clone)]
+/// One upstream server. Equal entries are the same server to a reload (upstream/reload.rs).
+#[derive(Clone, PartialEq, Eq)]
 pub struct ServerConfig {
     pub name: String,
     /// The path of its entry in the file (`mcpServers.fs`, VS Code's `servers.fs`, Codex's
@@ -39,7 +39,7 @@ pub struct ServerConfig {
 
 /// How to reach an upstream. `env` and `headers` hold secrets: this type has no `Debug`
 /// that could print them, and nothing logs them.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Transport {
     Stdio {
         command: String,
@@ -112,7 +112,7 @@ pub enum OnChange {
 }
 
 /// One bearer token of HTTP callers: who it is, and which servers and tools it may see.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct TokenConfig {
     pub token: String,
     pub caller: String,
@@ -123,7 +123,7 @@ pub struct TokenConfig {
 }
 
 /// disco's own settings (the `"disco"` key).
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct DiscoConfig {
     pub exposure: ExposureKind,
     pub pinned: Vec<String>,
@@ -153,6 +153,9 @@ pub struct DiscoConfig {
     pub on_change: OnChange,
     /// The rate limit per HTTP caller (`disco.rateLimit`); `None`: none.
     pub rate_limit: Option<disco_runtime::RateLimit>,
+    /// `disco.metrics.listen`: the address of the Prometheus endpoint (`GET /metrics`);
+    /// `None`: none is served.
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
@@ -181,6 +184,7 @@ impl Default for DiscoConfig {
             data_dir: None,
             on_change: OnChange::Hold,
             rate_limit: None,
+            metrics: None,
         }
     }
 }
@@ -724,6 +728,19 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
         },
         on_change: d.on_change.unwrap_or(default.on_change),
         rate_limit: d.rate_limit,
+        metrics: match d.metrics.map(|m| m.0.listen) {
+            None => None,
+            Some(None) => return Err(err("disco.metrics.listen", "missing")),
+            Some(Some(listen)) => {
+                let at = "disco.metrics.listen";
+                let addr = expand(&listen.0, at, vars, Secrecy::Plain)?;
+                Some(
+                    addr.parse().map_err(|_| {
+                        err(at, "must be an address and port, such as 127.0.0.1:9464")
+                    })?,
+                )
+            }
+        },
     })
 }
 

@@ -20,13 +20,15 @@ use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
 use disco_gateway::config::{self, Config, ExposureKind};
+use disco_gateway::follow;
+use disco_gateway::metrics::Metrics;
 use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
 use disco_gateway::upstream::Hub;
 
 const USAGE: &str = "usage:
-  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first]
-  disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
+  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first] [--metrics ADDR]
+  disco-gateway [--name NAME] [--http ADDR] [--metrics ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
   disco-gateway approve [--config FILE] SERVER[.TOOL]...
@@ -37,11 +39,13 @@ const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name corre
 repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
 Code, Cursor, Windsurf, Gemini CLI, VS Code, or Codex's TOML); see the guide's gateway chapter.";
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Args {
     command: Option<String>,
     config: Option<String>,
     http: Option<SocketAddr>,
+    /// The Prometheus endpoint's address (`disco.metrics.listen` of the file, overridden).
+    metrics: Option<SocketAddr>,
     stateless: bool,
     search: Option<ExposureKind>,
     name: Option<String>,
@@ -76,6 +80,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     v.parse()
                         .map_err(|_| format!("--http {v}: not an address like 127.0.0.1:8080"))?,
                 );
+            }
+            "--metrics" => {
+                let v = value("--metrics")?;
+                a.metrics =
+                    Some(v.parse().map_err(|_| {
+                        format!("--metrics {v}: not an address like 127.0.0.1:9464")
+                    })?);
             }
             "--stateless" => a.stateless = true,
             // Serving stdio is the default; the flag is accepted for launchers that pass it.
@@ -214,6 +225,9 @@ fn load_config(args: &Args) -> Result<Config, String> {
     if let Some(search) = args.search {
         config.disco.exposure = search;
     }
+    if let Some(metrics) = args.metrics {
+        config.disco.metrics = Some(metrics);
+    }
     #[cfg(not(feature = "tls"))]
     for s in &config.servers {
         if let config::Transport::Http { url, .. } = &s.transport {
@@ -290,6 +304,11 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         }
     }
     let (hub, provider) = start(&config, pins(&config, true)?).await;
+    let metrics = config.disco.metrics.map(|_| Arc::new(Metrics::default()));
+    let provider = match &metrics {
+        Some(m) => provider.with_metrics(m.clone()),
+        None => provider,
+    };
     let mut server = Server::from_inventory()
         .name("disco-gateway")
         .version(env!("CARGO_PKG_VERSION"))
@@ -350,6 +369,16 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         })
     };
 
+    let exporter = match (config.disco.metrics, metrics) {
+        (Some(addr), Some(metrics)) => Some(serve_metrics(addr, metrics, &hub, &server).await?),
+        _ => None,
+    };
+    // An edit of the file, or SIGHUP, serves its servers (upstream/reload.rs).
+    let follow = args.config.clone().map(|path| {
+        let (args, hub, disco) = (args.clone(), hub.clone(), config.disco.clone());
+        tokio::spawn(follow::follow(path, move || load_config(&args), hub, disco))
+    });
+
     // Once the first catalog is built and served, what its build freed goes back too.
     let trim = {
         let handle = server.handle();
@@ -381,8 +410,41 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     };
     reloads.abort();
     trim.abort();
+    for task in [exporter, follow].into_iter().flatten() {
+        task.abort();
+    }
     hub.stop().await;
     result
+}
+
+/// Serves the Prometheus endpoint at `addr` (metrics.rs): the gateway's counters, the catalog's
+/// and each upstream's restarts, read at each scrape.
+async fn serve_metrics(
+    addr: SocketAddr,
+    metrics: Arc<Metrics>,
+    hub: &Arc<Hub>,
+    server: &Server,
+) -> Result<tokio::task::JoinHandle<()>, String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("disco.metrics.listen {addr}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    // The address actually bound (port 0 picks one), in the log: stdout may be the client's.
+    tracing::info!(addr = %bound, "serving Prometheus metrics at /metrics");
+    let (hub, handle) = (hub.clone(), server.handle());
+    let render = move || {
+        let restarts: Vec<(String, u64)> = hub
+            .upstreams()
+            .iter()
+            .map(|u| (u.config.name.clone(), u.restarts()))
+            .collect();
+        metrics.render(handle.stats(), &restarts)
+    };
+    Ok(tokio::spawn(async move {
+        if let Err(e) = disco_gateway::metrics::serve(listener, render).await {
+            tracing::error!(error = %e, "the metrics endpoint stopped");
+        }
+    }))
 }
 
 /// Gives the memory a catalog build freed back to the system. glibc's allocator keeps freed

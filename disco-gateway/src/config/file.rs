@@ -139,6 +139,16 @@ pub(super) struct Disco {
     pub(super) on_change: Option<OnChange>,
     #[serde(default, deserialize_with = "rate_limit")]
     pub(super) rate_limit: Option<disco_runtime::RateLimit>,
+    #[serde(default, deserialize_with = "present")]
+    pub(super) metrics: Option<Object<Metrics>>,
+}
+
+/// `disco.metrics`: where Prometheus scrapes the gateway's counters.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Metrics {
+    #[serde(default, deserialize_with = "present")]
+    pub(super) listen: Option<Text>,
 }
 
 /// One entry of `disco.tokens`.
@@ -174,6 +184,10 @@ impl Must for Server {
 
 impl Must for Disco {
     const MUST: &'static str = "must be an object";
+}
+
+impl Must for Metrics {
+    const MUST: &'static str = "must be an object with `listen`";
 }
 
 impl Must for Token {

@@ -954,3 +954,22 @@ fn the_state_directory_and_what_a_change_does_are_read() {
         ),
     ]);
 }
+
+/// `disco.metrics`: an address to listen on, or an error at the key.
+#[test]
+fn metrics_listen_on_an_address() {
+    let c = parse(r#"{"mcpServers": {}, "disco": {"metrics": {"listen": "127.0.0.1:9464"}}}"#);
+    assert_eq!(
+        c.unwrap().disco.metrics,
+        Some(([127, 0, 0, 1], 9464).into())
+    );
+    assert_eq!(parse(r#"{"mcpServers": {}}"#).unwrap().disco.metrics, None);
+    let m = |v: &str| format!(r#"{{"mcpServers": {{}}, "disco": {{"metrics": {v}}}}}"#);
+    refused_at(&[
+        (&m(r#"{"listen": "localhost"}"#), "disco.metrics.listen"),
+        (&m(r#"{"listen": 9464}"#), "disco.metrics.listen"),
+        (&m("{}"), "disco.metrics.listen"),
+        (&m(r#"{"port": 9464}"#), "disco.metrics.port"),
+        (&m("true"), "disco.metrics"),
+    ]);
+}

@@ -5,6 +5,9 @@
 //! liveness bound (the gateway must answer, and at once, not after a call timeout), never a
 //! measure of speed.
 
+// Two test binaries include this file (hostile.rs, live.rs), each using a part of it.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -160,12 +163,19 @@ pub struct Gateway {
     paused: Arc<AtomicBool>,
     next: u64,
     log: PathBuf,
+    /// The methods of the notifications read so far (skipped while waiting for answers).
+    pub notified: Vec<String>,
 }
 
 impl Gateway {
     /// Starts the gateway and initializes a session.
     pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> Gateway {
-        let (mut child, log) = spawn(dir, upstreams, disco, &[], Stdio::piped());
+        Gateway::start_with(dir, upstreams, disco, &[])
+    }
+
+    /// Starts the gateway with `args` after `--config FILE`, and initializes a session.
+    pub fn start_with(dir: &Dir, upstreams: &[Up], disco: Value, args: &[&str]) -> Gateway {
+        let (mut child, log) = spawn(dir, upstreams, disco, args, Stdio::piped());
         let stdin = child.stdin.take().expect("its stdin");
         let stdout = child.stdout.take().expect("its stdout");
         let (tx, lines) = mpsc::channel();
@@ -194,6 +204,7 @@ impl Gateway {
             paused,
             next: 0,
             log,
+            notified: Vec::new(),
         };
         let init = gateway.request(
             "initialize",
@@ -261,6 +272,11 @@ impl Gateway {
             if message.get("id") == Some(&json!(id)) {
                 return message;
             }
+            if message.get("id").is_none() {
+                if let Some(method) = message["method"].as_str() {
+                    self.notified.push(method.to_string());
+                }
+            }
         }
     }
 
@@ -327,6 +343,11 @@ impl Gateway {
     /// The gateway's log so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Whether the gateway still runs.
