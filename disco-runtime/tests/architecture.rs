@@ -28,6 +28,7 @@ const LAYERS: Layers = Layers {
         ("search", 2),
         ("catalog", 3),
         ("call", 4),
+        ("learn", 4),
         ("server", 5),
     ],
 };

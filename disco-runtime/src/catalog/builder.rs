@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{
-    Catalog, CatalogError, ScopedProvider, SearchOptions, Stats, ToolProvider, Visibility,
+    Catalog, CatalogError, DiscoverySink, ScopedProvider, SearchOptions, Stats, ToolProvider,
+    Visibility,
 };
 use crate::resolve::args::Repair;
 use crate::resolve::name::Policy;
@@ -29,6 +30,9 @@ pub(crate) struct Config {
     /// Every `State<T>` a tool takes must be registered (a server that will run the tools);
     /// off for a catalog built to be read (docs, lint, [`crate::check`]).
     pub(crate) require_state: bool,
+    /// Where discovery events go; `None` (the default): nothing is recorded, and the call
+    /// path does no work for it.
+    pub(crate) discovery: Option<Arc<dyn DiscoverySink>>,
 }
 
 /// Options for building a [`Catalog`].
@@ -55,6 +59,7 @@ impl Default for CatalogBuilder {
                 specs: None,
                 stats: Arc::new(Stats::default()),
                 require_state: false,
+                discovery: None,
             },
             state: StateMap::default(),
         }
@@ -126,6 +131,12 @@ impl CatalogBuilder {
     /// does not need its state.
     pub fn require_state(mut self, yes: bool) -> Self {
         self.config.require_state = yes;
+        self
+    }
+    /// Records discovery events (unknown and corrected names, searches and the calls that
+    /// follow them) into `sink`: off by default. See [`crate::learn`].
+    pub fn discovery(mut self, sink: Arc<dyn DiscoverySink>) -> Self {
+        self.config.discovery = Some(sink);
         self
     }
     /// Only these tools of the inventory's kind, instead of every `#[mcp_tool]` in the

@@ -5,6 +5,7 @@
 mod assemble;
 mod builder;
 mod conflicts;
+pub mod discovery;
 mod error;
 pub mod groups;
 pub mod provider;
@@ -26,6 +27,7 @@ pub use crate::search::{Exposure, SearchOptions};
 pub use crate::tool::built::{CatalogTool, ParamInfo};
 pub use builder::CatalogBuilder;
 pub(crate) use builder::Config;
+pub use discovery::{Discovery, DiscoverySink};
 pub use error::{CatalogError, CatalogProblem, NameClaim};
 pub use groups::{group_problem, GroupSummary, GROUPS_META_KEY};
 pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};

@@ -32,6 +32,7 @@
 //! ranking with a semantic model's. This file holds what a caller sees and the index itself.
 
 mod analyze;
+pub(crate) use analyze::is_stopword;
 mod build;
 #[cfg(feature = "semantic")]
 mod fusion;
