@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{json, Map, Value};
 
-use crate::catalog::stats::Event;
 use crate::catalog::discovery::MAX_EVENT_NAMES;
+use crate::catalog::stats::Event;
 use crate::catalog::{CatalogTool, Discovery, View};
 use crate::resolve::args;
 use crate::search::index::EmbeddedQueries;

@@ -25,15 +25,13 @@ mod recorder;
 mod sqlite;
 
 pub use learner::{
-    facts_of, gather, judge, Candidate, Evidence, LearnOptions, Lesson, Status, Support,
-    ToolFacts,
+    facts_of, gather, judge, Candidate, Evidence, LearnOptions, Lesson, Status, Support, ToolFacts,
 };
 pub use store::{EventStore, Forget, MemoryStore, StoreError, StoredEvent};
 
 #[cfg(feature = "learning")]
 pub use recorder::{
-    caller_hmac, now, secret_in, Recorder, RecorderOptions, DEFAULT_QUEUE, DEFAULT_TTL,
-    SECRET_FILE,
+    caller_hmac, now, secret_in, Recorder, RecorderOptions, DEFAULT_QUEUE, DEFAULT_TTL, SECRET_FILE,
 };
 #[cfg(feature = "learning")]
 pub use sqlite::{SqliteStore, DEFAULT_MAX_BYTES, EVENTS_FILE};
@@ -51,3 +49,6 @@ pub fn candidates(
         options,
     ))
 }
+
+#[cfg(test)]
+mod tests;

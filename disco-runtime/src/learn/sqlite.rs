@@ -131,14 +131,23 @@ impl EventStore for SqliteStore {
     fn append(&self, events: &[StoredEvent]) -> Result<(), StoreError> {
         let mut conn = self.lock();
         Self::trim(&conn, self.max_pages, false).map_err(failed)?;
-        match Self::insert(&mut conn, events) {
-            Err(e) if e.sqlite_error_code() == Some(ErrorCode::DiskFull) => {
-                // The cap was reached within this batch: make room and try once more.
-                Self::trim(&conn, self.max_pages, true).map_err(failed)?;
-                Self::insert(&mut conn, events).map_err(failed)
+        // The cap reached within this batch: make room (the oldest quarter at a time) and
+        // try again; a batch bigger than the whole cap fails once the table is empty.
+        for _ in 0..16 {
+            match Self::insert(&mut conn, events) {
+                Err(e) if e.sqlite_error_code() == Some(ErrorCode::DiskFull) => {
+                    let left: i64 = conn
+                        .query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0))
+                        .map_err(failed)?;
+                    if left == 0 {
+                        return Err(failed(e));
+                    }
+                    Self::trim(&conn, self.max_pages, true).map_err(failed)?;
+                }
+                other => return other.map_err(failed),
             }
-            other => other.map_err(failed),
         }
+        Err(failed("the batch does not fit in the store's cap"))
     }
 
     fn events(&self) -> Result<Vec<StoredEvent>, StoreError> {
