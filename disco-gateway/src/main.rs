@@ -29,7 +29,11 @@ const USAGE: &str = "usage:
   disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
-  disco-gateway approve [--config FILE] SERVER[.TOOL]...";
+  disco-gateway approve [--config FILE] SERVER[.TOOL]...
+  disco-gateway report (--config FILE | -- COMMAND...) [--format table|json|attributes]
+  disco-gateway report [--config FILE] --forget all|NAME
+
+  --learn (when serving): record discovery events for `report` (feature `learning`)";
 
 #[derive(Default)]
 struct Args {
@@ -44,13 +48,19 @@ struct Args {
     upstream: Vec<String>,
     /// `approve`'s servers and tools.
     names: Vec<String>,
+    /// Record discovery events while serving.
+    learn: bool,
+    /// `report`'s output: table, json or attributes.
+    format: Option<String>,
+    /// `report --forget`: `all` or a name.
+    forget: Option<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args::default();
     let mut first = true;
     while let Some(arg) = args.next() {
-        if first && matches!(arg.as_str(), "docs" | "lint" | "approve") {
+        if first && matches!(arg.as_str(), "docs" | "lint" | "approve" | "report") {
             a.command = Some(arg);
             first = false;
             continue;
@@ -77,6 +87,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 })
             }
             "--name" => a.name = Some(value("--name")?),
+            "--learn" => a.learn = true,
+            "--format" => a.format = Some(value("--format")?),
+            "--forget" => a.forget = Some(value("--forget")?),
             "--out" => a.out = Some(value("--out")?),
             "--deny" => {
                 a.deny = Some(match value("--deny")?.as_str() {
@@ -98,6 +111,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if a.command.as_deref() == Some("report") && a.forget.is_some() {
+        return if a.upstream.is_empty() {
+            Ok(a)
+        } else {
+            Err("report --forget: give --config FILE or nothing, not a command".into())
+        };
     }
     if a.command.as_deref() == Some("approve") {
         return if a.names.is_empty() {
@@ -260,6 +280,12 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     if !config.disco.tokens.is_empty() {
         server = server.visibility(visibility(provider.clone()));
     }
+    let mut flush_events: Option<Flush> = None;
+    if args.learn {
+        let (sink, flush) = learning::recorder(&config)?;
+        server = server.discovery(sink);
+        flush_events = Some(flush);
+    }
     let mut http = HttpOptions::default().stateless(args.stateless);
     if !config.disco.tokens.is_empty() {
         let mut tokens = BearerTokens::new();
@@ -339,6 +365,10 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     reloads.abort();
     trim.abort();
     hub.stop().await;
+    if let Some(flush) = flush_events {
+        // The events still queued reach the store before the process ends.
+        let _ = tokio::task::spawn_blocking(flush).await;
+    }
     result
 }
 
@@ -451,6 +481,22 @@ fn approve(args: &Args) -> Result<ExitCode, String> {
 async fn run(args: Args) -> Result<ExitCode, String> {
     if args.command.as_deref() == Some("approve") {
         return approve(&args);
+    }
+    if args.command.as_deref() == Some("report") {
+        if let Some(what) = &args.forget {
+            let dir = match &args.config {
+                Some(_) => state_dir(load_config(&args)?.disco.data_dir.as_deref(), &|k| {
+                    std::env::var(k).ok()
+                })?,
+                None => state_dir(None, &|k| std::env::var(k).ok())?,
+            };
+            return learning::forget(&dir, what).map(|()| ExitCode::SUCCESS);
+        }
+        let config = load_config(&args)?;
+        let (hub, _, catalog) = catalog(&config).await?;
+        let out = learning::report(&config, &catalog, args.format.as_deref());
+        hub.stop().await;
+        return out.map(|()| ExitCode::SUCCESS);
     }
     let config = load_config(&args)?;
     match args.command.as_deref() {
@@ -587,5 +633,106 @@ mod tests {
         assert!(parse("approve --config a.json fs").is_ok());
         assert!(parse("approve").is_err());
         assert!(parse("approve --bogus fs").is_err());
+    }
+}
+
+/// What writes a recorder's queued events to its store.
+type Flush = Box<dyn FnOnce() + Send>;
+
+/// Discovery events (feature `learning`): the recorder a serving gateway writes into, and
+/// `report`, both on `learning.sqlite` in the state directory.
+#[cfg(feature = "learning")]
+mod learning {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use disco_runtime::catalog::DiscoverySink;
+    use disco_runtime::learn::{self, EventStore, Forget, LearnOptions, Recorder, SqliteStore};
+    use disco_runtime::Catalog;
+
+    use super::{state_dir, Config, Flush};
+
+    fn dir(config: &Config) -> Result<std::path::PathBuf, String> {
+        state_dir(config.disco.data_dir.as_deref(), &|k| std::env::var(k).ok())
+    }
+
+    /// The recorder to serve with, and what writes its queued events at shutdown.
+    pub(super) fn recorder(config: &Config) -> Result<(Arc<dyn DiscoverySink>, Flush), String> {
+        let dir = dir(config)?;
+        let store = SqliteStore::open(&dir, learn::DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
+        let secret = learn::secret_in(&dir)?;
+        let recorder = Recorder::new(Arc::new(store), secret, Default::default())
+            .map_err(|e| format!("the discovery recorder: {e}"))?;
+        tracing::info!(dir = %dir.display(), "recording discovery events");
+        let recorder = Arc::new(recorder);
+        let flushed = recorder.clone();
+        Ok((recorder, Box::new(move || flushed.flush())))
+    }
+
+    pub(super) fn report(
+        config: &Config,
+        catalog: &Catalog,
+        format: Option<&str>,
+    ) -> Result<(), String> {
+        let store = SqliteStore::open(&dir(config)?, learn::DEFAULT_MAX_BYTES)
+            .map_err(|e| e.to_string())?;
+        let candidates = learn::candidates(&store, catalog, &LearnOptions::default())
+            .map_err(|e| e.to_string())?;
+        match format.unwrap_or("table") {
+            "table" => print!("{}", learn::report::table(&candidates)),
+            "json" => {
+                let out = serde_json::json!({
+                    "candidates": candidates,
+                    "disco": learn::report::gateway_entries(&candidates, false),
+                });
+                println!("{out:#}");
+            }
+            "attributes" => {
+                for line in learn::report::attribute_lines(&candidates, false) {
+                    println!("{line}");
+                }
+            }
+            other => {
+                return Err(format!(
+                    "--format {other}: expected table, json or attributes"
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn forget(dir: &Path, what: &str) -> Result<(), String> {
+        let store = SqliteStore::open(dir, learn::DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
+        let what = match what {
+            "all" => Forget::All,
+            name => Forget::Name(name.to_string()),
+        };
+        let n = store.forget(&what).map_err(|e| e.to_string())?;
+        println!("forgot {n} event(s)");
+        Ok(())
+    }
+}
+
+/// Without feature `learning`, `--learn` and `report` say how to get them.
+#[cfg(not(feature = "learning"))]
+mod learning {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use disco_runtime::catalog::DiscoverySink;
+    use disco_runtime::Catalog;
+
+    use super::{Config, Flush};
+
+    const WHY: &str = "discovery events need disco-gateway built with feature `learning`";
+
+    pub(super) fn recorder(_: &Config) -> Result<(Arc<dyn DiscoverySink>, Flush), String> {
+        Err(WHY.into())
+    }
+    pub(super) fn report(_: &Config, _: &Catalog, _: Option<&str>) -> Result<(), String> {
+        Err(WHY.into())
+    }
+    pub(super) fn forget(_: &Path, _: &str) -> Result<(), String> {
+        Err(WHY.into())
     }
 }

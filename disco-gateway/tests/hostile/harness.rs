@@ -121,7 +121,12 @@ pub struct Gateway {
 impl Gateway {
     /// Starts the gateway and initializes a session.
     pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> Gateway {
-        let (mut child, log) = spawn(dir, upstreams, disco, &[], Stdio::piped());
+        Gateway::start_with(dir, upstreams, disco, &[])
+    }
+
+    /// Starts the gateway with `args` after its configuration and initializes a session.
+    pub fn start_with(dir: &Dir, upstreams: &[Up], disco: Value, args: &[&str]) -> Gateway {
+        let (mut child, log) = spawn(dir, upstreams, disco, args, Stdio::piped());
         let stdin = child.stdin.take().expect("its stdin");
         let stdout = child.stdout.take().expect("its stdout");
         let (tx, lines) = mpsc::channel();
