@@ -33,6 +33,18 @@ pub(crate) struct Config {
     /// Where discovery events go; `None` (the default): nothing is recorded, and the call
     /// path does no work for it.
     pub(crate) discovery: Option<Arc<dyn DiscoverySink>>,
+    /// Keywords learned from traffic, `(tool, word, weight)`: set by
+    /// [`Catalog::set_learned_keywords`], kept here so that a rebuilt catalog ranks with them.
+    pub(crate) learned_keywords: std::sync::RwLock<Arc<Vec<(String, String, f32)>>>,
+}
+
+impl Config {
+    pub(crate) fn learned_keywords(&self) -> Arc<Vec<(String, String, f32)>> {
+        self.learned_keywords
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
 }
 
 /// Options for building a [`Catalog`].
@@ -60,6 +72,7 @@ impl Default for CatalogBuilder {
                 stats: Arc::new(Stats::default()),
                 require_state: false,
                 discovery: None,
+                learned_keywords: Default::default(),
             },
             state: StateMap::default(),
         }

@@ -50,5 +50,18 @@ pub fn candidates(
     ))
 }
 
+/// The ready keyword candidates as `(tool, word, weight)`, what
+/// [`Catalog::set_learned_keywords`](crate::Catalog::set_learned_keywords) takes.
+pub fn learned_keywords(candidates: &[Candidate]) -> Vec<(String, String, f32)> {
+    candidates
+        .iter()
+        .filter(|c| c.status == Status::Ready)
+        .filter_map(|c| match &c.lesson {
+            Lesson::Keyword { word, tool } => Some((tool.clone(), word.clone(), c.weight)),
+            Lesson::Alias { .. } => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

@@ -292,3 +292,132 @@ fn memory_store_is_bounded() {
 
 #[cfg(feature = "learning")]
 mod on_disk;
+
+/// Learned keywords bring a tool up for a query its own words do not match, and appear in
+/// nothing a caller or a reader is shown: not in tools/list, `tool_search`'s entries, the
+/// instructions or the docs.
+#[test]
+fn learned_keywords_rank_and_are_never_published() {
+    let catalog = Catalog::builder()
+        .provider(
+            JsonCatalogProvider::from_value(&json!([
+                tool(
+                    "fetch_ticket",
+                    "Fetch a ticket of the tracker by its id",
+                    true
+                ),
+                tool("list_open", "List the open items of the todo list", true),
+                tool("send_email", "Send an email", false),
+            ]))
+            .unwrap(),
+        )
+        .search(crate::catalog::SearchOptions::default().enabled(true))
+        .from_specs([])
+        .unwrap();
+    let caller = crate::tool::Caller::anonymous();
+    let query = "weekend plans";
+    let first = |c: &Catalog| {
+        c.search(query, 5, &caller)
+            .first()
+            .map(|(t, _)| t.name.clone())
+    };
+    assert_ne!(first(&catalog), Some("list_open".into()));
+    let published = |c: &Catalog| {
+        let view = c.for_caller(&caller);
+        let mut text = serde_json::to_string(&c.list(&caller)).unwrap();
+        text.push_str(&view.instructions().unwrap_or_default());
+        text.push_str(&crate::catalog::docs::markdown(c));
+        text
+    };
+    let before = published(&catalog);
+    catalog.set_learned_keywords(vec![
+        ("list_open".into(), "weekend".into(), 0.5),
+        ("list_open".into(), "plans".into(), 0.5),
+    ]);
+    assert_eq!(first(&catalog), Some("list_open".into()));
+    let after = published(&catalog);
+    assert_eq!(before, after);
+    assert!(!after.contains("weekend") && !after.contains("plans"));
+    // A rebuilt catalog keeps them.
+    assert_eq!(first(&catalog.rebuild().unwrap()), Some("list_open".into()));
+    catalog.set_learned_keywords(Vec::new());
+    assert_ne!(first(&catalog), Some("list_open".into()));
+}
+
+/// Hidden is hidden: for generated catalogs, visibilities, learned keywords and queries, a
+/// caller's search with every learned keyword equals its search with only the learned
+/// keywords of the tools it can see.
+#[test]
+fn learned_keywords_reveal_no_hidden_tool() {
+    let words = [
+        "alpha", "ticket", "report", "weather", "invoice", "calendar", "chores", "budget",
+        "status", "message", "folder", "photo", "song", "order", "travel", "recipe",
+    ];
+    let mut rng = fastrand::Rng::with_seed(31);
+    for round in 0..40 {
+        let n = rng.usize(3..12);
+        let tools: Vec<Value> = (0..n)
+            .map(|i| {
+                let a = words[rng.usize(..words.len())];
+                let b = words[rng.usize(..words.len())];
+                tool(
+                    &format!("{a}_{b}_{i}"),
+                    &format!("Work with the {a} of a {b}"),
+                    true,
+                )
+            })
+            .collect();
+        let hidden: BTreeSet<String> = tools
+            .iter()
+            .filter(|_| rng.bool())
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        let learned: Vec<(String, String, f32)> = (0..rng.usize(1..20))
+            .map(|_| {
+                let t = &tools[rng.usize(..n)];
+                (
+                    t["name"].as_str().unwrap().to_string(),
+                    words[rng.usize(..words.len())].to_string(),
+                    rng.f32() * 0.6,
+                )
+            })
+            .collect();
+        let visible_only: Vec<(String, String, f32)> = learned
+            .iter()
+            .filter(|(t, _, _)| !hidden.contains(t))
+            .cloned()
+            .collect();
+        let build = |learned: Vec<(String, String, f32)>| {
+            let hidden = hidden.clone();
+            let c = Catalog::builder()
+                .provider(JsonCatalogProvider::from_value(&Value::Array(tools.clone())).unwrap())
+                .search(crate::catalog::SearchOptions::default().enabled(true))
+                .visibility(
+                    move |caller: &crate::tool::Caller, t: &crate::catalog::CatalogTool| {
+                        caller.id() == Some("admin") || !hidden.contains(&t.name)
+                    },
+                )
+                .from_specs([])
+                .unwrap();
+            c.set_learned_keywords(learned);
+            c
+        };
+        let (all, restricted) = (build(learned.clone()), build(visible_only));
+        let caller = crate::tool::Caller::new("guest");
+        for _ in 0..10 {
+            let query = (0..rng.usize(1..4))
+                .map(|_| words[rng.usize(..words.len())])
+                .collect::<Vec<_>>()
+                .join(" ");
+            let names = |c: &Catalog| {
+                c.search(&query, 5, &caller)
+                    .into_iter()
+                    .map(|(t, s)| (t.name.clone(), s))
+                    .collect::<Vec<_>>()
+            };
+            let got = names(&all);
+            assert_eq!(got, names(&restricted), "round {round}: {query}");
+            assert!(got.iter().all(|(t, _)| !hidden.contains(t)));
+        }
+    }
+}

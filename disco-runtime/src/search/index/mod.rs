@@ -34,6 +34,8 @@
 mod analyze;
 pub(crate) use analyze::is_stopword;
 mod build;
+mod learned;
+pub use learned::{MAX_LEARNED_SCORE, MAX_LEARNED_WEIGHT};
 #[cfg(feature = "semantic")]
 mod fusion;
 mod query;
@@ -125,6 +127,8 @@ pub struct SearchIndex {
     total_len: [u64; NF],
     ranking: Ranking,
     stemmer: Stemmer,
+    /// Keywords learned from traffic (`learned.rs`): ranking only, never published.
+    learned: std::sync::RwLock<Option<std::sync::Arc<learned::LearnedWords>>>,
     #[cfg(feature = "semantic")]
     semantic: Option<Semantic>,
 }
