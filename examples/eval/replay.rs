@@ -51,7 +51,9 @@ fn other(spec: &str) -> Result<Other, String> {
     let catalog = parts.next().unwrap_or_default().to_string();
     let queries = parts.next().unwrap_or_default().to_string();
     if catalog.is_empty() || queries.is_empty() {
-        return Err(format!("--other {spec}: want NAME=CATALOG:QUERIES[:CATEGORIES]"));
+        return Err(format!(
+            "--other {spec}: want NAME=CATALOG:QUERIES[:CATEGORIES]"
+        ));
     }
     let categories = parts
         .next()
@@ -85,7 +87,11 @@ pub(super) fn replay(o: &Opts, args: &ReplayArgs) -> Result<(), String> {
         }
         None => (Vec::new(), Vec::new()),
     };
-    let all_tools: Vec<String> = catalog.tools().iter().map(|t| t.name().to_string()).collect();
+    let all_tools: Vec<String> = catalog
+        .tools()
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect();
     let mut rng = fastrand::Rng::with_seed(args.seed);
     let callers: Vec<String> = (0..args.callers).map(|c| format!("caller-{c}")).collect();
     let mut events: Vec<StoredEvent> = Vec::new();
@@ -94,7 +100,11 @@ pub(super) fn replay(o: &Opts, args: &ReplayArgs) -> Result<(), String> {
     let mut sessions = 0usize;
     let mut curve = Vec::new();
     let mut others_out = Vec::new();
-    let others: Vec<Other> = args.others.iter().map(|s| other(s)).collect::<Result<_, _>>()?;
+    let others: Vec<Other> = args
+        .others
+        .iter()
+        .map(|s| other(s))
+        .collect::<Result<_, _>>()?;
     let mut learned: Vec<learn::Candidate> = Vec::new();
     for &target in &CURVE {
         while sessions < target {
@@ -181,8 +191,10 @@ pub(super) fn replay(o: &Opts, args: &ReplayArgs) -> Result<(), String> {
             .iter()
             .filter(|c| c.status == Status::Ready && matches!(c.lesson, Lesson::Keyword { .. }))
             .count();
-        curve.push(json!({"sessions": target, "search_odd": search, "names": names_figures,
-                          "keywords_ready": ready_keywords}));
+        curve.push(
+            json!({"sessions": target, "search_odd": search, "names": names_figures,
+                          "keywords_ready": ready_keywords}),
+        );
         for other in &others {
             let union = union_catalog(o, &catalog, other)?;
             let before = figures(&union, &other_rows(o, other)?, o.k);
@@ -220,7 +232,10 @@ fn figures(catalog: &Catalog, rows: &[Value], k: usize) -> Value {
             hit1 += usize::from(r < 1);
             hit5 += usize::from(r < 5);
         }
-        let found = gold.iter().filter(|g| results.iter().take(5).any(|r| r == g)).count();
+        let found = gold
+            .iter()
+            .filter(|g| results.iter().take(5).any(|r| r == g))
+            .count();
         let recall = found as f64 / gold.len() as f64;
         recall5 += recall;
         if gold.len() > 1 {
@@ -237,7 +252,11 @@ fn figures(catalog: &Catalog, rows: &[Value], k: usize) -> Value {
 /// The name corpus's mistakes the resolver does not resolve to the tool meant, and how many of
 /// them a learned alias recovers: ready (online) or waiting for approval; and the learned
 /// aliases (ready or waiting) that point elsewhere than the tool meant.
-fn recovered(catalog: &Catalog, learned: &[learn::Candidate], cases: &(Vec<Value>, Vec<Value>)) -> Value {
+fn recovered(
+    catalog: &Catalog,
+    learned: &[learn::Candidate],
+    cases: &(Vec<Value>, Vec<Value>),
+) -> Value {
     let mut aliases: BTreeMap<&str, Vec<(&str, &Status)>> = BTreeMap::new();
     for c in learned {
         if let Lesson::Alias { name, tool } = &c.lesson {
@@ -266,7 +285,11 @@ fn recovered(catalog: &Catalog, learned: &[learn::Candidate], cases: &(Vec<Value
                 continue;
             }
             mistakes += 1;
-            let to_meant = aliases.get(name).into_iter().flatten().find(|(t, _)| *t == meant);
+            let to_meant = aliases
+                .get(name)
+                .into_iter()
+                .flatten()
+                .find(|(t, _)| *t == meant);
             match to_meant.map(|(_, s)| *s) {
                 Some(Status::Ready) => {
                     ready += 1;
@@ -293,7 +316,10 @@ fn union_catalog(o: &Opts, this: &Catalog, other: &Other) -> Result<Catalog, Str
         })
     };
     let mut tools = read(&other.catalog)?;
-    let have: HashSet<String> = tools.iter().map(|t| str_field(t, "name").to_string()).collect();
+    let have: HashSet<String> = tools
+        .iter()
+        .map(|t| str_field(t, "name").to_string())
+        .collect();
     for t in read(&o.catalog)? {
         if !have.contains(str_field(&t, "name")) {
             tools.push(t);

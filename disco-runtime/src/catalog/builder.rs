@@ -36,6 +36,8 @@ pub(crate) struct Config {
     /// Keywords learned from traffic, `(tool, word, weight)`: set by
     /// [`Catalog::set_learned_keywords`], kept here so that a rebuilt catalog ranks with them.
     pub(crate) learned_keywords: std::sync::RwLock<Arc<Vec<(String, String, f32)>>>,
+    /// Aliases learned from traffic (`learned.rs`), set by [`Catalog::set_learned_aliases`].
+    pub(crate) learned_aliases: std::sync::RwLock<Arc<super::learned::LearnedAliases>>,
 }
 
 impl Config {
@@ -73,6 +75,7 @@ impl Default for CatalogBuilder {
                 require_state: false,
                 discovery: None,
                 learned_keywords: Default::default(),
+                learned_aliases: Default::default(),
             },
             state: StateMap::default(),
         }

@@ -8,6 +8,7 @@ mod conflicts;
 pub mod discovery;
 mod error;
 pub mod groups;
+mod learned;
 pub mod provider;
 pub mod stats;
 mod view;

@@ -63,5 +63,19 @@ pub fn learned_keywords(candidates: &[Candidate]) -> Vec<(String, String, f32)> 
         .collect()
 }
 
+/// The ready alias candidates as `(name, tool)`, what
+/// [`Catalog::set_learned_aliases`](crate::Catalog::set_learned_aliases) takes (online
+/// learning: ready means the tool is read-only and the evidence enough).
+pub fn learned_aliases(candidates: &[Candidate]) -> Vec<(String, String)> {
+    candidates
+        .iter()
+        .filter(|c| c.status == Status::Ready)
+        .filter_map(|c| match &c.lesson {
+            Lesson::Alias { name, tool } => Some((name.clone(), tool.clone())),
+            Lesson::Keyword { .. } => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

@@ -421,3 +421,126 @@ fn learned_keywords_reveal_no_hidden_tool() {
         }
     }
 }
+
+/// The learned-alias tier: after the spelling-equivalent tier and before the fuzzy one, for a
+/// read-only tool only; it never shadows a name or a spelling equivalent, and a call through
+/// it says `learned_alias` in `_meta`.
+#[test]
+fn learned_aliases_are_a_tier_of_their_own() {
+    let catalog = catalog();
+    let caller = crate::tool::Caller::anonymous();
+    let rule = |name: &str| {
+        let r = catalog.resolve(name, &caller);
+        (r.tool.map(|t| t.name.clone()), r.rule.map(|r| r.as_str()))
+    };
+    assert_eq!(rule("get_issue"), (None, None));
+    let fuzzy_before = rule("fetch_tiket");
+    catalog.set_learned_aliases(vec![
+        ("get_issue".into(), "fetch_ticket".into()),
+        ("drop_all".into(), "delete_file".into()),
+        ("fetch_tickets".into(), "list_open".into()),
+        ("list_open".into(), "fetch_ticket".into()),
+        ("fetch_tiket".into(), "list_open".into()),
+    ]);
+    assert_eq!(
+        rule("get_issue"),
+        (Some("fetch_ticket".into()), Some("learned_alias"))
+    );
+    assert_eq!(
+        rule("drop_all"),
+        (None, None),
+        "never to a destructive tool"
+    );
+    assert_eq!(
+        rule("fetch_tickets"),
+        (Some("fetch_ticket".into()), Some("plural"))
+    );
+    assert_eq!(rule("list_open"), (Some("list_open".into()), Some("exact")));
+    // Before the fuzzy tier: a learned alias wins over a fuzzy match.
+    assert_eq!(fuzzy_before.1, Some("typo"));
+    assert_eq!(
+        rule("fetch_tiket"),
+        (Some("list_open".into()), Some("learned_alias"))
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let result = rt.block_on(catalog.call("get_issue", json!({}))).unwrap();
+    let meta = result.meta.unwrap();
+    assert_eq!(
+        meta.get("disco/corrections").unwrap()["tool"],
+        json!({"requested": "get_issue", "resolved": "fetch_ticket", "rule": "learned_alias"})
+    );
+    catalog.set_learned_aliases(Vec::new());
+    assert_eq!(rule("get_issue"), (None, None));
+}
+
+/// Hidden is hidden, for names: for generated catalogs, visibilities and learned aliases, a
+/// caller's resolution with every learned alias equals its resolution with only the aliases
+/// to tools it can see.
+#[test]
+fn learned_aliases_reveal_no_hidden_tool() {
+    let words = [
+        "get", "list", "ticket", "report", "file", "user", "issue", "note", "open",
+    ];
+    let mut rng = fastrand::Rng::with_seed(37);
+    for round in 0..60 {
+        let n = rng.usize(2..8);
+        let tools: Vec<Value> = (0..n)
+            .map(|i| {
+                let a = words[rng.usize(..words.len())];
+                let b = words[rng.usize(..words.len())];
+                tool(&format!("{a}_{b}_{i}"), "A tool", rng.bool())
+            })
+            .collect();
+        let name_of = |i: usize| tools[i]["name"].as_str().unwrap().to_string();
+        let hidden: BTreeSet<String> = (0..n).filter(|_| rng.bool()).map(name_of).collect();
+        let requests: Vec<String> = (0..6)
+            .map(|_| {
+                format!(
+                    "{}_{}",
+                    words[rng.usize(..words.len())],
+                    words[rng.usize(..words.len())]
+                )
+            })
+            .collect();
+        let learned: Vec<(String, String)> = (0..rng.usize(1..10))
+            .map(|_| {
+                (
+                    requests[rng.usize(..requests.len())].clone(),
+                    name_of(rng.usize(..n)),
+                )
+            })
+            .collect();
+        let visible_only: Vec<(String, String)> = learned
+            .iter()
+            .filter(|(_, t)| !hidden.contains(t))
+            .cloned()
+            .collect();
+        let build = |learned: Vec<(String, String)>| {
+            let hidden = hidden.clone();
+            let c = Catalog::builder()
+                .provider(JsonCatalogProvider::from_value(&Value::Array(tools.clone())).unwrap())
+                .visibility(
+                    move |caller: &crate::tool::Caller, t: &crate::catalog::CatalogTool| {
+                        caller.id() == Some("admin") || !hidden.contains(&t.name)
+                    },
+                )
+                .from_specs([])
+                .unwrap();
+            c.set_learned_aliases(learned);
+            c
+        };
+        let (all, restricted) = (build(learned.clone()), build(visible_only));
+        let caller = crate::tool::Caller::new("guest");
+        for request in &requests {
+            let seen = |c: &Catalog| {
+                let r = c.resolve(request, &caller);
+                (r.tool.map(|t| t.name.clone()), r.rule, r.suggestions)
+            };
+            let got = seen(&all);
+            assert_eq!(got, seen(&restricted), "round {round}: {request}");
+            assert!(got.0.is_none_or(|t| !hidden.contains(&t)));
+        }
+    }
+}
