@@ -33,7 +33,9 @@ const USAGE: &str = "usage:
   disco-gateway report (--config FILE | -- COMMAND...) [--format table|json|attributes]
   disco-gateway report [--config FILE] --forget all|NAME
 
-  --learn (when serving): record discovery events for `report` (feature `learning`)";
+  --learn (when serving): record discovery events for `report` (feature `learning`)
+  --learn-online (when serving): --learn, and use what is ready every minute: aliases of
+    read-only tools, keywords in search ranking";
 
 #[derive(Default)]
 struct Args {
@@ -50,6 +52,8 @@ struct Args {
     names: Vec<String>,
     /// Record discovery events while serving.
     learn: bool,
+    /// And use what they teach while serving.
+    learn_online: bool,
     /// `report`'s output: table, json or attributes.
     format: Option<String>,
     /// `report --forget`: `all` or a name.
@@ -88,6 +92,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--name" => a.name = Some(value("--name")?),
             "--learn" => a.learn = true,
+            "--learn-online" => {
+                a.learn = true;
+                a.learn_online = true;
+            }
             "--format" => a.format = Some(value("--format")?),
             "--forget" => a.forget = Some(value("--forget")?),
             "--out" => a.out = Some(value("--out")?),
@@ -343,6 +351,11 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             release_freed_memory();
         })
     };
+    // What traffic taught, used while serving (`--learn-online`), reread every minute.
+    let online = args
+        .learn_online
+        .then(|| learning::online(&config, server.handle()))
+        .transpose()?;
     let result = match args.http {
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(addr)
@@ -364,6 +377,9 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     };
     reloads.abort();
     trim.abort();
+    if let Some(online) = online {
+        online.abort();
+    }
     hub.stop().await;
     if let Some(flush) = flush_events {
         // The events still queued reach the store before the process ends.
@@ -701,6 +717,41 @@ mod learning {
         Ok(())
     }
 
+    /// Every minute, the candidates of the events so far, against the catalog served now: the
+    /// ready aliases (read-only tools) and keywords are what it uses.
+    pub(super) fn online(
+        config: &Config,
+        handle: disco_runtime::ServerHandle,
+    ) -> Result<tokio::task::JoinHandle<()>, String> {
+        let store = Arc::new(
+            SqliteStore::open(&dir(config)?, learn::DEFAULT_MAX_BYTES)
+                .map_err(|e| e.to_string())?,
+        );
+        Ok(tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+            loop {
+                every.tick().await;
+                let Some(catalog) = handle.catalog() else {
+                    continue;
+                };
+                let store = store.clone();
+                let applied = tokio::task::spawn_blocking(move || {
+                    let options = LearnOptions::default();
+                    let candidates = learn::candidates(&*store, &catalog, &options)?;
+                    catalog.set_learned_aliases(learn::learned_aliases(&candidates));
+                    catalog.set_learned_keywords(learn::learned_keywords(&candidates));
+                    Ok::<usize, learn::StoreError>(candidates.len())
+                })
+                .await;
+                match applied {
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) => tracing::warn!(error = %e, "learned candidates not read"),
+                    Err(e) => tracing::warn!(error = %e, "learned candidates not read"),
+                }
+            }
+        }))
+    }
+
     pub(super) fn forget(dir: &Path, what: &str) -> Result<(), String> {
         let store = SqliteStore::open(dir, learn::DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
         let what = match what {
@@ -733,6 +784,12 @@ mod learning {
         Err(WHY.into())
     }
     pub(super) fn forget(_: &Path, _: &str) -> Result<(), String> {
+        Err(WHY.into())
+    }
+    pub(super) fn online(
+        _: &Config,
+        _: disco_runtime::ServerHandle,
+    ) -> Result<tokio::task::JoinHandle<()>, String> {
         Err(WHY.into())
     }
 }
