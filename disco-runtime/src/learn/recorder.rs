@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -21,6 +21,8 @@ use crate::tool::Caller;
 pub const DEFAULT_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// How many events wait for the writer at most by default; past it new ones are dropped.
 pub const DEFAULT_QUEUE: usize = 4096;
+/// How long the writer sleeps when the queue is empty.
+const POLL: Duration = Duration::from_millis(50);
 /// The file of the secret callers are named under, in the state directory.
 pub const SECRET_FILE: &str = "learning.key";
 
@@ -80,7 +82,6 @@ impl Default for RecorderOptions {
 
 enum Message {
     Event {
-        at: u64,
         caller: Option<String>,
         session: Option<u64>,
         event: Discovery,
@@ -137,7 +138,6 @@ impl Recorder {
 impl DiscoverySink for Recorder {
     fn record(&self, caller: &Caller, session: Option<u64>, event: Discovery) {
         let message = Message::Event {
-            at: now(),
             caller: caller.id().map(str::to_string),
             session,
             event,
@@ -149,7 +149,9 @@ impl DiscoverySink for Recorder {
 }
 
 /// The writer thread: batches of events, each caller named by its HMAC (remembered for at
-/// most 1,024 callers at a time).
+/// most 1,024 callers at a time), stamped with the time it takes them (to the second, as
+/// they are kept). It polls the queue rather than waiting on it: a call that hands over an
+/// event then never has a sleeping thread to wake, which would cost it a system call.
 fn write_events(
     rx: Receiver<Message>,
     store: Arc<dyn EventStore>,
@@ -172,17 +174,16 @@ fn write_events(
     };
     expire(&*store, &mut last_expiry);
     loop {
-        let message = match rx.recv_timeout(Duration::from_millis(500)) {
+        let message = match rx.try_recv() {
             Ok(m) => Some(m),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => {
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => {
                 write_batch(&*store, &mut batch);
                 return;
             }
         };
         match message {
             Some(Message::Event {
-                at,
                 caller,
                 session,
                 event,
@@ -195,7 +196,7 @@ fn write_events(
                     .or_insert_with_key(|id| caller_hmac(&secret, id.as_deref()))
                     .clone();
                 batch.push(StoredEvent {
-                    at,
+                    at: now(),
                     caller,
                     session: session.map(|s| format!("{run}-{s:x}")),
                     event: event.bounded(),
@@ -211,6 +212,7 @@ fn write_events(
             None => {
                 write_batch(&*store, &mut batch);
                 expire(&*store, &mut last_expiry);
+                std::thread::sleep(POLL);
             }
         }
     }
