@@ -8,7 +8,9 @@
 //!   keyword; only words of the lexicon or of the catalog, with no digit, that are no
 //!   stopword and not already T's.
 //!
-//! A candidate is ready only with enough distinct callers and sessions; an alias never
+//! A candidate is ready only with enough distinct callers and sessions, and when enough of
+//! the sessions that asked for the name (or searched the word) ended in that tool (noise and
+//! abandoned sessions stay below it); an alias never
 //! crosses an opposite, and one that reaches a tool that is not read-only waits for the
 //! operator's approval. Evidence is per tool: a candidate reaches a caller only through a tool
 //! that caller can see (`crate::catalog::View` applies that rule).
@@ -36,6 +38,14 @@ pub struct LearnOptions {
     pub max_keyword_weight: f32,
     /// The most learned keywords one tool keeps, the best supported first (default 8).
     pub max_keywords_per_tool: usize,
+    /// The least share of the sessions that searched a word which then called the tool, for
+    /// the word to be the tool's keyword (default 0.2): what sessions ending anywhere
+    /// (noise, a model that gave up) teach stays below it. The share counts sessions, not
+    /// tools, so no tool a caller cannot see changes what it learns.
+    pub keyword_share: f32,
+    /// The least share of the sessions that asked for a name which then called the tool, for
+    /// the name to be the tool's alias (default 0.5).
+    pub alias_share: f32,
 }
 
 impl Default for LearnOptions {
@@ -47,6 +57,8 @@ impl Default for LearnOptions {
             keyword_callers: 3,
             max_keyword_weight: 0.5,
             max_keywords_per_tool: 8,
+            keyword_share: 0.2,
+            alias_share: 0.5,
         }
     }
 }
@@ -81,6 +93,10 @@ pub struct Evidence {
     pub aliases: BTreeMap<(String, String), Support>,
     /// By (query word, tool called).
     pub keywords: BTreeMap<(String, String), Support>,
+    /// How many sessions asked for each unknown name.
+    pub name_sessions: BTreeMap<String, u64>,
+    /// How many sessions searched each word.
+    pub word_sessions: BTreeMap<String, u64>,
 }
 
 struct Pending<'a> {
@@ -111,6 +127,23 @@ pub fn gather(events: &[StoredEvent], window: usize) -> Evidence {
     let mut evidence = Evidence::default();
     for (session, steps) in sessions {
         let mut pending: Vec<Pending<'_>> = Vec::new();
+        let mut names_here: HashSet<&str> = HashSet::new();
+        let mut words_here: HashSet<String> = HashSet::new();
+        for e in &steps {
+            match &e.event {
+                Discovery::Unknown { requested, .. } => {
+                    names_here.insert(requested);
+                }
+                Discovery::Search { query, .. } => words_here.extend(query_words(query)),
+                _ => {}
+            }
+        }
+        for n in names_here {
+            *evidence.name_sessions.entry(n.to_string()).or_default() += 1;
+        }
+        for w in words_here {
+            *evidence.word_sessions.entry(w).or_default() += 1;
+        }
         for (step, e) in steps.iter().enumerate() {
             pending.retain(|p| step - p.step <= window);
             match &e.event {
@@ -294,7 +327,16 @@ pub fn judge(evidence: &Evidence, tools: &[ToolFacts], options: &LearnOptions) -
     for ((name, tool), support) in &evidence.aliases {
         let status = match by_name.get(tool.as_str()) {
             None => continue,
-            Some(facts) => alias_status(name, facts, &taken, support, options),
+            Some(facts) => {
+                let asked = evidence
+                    .name_sessions
+                    .get(name)
+                    .copied()
+                    .unwrap_or(0)
+                    .max(1);
+                let share = support.sessions.len() as f32 / asked as f32;
+                alias_status(name, facts, &taken, support, share, options)
+            }
         };
         out.push(Candidate {
             lesson: Lesson::Alias {
@@ -317,11 +359,18 @@ pub fn judge(evidence: &Evidence, tools: &[ToolFacts], options: &LearnOptions) -
             continue;
         }
         let callers = support.callers.len();
+        let searched = evidence
+            .word_sessions
+            .get(word)
+            .copied()
+            .unwrap_or(0)
+            .max(1);
+        let share = support.sessions.len() as f32 / searched as f32;
         let status = if !(crate::resolve::vocab::is_known_word(word)
             || catalog_words.contains(word.as_str()))
         {
             Status::Refused("not a word of the lexicon or the catalog".into())
-        } else if callers < options.keyword_callers {
+        } else if callers < options.keyword_callers || share < options.keyword_share {
             Status::TooFew
         } else {
             Status::Ready
@@ -380,6 +429,7 @@ fn alias_status(
     tool: &ToolFacts,
     taken: &HashSet<&str>,
     support: &Support,
+    share: f32,
     options: &LearnOptions,
 ) -> Status {
     if taken.contains(name) {
@@ -395,6 +445,7 @@ fn alias_status(
     }
     if support.callers.len() < options.alias_callers
         || support.sessions.len() < options.alias_sessions
+        || share < options.alias_share
     {
         return Status::TooFew;
     }

@@ -544,3 +544,39 @@ fn learned_aliases_reveal_no_hidden_tool() {
         }
     }
 }
+
+/// Noise: when many callers search the same words and 30% of the sessions end in some other
+/// tool, only the tool most sessions ended in is learned, however many callers the noise has.
+#[test]
+fn noise_teaches_nothing() {
+    let mut rng = fastrand::Rng::with_seed(5);
+    let others = ["fetch_ticket", "open_door", "send_email"];
+    let mut events = Vec::new();
+    for s in 0..600 {
+        let caller = format!("c{}", rng.usize(..60));
+        let session = format!("s{s}");
+        let called = if rng.f32() < 0.3 {
+            others[rng.usize(..others.len())]
+        } else {
+            "list_open"
+        };
+        events.push(ev(
+            &caller,
+            &session,
+            search("my chores for tomorrow", &["fetch_ticket"]),
+        ));
+        events.push(ev(&caller, &session, call(called)));
+    }
+    let ready: Vec<Lesson> = learn(&events)
+        .into_iter()
+        .filter(|c| c.status == Status::Ready)
+        .map(|c| c.lesson)
+        .collect();
+    assert!(!ready.is_empty());
+    for lesson in &ready {
+        assert!(
+            matches!(lesson, Lesson::Keyword { tool, .. } if tool == "list_open"),
+            "{lesson:?}"
+        );
+    }
+}
