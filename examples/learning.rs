@@ -41,6 +41,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("disco-learning-example"));
+    // ANCHOR: recorder
     let store = Arc::new(SqliteStore::open(&dir, learn::DEFAULT_MAX_BYTES)?);
     let recorder = Arc::new(Recorder::new(
         store.clone(),
@@ -51,6 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .search(SearchOptions::default().enabled(true))
         .discovery(recorder.clone())
         .from_inventory()?;
+    // ANCHOR_END: recorder
 
     for (session, caller) in ["ana", "bo", "cy", "di", "ed"].into_iter().enumerate() {
         let ctx = Context::builder()
