@@ -180,7 +180,7 @@ pub(super) fn replay(o: &Opts, args: &ReplayArgs) -> Result<(), String> {
                 }
             }
             // What was learned is applied every 100 sessions, as a server would reread it.
-            if sessions % 100 == 0 {
+            if sessions.is_multiple_of(100) {
                 learned = learn::judge(&learn::gather(&events, options.window), &facts, &options);
                 catalog.set_learned_keywords(learn::learned_keywords(&learned));
             }
