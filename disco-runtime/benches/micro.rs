@@ -556,6 +556,7 @@ fn calls(c: &mut Criterion, sizes: &[Sized]) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime");
+    #[cfg_attr(not(feature = "learning"), allow(unused_mut))]
     let mut catalogs: Vec<(&str, Catalog)> = vec![("off", build(&s.json))];
     #[cfg(feature = "learning")]
     let (_dir, recorder) = {
