@@ -114,6 +114,7 @@
 
 mod call;
 pub mod catalog;
+pub mod learn;
 #[doc(hidden)]
 pub mod resolve;
 #[doc(hidden)]

@@ -173,7 +173,7 @@ impl Gateway {
         Gateway::start_with(dir, upstreams, disco, &[])
     }
 
-    /// Starts the gateway with `args` after `--config FILE`, and initializes a session.
+    /// Starts the gateway with `args` after its configuration and initializes a session.
     pub fn start_with(dir: &Dir, upstreams: &[Up], disco: Value, args: &[&str]) -> Gateway {
         let (mut child, log) = spawn(dir, upstreams, disco, args, Stdio::piped());
         let stdin = child.stdin.take().expect("its stdin");

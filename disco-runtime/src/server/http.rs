@@ -328,8 +328,19 @@ pub(crate) fn router(
     let budget = super::memory::Budget::new(options.request_memory_budget(max_argument_values));
     let base = McpHandler::new(shared);
     let sessions = Arc::new(Sessions::new(options.max_sessions));
-    let service =
-        StreamableHttpService::new(move || Ok(base.for_session()), sessions.clone(), config);
+    let stateless = options.stateless;
+    // Stateless HTTP has no sessions: its calls are recorded without one (no sequence).
+    let service = StreamableHttpService::new(
+        move || {
+            Ok(if stateless {
+                base.without_session()
+            } else {
+                base.for_session()
+            })
+        },
+        sessions.clone(),
+        config,
+    );
     // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415; a
     // session DELETE gets 204; a session answers only to its creator.
     let guarded = super::guard::Guarded {

@@ -114,6 +114,14 @@ impl Server {
         self.handle().stats()
     }
 
+    /// Records discovery events (names that resolved to no tool or were corrected,
+    /// `tool_search` queries, the calls that followed) into `sink`, usually a
+    /// [`Recorder`](crate::learn) (feature `learning`). Off by default.
+    pub fn discovery(mut self, sink: std::sync::Arc<dyn crate::catalog::DiscoverySink>) -> Self {
+        self.catalog = self.catalog.discovery(sink);
+        self
+    }
+
     /// A handle to reload the catalog and read counters once the server runs.
     pub fn handle(&self) -> ServerHandle {
         ServerHandle {
