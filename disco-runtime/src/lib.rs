@@ -140,7 +140,8 @@ pub use rmcp;
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
 pub use server::{
-    BearerTokens, HttpOptions, McpHandler, Resources, Server, ServerHandle, TokenCheck, Tools,
+    BearerTokens, Embedded, HttpOptions, McpHandler, Resources, Server, ServerHandle, TokenCheck,
+    Tools,
 };
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, Package, SchemaMode, State, ToolError,

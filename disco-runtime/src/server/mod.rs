@@ -3,6 +3,7 @@
 
 mod call_parse;
 mod conn;
+mod embedded;
 mod error;
 mod guard;
 mod handler;
@@ -26,6 +27,7 @@ use crate::catalog::{
 };
 use crate::tool::{Caller, SchemaMode};
 
+pub use embedded::Embedded;
 pub use error::Error;
 pub use handler::McpHandler;
 pub use http::{BearerTokens, HttpOptions, TokenCheck};
@@ -245,6 +247,14 @@ impl Server {
     /// [`Server::handle`] reloads it as it would a served one.
     pub fn into_tools(self) -> Result<Tools, CatalogError> {
         Ok(Tools::new(self.build_shared()?))
+    }
+
+    /// Your rmcp `ServerHandler` with disco's tools, in one line: the tools hooks are
+    /// disco's, every other hook is `handler`'s (see [`Embedded`]). The rest of this builder
+    /// applies as in [`Server::into_tools`]. Refused when `handler` declares tools of its own
+    /// ([`Error::HandlerHasTools`]).
+    pub fn wrap<H: rmcp::ServerHandler>(self, handler: H) -> Result<Embedded<H>, Error> {
+        self.into_tools()?.wrap(handler)
     }
 
     fn build_shared(self) -> Result<Arc<Shared>, CatalogError> {
