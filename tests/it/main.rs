@@ -20,6 +20,7 @@ mod authorization;
 mod catalog_docs;
 mod catalog_errors;
 mod discovery;
+mod embedding;
 mod failing_tools;
 mod field_reports;
 mod groups;
