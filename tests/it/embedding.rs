@@ -107,7 +107,10 @@ async fn the_handlers_hooks_stay_its_own_beside_discos_tools() {
 
     let info = client.peer_info().expect("initialized").clone();
     assert!(info.capabilities.prompts.is_some(), "the handler's prompts");
-    assert!(info.capabilities.resources.is_some(), "the handler's resources");
+    assert!(
+        info.capabilities.resources.is_some(),
+        "the handler's resources"
+    );
     let tools = info.capabilities.tools.clone().expect("disco's tools");
     assert_eq!(tools.list_changed, Some(true));
     assert!(info.capabilities.logging.is_some(), "tools log");
@@ -177,7 +180,10 @@ fn a_handler_with_tools_of_its_own_is_refused_before_it_serves() {
         "{err}"
     );
     let text = err.to_string();
-    assert!(text.contains("OwnTools") && text.contains("#[mcp_tool]"), "{text}");
+    assert!(
+        text.contains("OwnTools") && text.contains("#[mcp_tool]"),
+        "{text}"
+    );
     // The same handler without the capability is taken.
     assert!(server_in(module_path!()).wrap(Notes::default()).is_ok());
 }

@@ -15,6 +15,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod architecture;
 mod args_corpus;
 mod authorization;
 mod catalog_docs;
