@@ -291,6 +291,9 @@ impl Server {
             server = %info.server_info.name,
             "catalog ready"
         );
+        if let Some(warning) = no_tools_warning(&catalog) {
+            tracing::warn!("{warning}");
+        }
         let shared = Arc::new(Shared {
             catalog: RwLock::new(Arc::new(catalog)),
             info,
@@ -378,6 +381,22 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .try_init();
+}
+
+/// Why a server that serves nothing is most likely wrong: no `#[mcp_tool]` reached the catalog
+/// and no provider can add one. A tool in a library is linked into a binary only when the binary
+/// names the library; `None` when there is a tool or a provider.
+fn no_tools_warning(catalog: &Catalog) -> Option<String> {
+    if !catalog.tools().is_empty() || !catalog.config.providers.is_empty() {
+        return None;
+    }
+    Some(
+        "this server has no tools: no `#[mcp_tool]` is linked into this binary and no provider \
+         is registered. Tools declared in a library crate are linked only when the binary uses \
+         that crate: add `use my_crate as _;` (your library's name) to `main.rs`, or build the \
+         server in the library (the guide, \"Where tools must live\")"
+            .to_string(),
+    )
 }
 
 /// The package that declares the tools served (the chosen ones, or the whole inventory): the
