@@ -190,23 +190,7 @@ fn stdio_child() {
 
 #[test]
 fn a_stdio_server_says_it_waits_and_stops_cleanly_when_stdin_closes_first() {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            test_name(module_path!(), "stdio_child").as_str(),
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(CHILD_ENV, "1")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{:?}\n{stderr}", out.status);
+    let stderr = child_stderr("stdio_child", CHILD_ENV, "1");
     assert!(stderr.contains("waiting for a client"), "{stderr}");
     assert!(!stderr.contains("ConnectionClosed"), "{stderr}");
 }
@@ -231,17 +215,18 @@ fn empty_stdio_child() {
         .expect("stdin closed before initialize is a clean stop");
 }
 
-/// Its stderr, for a server of that shape whose stdin closes at once.
-fn empty_child_stderr(shape: &str) -> String {
+/// The stderr of this module's child test `child`, run with `env` set to `value` and its
+/// stdin closed at once; the child must succeed.
+fn child_stderr(child: &str, env: &str, value: &str) -> String {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            test_name(module_path!(), "empty_stdio_child").as_str(),
+            test_name(module_path!(), child).as_str(),
             "--nocapture",
             "--test-threads",
             "1",
         ])
-        .env(EMPTY_CHILD_ENV, shape)
+        .env(env, value)
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -251,6 +236,11 @@ fn empty_child_stderr(shape: &str) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{:?}\n{stderr}", out.status);
     stderr
+}
+
+/// Its stderr, for a server of that shape whose stdin closes at once.
+fn empty_child_stderr(shape: &str) -> String {
+    child_stderr("empty_stdio_child", EMPTY_CHILD_ENV, shape)
 }
 
 #[test]

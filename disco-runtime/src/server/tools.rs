@@ -36,8 +36,10 @@ use crate::util::json_kind;
 /// session, share it by reference (or in an `Arc`) rather than clone it: a clone starts at the
 /// default level.
 ///
-/// Forward every hook below that your handler has: `initialize` and `discover` (the
-/// per-caller instructions, [`Tools::initialize`]), `list_tools`, `call_tool`, `get_tool`,
+/// [`Server::wrap`](super::Server::wrap) forwards for you ([`Embedded`](super::Embedded));
+/// `Tools` is for a handler that forwards by hand. Then forward every hook below:
+/// `initialize` and `discover` (the per-caller instructions, [`Tools::initialize`]),
+/// `list_tools`, `call_tool`, `get_tool`,
 /// `on_initialized` (without it, [`ServerHandle::reload`] notifies nobody), `listen` and
 /// `accepted_subscription_filter` (2026-07-28 clients), `set_level`, and the `tools/call`
 /// branch of `on_custom_request` ([`Tools::custom_request`]); merge
