@@ -14,7 +14,7 @@ use disco_runtime::rmcp::model::*;
 use disco_runtime::rmcp::service::{NotificationContext, RequestContext};
 use disco_runtime::rmcp::{ErrorData, RoleServer, ServerHandler};
 use disco_runtime::{mcp_tool, server::Error};
-use rmcp::ServiceExt;
+use rmcp::{tool, tool_handler, tool_router, ServiceExt};
 
 /// Current weather for a city.
 ///
@@ -82,16 +82,20 @@ impl ServerHandler for Notes {
     }
 }
 
-/// A handler that declares tools as rmcp's `#[tool_handler]` declares them: the `get_info` it
-/// generates (rmcp-macros' `build_get_info`) enables the tools capability.
+/// A handler with tools of its own, made by rmcp's own macros.
 #[derive(Clone)]
 struct OwnTools;
 
-impl ServerHandler for OwnTools {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+#[tool_router]
+impl OwnTools {
+    #[tool(description = "Say hello and return the greeting.")]
+    fn hello(&self) -> String {
+        "hello".to_string()
     }
 }
+
+#[tool_handler]
+impl ServerHandler for OwnTools {}
 
 #[tokio::test]
 async fn the_handlers_hooks_stay_its_own_beside_discos_tools() {
@@ -171,7 +175,9 @@ async fn the_handlers_hooks_stay_its_own_beside_discos_tools() {
 
 #[test]
 fn a_handler_with_tools_of_its_own_is_refused_before_it_serves() {
-    let refused = server_in(module_path!()).wrap(OwnTools);
+    let own = OwnTools;
+    assert!(own.get_tool("hello").is_some(), "the handler serves a tool");
+    let refused = server_in(module_path!()).wrap(own);
     let Err(err) = refused else {
         panic!("a handler with tools of its own was wrapped");
     };
