@@ -8,6 +8,9 @@
 //!        [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T]
 //!         [--semantic-floor F] [--spread-floor F] [--keyword-floor F] [--vector-cache DIR|off]]
 //! cargo run --release --example eval -- args --catalog CATALOG --cases CASES [--quiet]
+//! cargo run --release --example eval -- replay --catalog CATALOG --queries QUERIES [--category A,B]
+//!        [--names CASES] [--callers N] [--seed N] [--name-share X]
+//!        [--other NAME=CATALOG:QUERIES[:CATEGORIES]]... [--semantic MODEL_DIR ...]
 //! ```
 //!
 //! CATALOG is a tools/list result (`{"tools": [...]}` or a bare array; annotations honoured).
@@ -32,6 +35,10 @@
 //! nowhere. The queries' vectors are kept there too (a server keeps none), so that a rerun
 //! with other weights or floors embeds nothing.
 //!
+//! `replay`: traffic simulated from QUERIES's `even` half (and CASES's name mistakes) is
+//! learned from, and the figures are taken on the `odd` half as the traffic grows (see
+//! `eval/replay.rs`); one JSON line.
+//!
 //! `args`: CASES is JSON Lines `{"id", "tool", "arguments", "gold"}`: the arguments a model
 //! sent and the call it meant; prints whether repair produced exactly the gold arguments.
 
@@ -45,7 +52,7 @@ use disco_runtime::resolve::args::{prepare, Repair};
 use disco_runtime::{Caller, Catalog, NameRule};
 use serde_json::{json, Value};
 
-const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T] [--semantic-floor F] [--spread-floor F] [--keyword-floor F] [--vector-cache DIR|off]]\n  eval args --catalog CATALOG --cases CASES [--quiet]";
+const USAGE: &str = "usage:\n  eval resolve --catalog CATALOG --cases CASES [--server-name S] [--quiet]\n  eval search --catalog CATALOG --queries QUERIES [--k N] [--threshold X] [--category A,B] [--parity even|odd] [--quiet] [--semantic MODEL_DIR [--semantic-weight W] [--semantic-threshold T] [--semantic-floor F] [--spread-floor F] [--keyword-floor F] [--vector-cache DIR|off]]\n  eval args --catalog CATALOG --cases CASES [--quiet]\n  eval replay --catalog CATALOG --queries QUERIES [--category A,B] [--names CASES] [--callers N] [--seed N] [--name-share X] [--other NAME=CATALOG:QUERIES[:CATEGORIES]]... [--semantic MODEL_DIR ...]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -53,6 +60,7 @@ fn main() -> ExitCode {
         Some("resolve") => Opts::parse(&args[1..]).and_then(|o| resolve(&o)),
         Some("search") => Opts::parse(&args[1..]).and_then(|o| search(&o)),
         Some("args") => Opts::parse(&args[1..]).and_then(|o| repair(&o)),
+        Some("replay") => Opts::parse(&args[1..]).and_then(|o| replay::replay(&o, &o.replay)),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -88,7 +96,12 @@ struct Opts {
     /// Where the tools' vectors are kept (`off`: nowhere); by default under the target
     /// directory.
     vector_cache: Option<String>,
+    /// `replay`'s own arguments.
+    replay: replay::ReplayArgs,
 }
+
+#[path = "eval/replay.rs"]
+mod replay;
 
 impl Opts {
     fn parse(args: &[String]) -> Result<Opts, String> {
@@ -122,6 +135,15 @@ impl Opts {
                     })
                 }
                 "--quiet" => o.quiet = true,
+                "--names" => o.replay.names = Some(value()?),
+                "--callers" => {
+                    o.replay.callers = value()?.parse().map_err(|e| format!("{a}: {e}"))?
+                }
+                "--seed" => o.replay.seed = value()?.parse().map_err(|e| format!("{a}: {e}"))?,
+                "--name-share" => {
+                    o.replay.name_share = value()?.parse().map_err(|e| format!("{a}: {e}"))?
+                }
+                "--other" => o.replay.others.push(value()?),
                 "--semantic" => o.semantic = Some(value()?),
                 "--vector-cache" => o.vector_cache = Some(value()?),
                 "--semantic-weight" => {
@@ -163,8 +185,50 @@ impl Opts {
         }
     }
 
+    /// The options the input files are read with, without the files.
+    fn clone_inputs(&self) -> Opts {
+        Opts {
+            catalog: self.catalog.clone(),
+            input: self.input.clone(),
+            k: self.k,
+            threshold: self.threshold,
+            categories: self.categories.clone(),
+            server_name: self.server_name.clone(),
+            parity: self.parity,
+            quiet: self.quiet,
+            ..Opts::default()
+        }
+    }
+
+    /// The search options of every catalog of this run (the semantic model loaded once).
+    fn search_options(&self) -> Result<SearchOptions, String> {
+        static MADE: std::sync::OnceLock<SearchOptions> = std::sync::OnceLock::new();
+        if let Some(made) = MADE.get() {
+            return Ok(made.clone());
+        }
+        let made = self.make_search_options()?;
+        Ok(MADE.get_or_init(|| made).clone())
+    }
+
     fn catalog(&self) -> Result<Catalog, String> {
         let provider = JsonCatalogProvider::from_file(Path::new(&self.catalog))?;
+        let search = self.search_options()?;
+        let mut builder = Catalog::builder().provider(provider).search(search);
+        if let Some(name) = &self.server_name {
+            builder = builder.server_name(name.clone());
+        }
+        let catalog = builder.from_specs([]).map_err(|e| e.to_string())?;
+        // A tool whose schema cannot be compiled is kept (the catalog's rule for schemas found
+        // in the wild); its arguments go unchecked, which the figures should not hide.
+        for tool in catalog.tools() {
+            for problem in tool.schema_problems() {
+                eprintln!("eval: `{}` kept unchecked: {problem}", tool.name());
+            }
+        }
+        Ok(catalog)
+    }
+
+    fn make_search_options(&self) -> Result<SearchOptions, String> {
         let mut search = SearchOptions::default();
         if let Some(t) = self.threshold {
             search.threshold = t;
@@ -214,19 +278,7 @@ impl Opts {
                 "--semantic {dir}: build the example with `--features semantic`"
             ));
         }
-        let mut builder = Catalog::builder().provider(provider).search(search);
-        if let Some(name) = &self.server_name {
-            builder = builder.server_name(name.clone());
-        }
-        let catalog = builder.from_specs([]).map_err(|e| e.to_string())?;
-        // A tool whose schema cannot be compiled is kept (the catalog's rule for schemas found
-        // in the wild); its arguments go unchecked, which the figures should not hide.
-        for tool in catalog.tools() {
-            for problem in tool.schema_problems() {
-                eprintln!("eval: `{}` kept unchecked: {problem}", tool.name());
-            }
-        }
-        Ok(catalog)
+        Ok(search)
     }
 
     /// The input's JSON lines, filtered by `--category` and `--parity`.

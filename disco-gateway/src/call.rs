@@ -206,6 +206,14 @@ pub(crate) async fn call_on(
         Ok(_) => error(format!(
             "Server `{name}` answered `{tool}` with something other than a tool result."
         )),
+        Err(e) if answer_over_limit(&e).is_some() => {
+            let limit = answer_over_limit(&e).unwrap_or_default();
+            tracing::error!(server = %name, tool = %tool, max = limit, "upstream: an answer over the limit, not read");
+            error(format!(
+                "Server `{name}` could not run `{tool}`: the upstream's answer is larger than \
+                 the gateway's limit of {limit} bytes (disco.maxMessageBytes); it was not read"
+            ))
+        }
         Err(e) => {
             // The error's message is the upstream's text: bounded in the answer and the log.
             let e = crate::text::clip(&e.to_string(), MAX_ERROR_CHARS);
@@ -213,6 +221,25 @@ pub(crate) async fn call_on(
             error(format!("Server `{name}` could not run `{tool}`: {e}"))
         }
     }
+}
+
+/// The limit an HTTP upstream's answer went over, when that is why a request failed: rmcp's
+/// HTTP client stops reading a JSON body at the limit (client.rs, `http_config`).
+pub(crate) fn answer_over_limit(e: &rmcp::ServiceError) -> Option<usize> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let rmcp::ServiceError::TransportSend(error) = e else {
+        return None;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if let Some(StreamableHttpError::ResponseBodyTooLarge { max_size }) =
+            current.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            return Some(*max_size);
+        }
+        source = current.source();
+    }
+    None
 }
 
 async fn relay_progress(ctx: &Context, update: ProgressNotificationParam) {

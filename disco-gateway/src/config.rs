@@ -27,8 +27,8 @@ use expand::{expand, Secrecy};
 /// Where `${VAR}` is read from: the value of a variable by its name, `None` when it is unset.
 pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-/// One upstream server.
-#[derive(Clone)]
+/// One upstream server. Equal entries are the same server to a reload (upstream/reload.rs).
+#[derive(Clone, PartialEq, Eq)]
 pub struct ServerConfig {
     pub name: String,
     /// The path of its entry in the file (`mcpServers.fs`, VS Code's `servers.fs`, Codex's
@@ -39,7 +39,7 @@ pub struct ServerConfig {
 
 /// How to reach an upstream. `env` and `headers` hold secrets: this type has no `Debug`
 /// that could print them, and nothing logs them.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Transport {
     Stdio {
         command: String,
@@ -112,7 +112,7 @@ pub enum OnChange {
 }
 
 /// One bearer token of HTTP callers: who it is, and which servers and tools it may see.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct TokenConfig {
     pub token: String,
     pub caller: String,
@@ -123,7 +123,7 @@ pub struct TokenConfig {
 }
 
 /// disco's own settings (the `"disco"` key).
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct DiscoConfig {
     pub exposure: ExposureKind,
     pub pinned: Vec<String>,
@@ -140,7 +140,7 @@ pub struct DiscoConfig {
     /// The most tools one server may list (`disco.maxTools`): one that lists more is refused,
     /// with a log line saying so, and the others serve.
     pub max_tools: usize,
-    /// The largest message read from a stdio upstream (`disco.maxMessageBytes`): a call whose
+    /// The largest message read from an upstream (`disco.maxMessageBytes`): a call whose
     /// answer is larger gets a tool error naming both sizes at once.
     pub max_message_bytes: usize,
     /// Extra aliases and keywords by downstream tool name.
@@ -151,6 +151,11 @@ pub struct DiscoConfig {
     /// `state_dir`).
     pub data_dir: Option<std::path::PathBuf>,
     pub on_change: OnChange,
+    /// The rate limit per HTTP caller (`disco.rateLimit`); `None`: none.
+    pub rate_limit: Option<disco_runtime::RateLimit>,
+    /// `disco.metrics.listen`: the address of the Prometheus endpoint (`GET /metrics`);
+    /// `None`: none is served.
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
@@ -178,6 +183,8 @@ impl Default for DiscoConfig {
             tokens: Vec::new(),
             data_dir: None,
             on_change: OnChange::Hold,
+            rate_limit: None,
+            metrics: None,
         }
     }
 }
@@ -720,6 +727,20 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
             None => None,
         },
         on_change: d.on_change.unwrap_or(default.on_change),
+        rate_limit: d.rate_limit,
+        metrics: match d.metrics.map(|m| m.0.listen) {
+            None => None,
+            Some(None) => return Err(err("disco.metrics.listen", "missing")),
+            Some(Some(listen)) => {
+                let at = "disco.metrics.listen";
+                let addr = expand(&listen.0, at, vars, Secrecy::Plain)?;
+                Some(
+                    addr.parse().map_err(|_| {
+                        err(at, "must be an address and port, such as 127.0.0.1:9464")
+                    })?,
+                )
+            }
+        },
     })
 }
 

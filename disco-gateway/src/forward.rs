@@ -225,6 +225,8 @@ pub struct Forwarded {
     /// Each caller's one token, by caller name.
     tokens: Arc<HashMap<String, String>>,
     open_timeout: Duration,
+    /// The largest answer read from the upstream (`disco.maxMessageBytes`).
+    max_message: usize,
     /// What the callers' connections read counts as heard from the server (the ping rule).
     heard: Arc<Heard>,
     shutdown: CancellationToken,
@@ -243,6 +245,7 @@ impl Forwarded {
         config: &ServerConfig,
         tokens: Arc<HashMap<String, String>>,
         open_timeout: Duration,
+        max_message: usize,
         heard: Arc<Heard>,
         shutdown: &CancellationToken,
     ) -> Option<Self> {
@@ -263,6 +266,7 @@ impl Forwarded {
             headers: headers.clone(),
             tokens,
             open_timeout,
+            max_message,
             heard,
             shutdown: shutdown.clone(),
             state: Mutex::new(State {
@@ -415,6 +419,7 @@ impl Forwarded {
                 Endpoint::Http {
                     url: &self.url,
                     headers,
+                    max: self.max_message,
                 },
                 Role::Beside,
                 calls.clone(),

@@ -16,10 +16,14 @@ mod client;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
+pub mod follow;
+#[doc(hidden)]
 pub mod forward;
 mod headers;
 #[doc(hidden)]
 pub mod lint;
+#[doc(hidden)]
+pub mod metrics;
 #[doc(hidden)]
 pub mod pins;
 #[doc(hidden)]

@@ -46,7 +46,7 @@ impl fmt::Display for Finding {
 /// The gateway's findings over the upstreams as they are now.
 pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
     let mut out = Vec::new();
-    for upstream in &hub.upstreams {
+    for upstream in hub.upstreams().iter() {
         let server = &upstream.config.name;
         let (listed, _) = upstream.tools();
         for r in &listed.refused {
@@ -66,7 +66,7 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
             });
         }
     }
-    for upstream in &hub.upstreams {
+    for upstream in hub.upstreams().iter() {
         let server = &upstream.config.name;
         let held = hub.disco.on_change == OnChange::Hold;
         for (tool, waiting) in upstream.waiting().iter() {

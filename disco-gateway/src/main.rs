@@ -20,28 +20,38 @@ use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
 use disco_gateway::config::{self, Config, ExposureKind};
+use disco_gateway::follow;
+use disco_gateway::metrics::Metrics;
 use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
 use disco_gateway::upstream::Hub;
 
 const USAGE: &str = "usage:
-  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first]
-  disco-gateway [--name NAME] [--http ADDR] -- COMMAND [ARGS...]
+  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first] [--metrics ADDR]
+  disco-gateway [--name NAME] [--http ADDR] [--metrics ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
   disco-gateway approve [--config FILE] SERVER[.TOOL]...
   disco-gateway adopt --from CLIENT [--file FILE] [--write] [--undo]
-      CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode, codex";
+      CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode, codex
+  disco-gateway report (--config FILE | -- COMMAND...) [--format table|json|attributes]
+  disco-gateway report [--config FILE] --forget all|NAME
+
+  --learn (when serving): record discovery events for `report` (feature `learning`)
+  --learn-online (when serving): --learn, and use what is ready every minute: aliases of
+    read-only tools, keywords in search ranking";
 
 const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name correction, argument \
 repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
 Code, Cursor, Windsurf, Gemini CLI, VS Code, or Codex's TOML); see the guide's gateway chapter.";
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Args {
     command: Option<String>,
     config: Option<String>,
     http: Option<SocketAddr>,
+    /// The Prometheus endpoint's address (`disco.metrics.listen` of the file, overridden).
+    metrics: Option<SocketAddr>,
     stateless: bool,
     search: Option<ExposureKind>,
     name: Option<String>,
@@ -55,13 +65,26 @@ struct Args {
     file: Option<String>,
     write: bool,
     undo: bool,
+    /// Record discovery events while serving.
+    learn: bool,
+    /// And use what they teach while serving.
+    learn_online: bool,
+    /// `report`'s output: table, json or attributes.
+    format: Option<String>,
+    /// `report --forget`: `all` or a name.
+    forget: Option<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args::default();
     let mut first = true;
     while let Some(arg) = args.next() {
-        if first && matches!(arg.as_str(), "docs" | "lint" | "approve" | "adopt") {
+        if first
+            && matches!(
+                arg.as_str(),
+                "docs" | "lint" | "approve" | "adopt" | "report"
+            )
+        {
             a.command = Some(arg);
             first = false;
             continue;
@@ -76,6 +99,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     v.parse()
                         .map_err(|_| format!("--http {v}: not an address like 127.0.0.1:8080"))?,
                 );
+            }
+            "--metrics" => {
+                let v = value("--metrics")?;
+                a.metrics =
+                    Some(v.parse().map_err(|_| {
+                        format!("--metrics {v}: not an address like 127.0.0.1:9464")
+                    })?);
             }
             "--stateless" => a.stateless = true,
             // Serving stdio is the default; the flag is accepted for launchers that pass it.
@@ -92,6 +122,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--file" if a.command.as_deref() == Some("adopt") => a.file = Some(value("--file")?),
             "--write" if a.command.as_deref() == Some("adopt") => a.write = true,
             "--undo" if a.command.as_deref() == Some("adopt") => a.undo = true,
+            "--learn" => a.learn = true,
+            "--learn-online" => {
+                a.learn = true;
+                a.learn_online = true;
+            }
+            "--format" => a.format = Some(value("--format")?),
+            "--forget" => a.forget = Some(value("--forget")?),
             "--out" => a.out = Some(value("--out")?),
             "--deny" => {
                 a.deny = Some(match value("--deny")?.as_str() {
@@ -120,6 +157,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             Err("adopt: takes --from, --file, --write and --undo only".into())
         } else {
             Ok(a)
+        };
+    }
+    if a.command.as_deref() == Some("report") && a.forget.is_some() {
+        return if a.upstream.is_empty() {
+            Ok(a)
+        } else {
+            Err("report --forget: give --config FILE or nothing, not a command".into())
         };
     }
     if a.command.as_deref() == Some("approve") {
@@ -214,6 +258,9 @@ fn load_config(args: &Args) -> Result<Config, String> {
     if let Some(search) = args.search {
         config.disco.exposure = search;
     }
+    if let Some(metrics) = args.metrics {
+        config.disco.metrics = Some(metrics);
+    }
     #[cfg(not(feature = "tls"))]
     for s in &config.servers {
         if let config::Transport::Http { url, .. } = &s.transport {
@@ -290,6 +337,11 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         }
     }
     let (hub, provider) = start(&config, pins(&config, true)?).await;
+    let metrics = config.disco.metrics.map(|_| Arc::new(Metrics::default()));
+    let provider = match &metrics {
+        Some(m) => provider.with_metrics(m.clone()),
+        None => provider,
+    };
     let mut server = Server::from_inventory()
         .name("disco-gateway")
         .version(env!("CARGO_PKG_VERSION"))
@@ -301,7 +353,15 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     if !config.disco.tokens.is_empty() {
         server = server.visibility(visibility(provider.clone()));
     }
-    let mut http = HttpOptions::default().stateless(args.stateless);
+    let mut flush_events: Option<Flush> = None;
+    if args.learn {
+        let (sink, flush) = learning::recorder(&config)?;
+        server = server.discovery(sink);
+        flush_events = Some(flush);
+    }
+    let mut http = HttpOptions::default()
+        .stateless(args.stateless)
+        .rate_limit(config.disco.rate_limit);
     if !config.disco.tokens.is_empty() {
         let mut tokens = BearerTokens::new();
         for t in &config.disco.tokens {
@@ -348,6 +408,16 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         })
     };
 
+    let exporter = match (config.disco.metrics, metrics) {
+        (Some(addr), Some(metrics)) => Some(serve_metrics(addr, metrics, &hub, &server).await?),
+        _ => None,
+    };
+    // An edit of the file, or SIGHUP, serves its servers (upstream/reload.rs).
+    let follow = args.config.clone().map(|path| {
+        let (args, hub, disco) = (args.clone(), hub.clone(), config.disco.clone());
+        tokio::spawn(follow::follow(path, move || load_config(&args), hub, disco))
+    });
+
     // Once the first catalog is built and served, what its build freed goes back too.
     let trim = {
         let handle = server.handle();
@@ -358,6 +428,11 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             release_freed_memory();
         })
     };
+    // What traffic taught, used while serving (`--learn-online`), reread every minute.
+    let online = args
+        .learn_online
+        .then(|| learning::online(&config, server.handle()))
+        .transpose()?;
     let result = match args.http {
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(addr)
@@ -379,8 +454,45 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     };
     reloads.abort();
     trim.abort();
+    for task in [exporter, follow, online].into_iter().flatten() {
+        task.abort();
+    }
     hub.stop().await;
+    if let Some(flush) = flush_events {
+        // The events still queued reach the store before the process ends.
+        let _ = tokio::task::spawn_blocking(flush).await;
+    }
     result
+}
+
+/// Serves the Prometheus endpoint at `addr` (metrics.rs): the gateway's counters, the catalog's
+/// and each upstream's restarts, read at each scrape.
+async fn serve_metrics(
+    addr: SocketAddr,
+    metrics: Arc<Metrics>,
+    hub: &Arc<Hub>,
+    server: &Server,
+) -> Result<tokio::task::JoinHandle<()>, String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("disco.metrics.listen {addr}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    // The address actually bound (port 0 picks one), in the log: stdout may be the client's.
+    tracing::info!(addr = %bound, "serving Prometheus metrics at /metrics");
+    let (hub, handle) = (hub.clone(), server.handle());
+    let render = move || {
+        let restarts: Vec<(String, u64)> = hub
+            .upstreams()
+            .iter()
+            .map(|u| (u.config.name.clone(), u.restarts()))
+            .collect();
+        metrics.render(handle.stats(), &restarts)
+    };
+    Ok(tokio::spawn(async move {
+        if let Err(e) = disco_gateway::metrics::serve(listener, render).await {
+            tracing::error!(error = %e, "the metrics endpoint stopped");
+        }
+    }))
 }
 
 /// Gives the memory a catalog build freed back to the system. glibc's allocator keeps freed
@@ -614,6 +726,22 @@ async fn run(args: Args) -> Result<ExitCode, String> {
     if args.command.as_deref() == Some("adopt") {
         return adopt(&args);
     }
+    if args.command.as_deref() == Some("report") {
+        if let Some(what) = &args.forget {
+            let dir = match &args.config {
+                Some(_) => state_dir(load_config(&args)?.disco.data_dir.as_deref(), &|k| {
+                    std::env::var(k).ok()
+                })?,
+                None => state_dir(None, &|k| std::env::var(k).ok())?,
+            };
+            return learning::forget(&dir, what).map(|()| ExitCode::SUCCESS);
+        }
+        let config = load_config(&args)?;
+        let (hub, _, catalog) = catalog(&config).await?;
+        let out = learning::report(&config, &catalog, args.format.as_deref());
+        hub.stop().await;
+        return out.map(|()| ExitCode::SUCCESS);
+    }
     let config = load_config(&args)?;
     match args.command.as_deref() {
         None => serve(args, config).await.map(|()| ExitCode::SUCCESS),
@@ -810,5 +938,147 @@ mod tests {
         assert!(parse("approve --config a.json fs").is_ok());
         assert!(parse("approve").is_err());
         assert!(parse("approve --bogus fs").is_err());
+    }
+}
+
+/// What writes a recorder's queued events to its store.
+type Flush = Box<dyn FnOnce() + Send>;
+
+/// Discovery events (feature `learning`): the recorder a serving gateway writes into, and
+/// `report`, both on `learning.sqlite` in the state directory.
+#[cfg(feature = "learning")]
+mod learning {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use disco_runtime::catalog::DiscoverySink;
+    use disco_runtime::learn::{self, EventStore, Forget, LearnOptions, Recorder, SqliteStore};
+    use disco_runtime::Catalog;
+
+    use super::{state_dir, Config, Flush};
+
+    fn dir(config: &Config) -> Result<std::path::PathBuf, String> {
+        state_dir(config.disco.data_dir.as_deref(), &|k| std::env::var(k).ok())
+    }
+
+    /// The recorder to serve with, and what writes its queued events at shutdown.
+    pub(super) fn recorder(config: &Config) -> Result<(Arc<dyn DiscoverySink>, Flush), String> {
+        let dir = dir(config)?;
+        let store = SqliteStore::open(&dir, learn::DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
+        let secret = learn::secret_in(&dir)?;
+        let recorder = Recorder::new(Arc::new(store), secret, Default::default())
+            .map_err(|e| format!("the discovery recorder: {e}"))?;
+        tracing::info!(dir = %dir.display(), "recording discovery events");
+        let recorder = Arc::new(recorder);
+        let flushed = recorder.clone();
+        Ok((recorder, Box::new(move || flushed.flush())))
+    }
+
+    pub(super) fn report(
+        config: &Config,
+        catalog: &Catalog,
+        format: Option<&str>,
+    ) -> Result<(), String> {
+        let store = SqliteStore::open(&dir(config)?, learn::DEFAULT_MAX_BYTES)
+            .map_err(|e| e.to_string())?;
+        let candidates = learn::candidates(&store, catalog, &LearnOptions::default())
+            .map_err(|e| e.to_string())?;
+        match format.unwrap_or("table") {
+            "table" => print!("{}", learn::report::table(&candidates)),
+            "json" => {
+                let out = serde_json::json!({
+                    "candidates": candidates,
+                    "disco": learn::report::gateway_entries(&candidates, false),
+                });
+                println!("{out:#}");
+            }
+            "attributes" => {
+                for line in learn::report::attribute_lines(&candidates, false) {
+                    println!("{line}");
+                }
+            }
+            other => {
+                return Err(format!(
+                    "--format {other}: expected table, json or attributes"
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Every minute, the candidates of the events so far, against the catalog served now: the
+    /// ready aliases (read-only tools) and keywords are what it uses.
+    pub(super) fn online(
+        config: &Config,
+        handle: disco_runtime::ServerHandle,
+    ) -> Result<tokio::task::JoinHandle<()>, String> {
+        let store = Arc::new(
+            SqliteStore::open(&dir(config)?, learn::DEFAULT_MAX_BYTES)
+                .map_err(|e| e.to_string())?,
+        );
+        Ok(tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+            loop {
+                every.tick().await;
+                let Some(catalog) = handle.catalog() else {
+                    continue;
+                };
+                let store = store.clone();
+                let applied = tokio::task::spawn_blocking(move || {
+                    let options = LearnOptions::default();
+                    let candidates = learn::candidates(&*store, &catalog, &options)?;
+                    catalog.set_learned_aliases(learn::learned_aliases(&candidates));
+                    catalog.set_learned_keywords(learn::learned_keywords(&candidates));
+                    Ok::<usize, learn::StoreError>(candidates.len())
+                })
+                .await;
+                match applied {
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) => tracing::warn!(error = %e, "learned candidates not read"),
+                    Err(e) => tracing::warn!(error = %e, "learned candidates not read"),
+                }
+            }
+        }))
+    }
+
+    pub(super) fn forget(dir: &Path, what: &str) -> Result<(), String> {
+        let store = SqliteStore::open(dir, learn::DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
+        let what = match what {
+            "all" => Forget::All,
+            name => Forget::Name(name.to_string()),
+        };
+        let n = store.forget(&what).map_err(|e| e.to_string())?;
+        println!("forgot {n} event(s)");
+        Ok(())
+    }
+}
+
+/// Without feature `learning`, `--learn` and `report` say how to get them.
+#[cfg(not(feature = "learning"))]
+mod learning {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use disco_runtime::catalog::DiscoverySink;
+    use disco_runtime::Catalog;
+
+    use super::{Config, Flush};
+
+    const WHY: &str = "discovery events need disco-gateway built with feature `learning`";
+
+    pub(super) fn recorder(_: &Config) -> Result<(Arc<dyn DiscoverySink>, Flush), String> {
+        Err(WHY.into())
+    }
+    pub(super) fn report(_: &Config, _: &Catalog, _: Option<&str>) -> Result<(), String> {
+        Err(WHY.into())
+    }
+    pub(super) fn forget(_: &Path, _: &str) -> Result<(), String> {
+        Err(WHY.into())
+    }
+    pub(super) fn online(
+        _: &Config,
+        _: disco_runtime::ServerHandle,
+    ) -> Result<tokio::task::JoinHandle<()>, String> {
+        Err(WHY.into())
     }
 }

@@ -25,8 +25,9 @@ use serde_json::{json, Map, Value};
 
 use crate::admit;
 use crate::config::{Namespace, OnChange};
+use crate::metrics::Metrics;
 use crate::pins::Why;
-use crate::upstream::{Hub, Status};
+use crate::upstream::{Hub, Status, Upstream};
 
 /// The resource that tells a caller which of its servers are down.
 pub const STATUS_URI: &str = "disco://status";
@@ -35,10 +36,13 @@ pub const STATUS_URI: &str = "disco://status";
 #[derive(Clone)]
 pub struct GatewayProvider {
     hub: Arc<Hub>,
-    /// Downstream name -> (upstream index, the upstream's own name). Only ever grows: a
-    /// catalog built a moment ago may still route a tool whose server has since gone down, and
-    /// the call then gets the outage from the upstream itself.
-    routes: Arc<RwLock<HashMap<String, (usize, String)>>>,
+    /// Downstream name -> (its upstream, the upstream's own name). Grows while the servers
+    /// stay: a catalog built a moment ago may still route a tool whose server has since gone
+    /// down, and the call then gets the outage from the upstream itself. The routes of a
+    /// server a reload removed or replaced go with the next catalog.
+    routes: Arc<RwLock<HashMap<String, Route>>>,
+    /// The calls, errors and latency of each tool (metrics.rs).
+    metrics: Option<Arc<Metrics>>,
 }
 
 /// An upstream tool the catalog cannot take under its downstream name: another server's tool
@@ -64,13 +68,16 @@ impl std::fmt::Display for LeftOut {
     }
 }
 
+/// The upstream that serves a downstream name, and the name it listed.
+type Route = (Arc<Upstream>, String);
+
 /// Who holds a downstream name, by the name's key (`same_name_key`) under `"namespace":
 /// "none"`, by the name itself otherwise.
 enum Holder {
     /// The gateway itself: a meta-tool, or the alias the configuration gives a tool.
     Gateway(String),
-    /// The server at this index, with the name as it listed it.
-    Server(usize, String),
+    /// The server of this name, with the name as it listed it.
+    Server(String, String),
 }
 
 impl GatewayProvider {
@@ -78,7 +85,14 @@ impl GatewayProvider {
         GatewayProvider {
             hub,
             routes: Arc::new(RwLock::new(HashMap::new())),
+            metrics: None,
         }
+    }
+
+    /// Counts each forwarded call in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
     }
 
     /// The downstream name of an upstream tool.
@@ -92,9 +106,7 @@ impl GatewayProvider {
     /// The server a downstream tool name belongs to.
     pub fn server_of(&self, tool: &str) -> Option<String> {
         let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
-        routes
-            .get(tool)
-            .map(|(i, _)| self.hub.upstreams[*i].config.name.clone())
+        routes.get(tool).map(|(u, _)| u.config.name.clone())
     }
 
     /// Whether `caller` may see the tool named `tool` downstream: a caller with a token entry
@@ -121,24 +133,25 @@ impl GatewayProvider {
 
     /// The servers `caller` may use: those of its token entry and those of the tools it
     /// names, or every one.
-    fn servers_of(&self, caller: &Caller) -> Vec<usize> {
-        let all = 0..self.hub.upstreams.len();
+    fn servers_of(&self, caller: &Caller) -> Vec<Arc<Upstream>> {
+        let all = self.hub.upstreams().to_vec();
         let Some(token) = self.token_of(caller) else {
-            return all.collect();
+            return all;
         };
         let Some(servers) = &token.servers else {
-            return all.collect();
+            return all;
         };
         let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
-        all.filter(|&i| {
-            let name = &self.hub.upstreams[i].config.name;
-            servers.contains(name)
-                || token
-                    .tools
-                    .iter()
-                    .any(|t| routes.get(t).is_some_and(|(j, _)| *j == i))
-        })
-        .collect()
+        all.into_iter()
+            .filter(|u| {
+                let name = &u.config.name;
+                servers.contains(name)
+                    || token
+                        .tools
+                        .iter()
+                        .any(|t| routes.get(t).is_some_and(|(r, _)| Arc::ptr_eq(r, u)))
+            })
+            .collect()
     }
 
     /// What `disco://status` says to `caller`: each of its servers, whether it is up, and of
@@ -148,9 +161,9 @@ impl GatewayProvider {
         let servers: Vec<Value> = self
             .servers_of(caller)
             .into_iter()
-            .map(|i| {
-                let name = &self.hub.upstreams[i].config.name;
-                match self.hub.upstreams[i].status() {
+            .map(|u| {
+                let name = &u.config.name;
+                match u.status() {
                     Status::Starting => json!({"name": name, "state": "starting"}),
                     Status::Ready => json!({"name": name, "state": "up"}),
                     Status::Down(outage) => {
@@ -215,8 +228,11 @@ impl GatewayProvider {
         }
         let mut left_out = Vec::new();
         let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
+        let upstreams = self.hub.upstreams();
+        // A server a reload removed or replaced routes nothing any more.
+        routes.retain(|_, (u, _)| upstreams.iter().any(|now| Arc::ptr_eq(now, u)));
         let hold = disco.on_change == OnChange::Hold;
-        for (i, upstream) in self.hub.upstreams.iter().enumerate() {
+        for upstream in upstreams.iter() {
             let server = &upstream.config.name;
             let (listed, up) = upstream.tools();
             let waiting = upstream.waiting();
@@ -226,8 +242,7 @@ impl GatewayProvider {
                 if let Some(holder) = holders.get(&name_key) {
                     let why = match holder {
                         Holder::Gateway(what) => format!("its name is {what}"),
-                        Holder::Server(j, theirs) => {
-                            let other = &self.hub.upstreams[*j].config.name;
+                        Holder::Server(other, theirs) => {
                             if *theirs == name {
                                 format!(
                                     "server `{other}` offers the same name and is listed first \
@@ -250,8 +265,8 @@ impl GatewayProvider {
                     });
                     continue;
                 }
-                holders.insert(name_key, Holder::Server(i, name.clone()));
-                routes.insert(name.clone(), (i, tool.name.to_string()));
+                holders.insert(name_key, Holder::Server(server.clone(), name.clone()));
+                routes.insert(name.clone(), (upstream.clone(), tool.name.to_string()));
                 // While its server is down, or while its definition waits for approval, a
                 // tool keeps its name (no other server takes it) and leaves the catalog: a
                 // call to it is answered by `not_served`.
@@ -311,11 +326,10 @@ pub fn reserved_names() -> [String; 2] {
 impl GatewayProvider {
     /// How to approve the tool `name` (the upstream's `upstream_name` of server `i`) when its
     /// definition waits for approval and is held; `None` when it is served.
-    fn held(&self, name: &str, i: usize, upstream_name: &str) -> Option<String> {
+    fn held(&self, name: &str, upstream: &Upstream, upstream_name: &str) -> Option<String> {
         if self.hub.disco.on_change != OnChange::Hold {
             return None;
         }
-        let upstream = &self.hub.upstreams[i];
         let why = upstream.waiting().get(upstream_name)?.why;
         let server = &upstream.config.name;
         let approve = format!("run `disco-gateway approve {server}.{upstream_name}`");
@@ -335,13 +349,12 @@ impl ToolProvider for GatewayProvider {
     /// for approval: how to approve it. The tool must be in what the server listed last (a
     /// route is kept for every name ever routed).
     fn not_served(&self, name: &str, caller: &Caller) -> Option<String> {
-        let (i, upstream_name) = self
+        let (upstream, upstream_name) = self
             .routes
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
             .cloned()?;
-        let upstream = &self.hub.upstreams[i];
         let (listed, _) = upstream.tools();
         if !listed.tools.iter().any(|t| *t.name == *upstream_name) || !self.can_see(caller, name) {
             return None;
@@ -350,7 +363,7 @@ impl ToolProvider for GatewayProvider {
         if let Status::Down(outage) = upstream.status() {
             return Some(outage.message(server, Instant::now()));
         }
-        self.held(name, i, &upstream_name)
+        self.held(name, &upstream, &upstream_name)
     }
 
     fn tools(&self) -> Vec<DynamicTool> {
@@ -370,16 +383,24 @@ impl ToolProvider for GatewayProvider {
             .cloned();
         let held = route
             .as_ref()
-            .and_then(|(i, upstream_name)| self.held(name, *i, upstream_name));
-        let hub = self.hub.clone();
+            .and_then(|(u, upstream_name)| self.held(name, u, upstream_name));
+        let metrics = self.metrics.clone();
         let name = name.to_string();
         Box::pin(async move {
             match route {
                 // A catalog built before the definition changed still lists it: the call is
                 // held all the same.
-                Some((i, upstream_name)) => match held {
+                Some((upstream, upstream_name)) => match held {
                     Some(text) => CallToolResult::error(vec![disco_runtime::Content::text(text)]),
-                    None => hub.upstreams[i].call(&upstream_name, arguments, ctx).await,
+                    None => {
+                        let started = Instant::now();
+                        let result = upstream.call(&upstream_name, arguments, ctx).await;
+                        if let Some(m) = &metrics {
+                            let failed = result.is_error == Some(true);
+                            m.call(&upstream.config.name, &name, failed, started.elapsed());
+                        }
+                        result
+                    }
                 },
                 None => CallToolResult::error(vec![disco_runtime::Content::text(format!(
                     "No server offers `{name}` any more."

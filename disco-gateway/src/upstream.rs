@@ -139,12 +139,20 @@ pub struct Upstream {
     /// The pin file as the last review read it (its time and length): one written since is an
     /// approval to take.
     pin_stamp: Mutex<Option<(std::time::SystemTime, u64)>>,
+    /// Ends this upstream alone (a configuration reload removed or changed it); a child of the
+    /// hub's shutdown.
+    stop: CancellationToken,
+    /// Its starts after the first: restarts after a crash, a hang or a failed start.
+    restarts: AtomicU64,
 }
 
 /// Everything the upstream tasks share with the provider.
 pub struct Hub {
-    pub upstreams: Vec<Arc<Upstream>>,
+    /// In the configuration's order; replaced whole by a reload (upstream/reload.rs).
+    upstreams: RwLock<Arc<[Arc<Upstream>]>>,
     pub disco: DiscoConfig,
+    /// One token per caller, for the servers that forward them.
+    tokens: Arc<HashMap<String, String>>,
     /// Signalled whenever an upstream's tools change (joined, left, relisted, approved).
     pub changed: Notify,
     /// How many changes there have been: a catalog built after reading it has every change up
@@ -176,37 +184,14 @@ impl Hub {
                 .map(|t| (t.caller.clone(), t.token.clone()))
                 .collect(),
         );
+        let upstreams = servers
+            .into_iter()
+            .map(|config| Upstream::new(config, &disco, &tokens, &shutdown))
+            .collect();
         Arc::new(Hub {
-            upstreams: servers
-                .into_iter()
-                .map(|config| {
-                    let heard = Heard::new();
-                    let forwarded = Forwarded::for_server(
-                        &config,
-                        tokens.clone(),
-                        disco.startup_timeout,
-                        heard.clone(),
-                        &shutdown,
-                    );
-                    Arc::new(Upstream {
-                        config,
-                        live: RwLock::new(Live {
-                            status: Status::Starting,
-                            peer: None,
-                            listed: Arc::default(),
-                            waiting: Arc::default(),
-                        }),
-                        calls: Arc::default(),
-                        forwarded,
-                        heard,
-                        stderr: Arc::new(Mutex::new(VecDeque::new())),
-                        starting_group: Mutex::new(None),
-                        logged: Mutex::default(),
-                        pin_stamp: Mutex::new(None),
-                    })
-                })
-                .collect(),
+            upstreams: RwLock::new(upstreams),
             disco,
+            tokens,
             changed: Notify::new(),
             generation: AtomicU64::new(0),
             settled: AtomicUsize::new(0),
@@ -217,12 +202,21 @@ impl Hub {
         })
     }
 
+    /// The upstreams now, in the configuration's order.
+    pub fn upstreams(&self) -> Arc<[Arc<Upstream>]> {
+        self.upstreams
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// Starts every upstream at once.
     pub fn start(self: &Arc<Self>) {
         let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
-        for (i, _) in self.upstreams.iter().enumerate() {
+        for upstream in self.upstreams().iter() {
             let hub = self.clone();
-            tasks.push(tokio::spawn(async move { supervise(hub, i).await }));
+            let upstream = upstream.clone();
+            tasks.push(tokio::spawn(async move { supervise(hub, upstream).await }));
         }
         if self.pins.as_ref().is_some_and(Pins::writable) {
             let hub = self.clone();
@@ -236,14 +230,14 @@ impl Hub {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let notified = self.settled_notify.notified();
-            if self.settled.load(Ordering::SeqCst) >= self.upstreams.len() {
+            if self.settled.load(Ordering::SeqCst) >= self.upstreams().len() {
                 break;
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 break;
             }
         }
-        self.upstreams
+        self.upstreams()
             .iter()
             .filter(|u| matches!(u.status(), Status::Starting))
             .map(|u| u.config.name.clone())
@@ -277,7 +271,7 @@ impl Hub {
         // The callers' connections were closed with the main ones; their ends (rmcp's
         // session DELETE) are sent before this returns.
         let deadline = tokio::time::Instant::now() + SHUTDOWN_WAIT;
-        for forwarded in self.upstreams.iter().filter_map(|u| u.forwarded.as_ref()) {
+        for forwarded in self.upstreams().iter().filter_map(|u| u.forwarded.as_ref()) {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             forwarded.wait_closed(left).await;
         }
@@ -285,6 +279,48 @@ impl Hub {
 }
 
 impl Upstream {
+    fn new(
+        config: ServerConfig,
+        disco: &DiscoConfig,
+        tokens: &Arc<HashMap<String, String>>,
+        shutdown: &CancellationToken,
+    ) -> Arc<Upstream> {
+        let stop = shutdown.child_token();
+        let heard = Heard::new();
+        let forwarded = Forwarded::for_server(
+            &config,
+            tokens.clone(),
+            disco.startup_timeout,
+            disco.max_message_bytes,
+            heard.clone(),
+            &stop,
+        );
+        Arc::new(Upstream {
+            config,
+            live: RwLock::new(Live {
+                status: Status::Starting,
+                peer: None,
+                listed: Arc::default(),
+                waiting: Arc::default(),
+            }),
+            calls: Arc::default(),
+            forwarded,
+            heard,
+            stderr: Arc::new(Mutex::new(VecDeque::new())),
+            starting_group: Mutex::new(None),
+            logged: Mutex::default(),
+            pin_stamp: Mutex::new(None),
+            stop,
+            restarts: AtomicU64::new(0),
+        })
+    }
+
+    /// How many times it was started again since the gateway (or the reload that made it)
+    /// started it first.
+    pub fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+
     pub fn status(&self) -> Status {
         self.live
             .read()
@@ -469,19 +505,23 @@ enum End {
     Closed(String),
 }
 
-async fn supervise(hub: Arc<Hub>, index: usize) {
-    let upstream = hub.upstreams[index].clone();
+async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
     let name = upstream.config.name.clone();
     let mut backoff = Backoff::new(hub.disco.restart_initial, hub.disco.restart_max);
     let mut first = true;
+    let mut started = false;
     loop {
-        if hub.shutdown.is_cancelled() {
+        if upstream.stop.is_cancelled() {
             break;
         }
+        if started {
+            upstream.restarts.fetch_add(1, Ordering::Relaxed);
+        }
+        started = true;
         upstream.set_next_start(None);
         let outcome = tokio::select! {
             r = connect(&hub, &upstream) => Some(r),
-            _ = hub.shutdown.cancelled() => None,
+            _ = upstream.stop.cancelled() => None,
         };
         let starting = upstream
             .starting_group
@@ -541,51 +581,9 @@ async fn supervise(hub: Arc<Hub>, index: usize) {
         upstream.set_next_start(Some(Instant::now() + backoff.current()));
         tokio::select! {
             _ = tokio::time::sleep(backoff.current()) => {}
-            _ = hub.shutdown.cancelled() => break,
+            _ = upstream.stop.cancelled() => break,
         }
         backoff.waited();
-    }
-}
-
-/// How long an upstream waits before its next start: `initial` after a run of at least
-/// [`HEALTHY_RUN`], else twice the last wait, never more than `max` (nor less than `initial`
-/// when `max` is below it: then every wait is `max`).
-#[derive(Debug)]
-struct Backoff {
-    initial: Duration,
-    max: Duration,
-    next: Duration,
-}
-
-impl Backoff {
-    fn new(initial: Duration, max: Duration) -> Self {
-        Backoff {
-            initial,
-            max,
-            next: initial.min(max),
-        }
-    }
-
-    /// The wait after a connection that served for `ran` and then closed.
-    fn after_run(&mut self, ran: Duration) -> Duration {
-        if ran >= HEALTHY_RUN {
-            self.next = self.initial.min(self.max);
-        }
-        self.next
-    }
-
-    /// The wait after a start that failed.
-    fn after_failed_start(&self) -> Duration {
-        self.next
-    }
-
-    fn current(&self) -> Duration {
-        self.next
-    }
-
-    /// The wait is over: the next one, if this start fails too, is twice as long.
-    fn waited(&mut self) {
-        self.next = self.next.saturating_mul(2).min(self.max);
     }
 }
 
@@ -650,7 +648,8 @@ async fn connect(
         Transport::Http { url, headers, .. } => {
             // The values are secrets: an error names the header only.
             let headers = header_map(headers).map_err(|e| (e, None))?;
-            let running = open(Endpoint::Http { url, headers })
+            let max = hub.disco.max_message_bytes;
+            let running = open(Endpoint::Http { url, headers, max })
                 .await
                 .map_err(|e| (e.detail, None))?;
             (running, None)
@@ -843,7 +842,7 @@ async fn watch(
                     ));
                 }
             }
-            _ = hub.shutdown.cancelled() => {
+            _ = upstream.stop.cancelled() => {
                 cancel.cancel();
                 let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut waiting).await;
                 return End::Shutdown;
@@ -871,72 +870,6 @@ async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
         }
         Err(e) => {
             tracing::error!(server = %server, error = %e, "the changed tools are not taken; the previous ones serve")
-        }
-    }
-}
-
-/// Reviews a listing against the server's pins (pins.rs), off the async threads: the pin file
-/// is read, and written when a server is first seen or a definition first waits.
-async fn review(
-    hub: &Hub,
-    upstream: &Upstream,
-    listed: Arc<Admitted>,
-) -> Result<(Arc<Admitted>, Review), String> {
-    let Some(pins) = hub.pins.clone() else {
-        return Ok((listed, Review::default()));
-    };
-    let server = upstream.config.name.clone();
-    let logged = upstream
-        .logged
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    let tools = listed.clone();
-    let reviewed = tokio::task::spawn_blocking(move || pins.review(&server, &tools.tools, &logged))
-        .await
-        .map_err(|e| format!("the review of its tool pins failed: {e}"))?;
-    let review = reviewed.map_err(|e| format!("its tool pins cannot be read or kept: {e}"))?;
-    Ok((listed, review))
-}
-
-/// Takes approvals made by `disco-gateway approve` while the gateway runs: for each server with
-/// tools that wait, a pin file written since its last review is reviewed again against the
-/// tools it listed, and the catalog rebuilt when what waits changed.
-async fn watch_pins(hub: Arc<Hub>) {
-    let Some(pins) = hub.pins.clone() else { return };
-    let mut tick = tokio::time::interval(PIN_POLL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {}
-            _ = hub.shutdown.cancelled() => return,
-        }
-        for upstream in &hub.upstreams {
-            let server = &upstream.config.name;
-            let (listed, up) = upstream.tools();
-            if !up || upstream.waiting().is_empty() {
-                continue;
-            }
-            let stamp = pins.stamp(server);
-            if stamp == *upstream.pin_stamp.lock().unwrap_or_else(|e| e.into_inner()) {
-                continue;
-            }
-            let before = upstream.waiting();
-            match review(&hub, upstream, listed).await {
-                Ok((_, review)) => {
-                    let after: Vec<&String> = review.waiting.keys().collect();
-                    if after != before.keys().collect::<Vec<_>>() {
-                        tracing::info!(server = %server, waiting = after.len(), "tool approvals taken");
-                        upstream.set_review(review, &hub);
-                        hub.change();
-                    } else {
-                        upstream.set_review(review, &hub);
-                    }
-                }
-                Err(e) => {
-                    tracing::error!(server = %server, error = %e, "the pins could not be read again; what waits still waits")
-                }
-            }
         }
     }
 }
@@ -991,6 +924,13 @@ async fn read_stderr(
         tail.push_back(line);
     }
 }
+
+mod backoff;
+mod reload;
+mod review;
+
+use backoff::Backoff;
+use review::{review, watch_pins};
 
 #[cfg(test)]
 mod tests;

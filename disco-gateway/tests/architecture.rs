@@ -23,6 +23,7 @@ const LAYERS: Layers = Layers {
         ("relay", 0),
         ("wire", 0),
         ("text", 0),
+        ("metrics", 0),
         ("admit", 1),
         ("call", 1),
         ("config", 1),
@@ -32,6 +33,7 @@ const LAYERS: Layers = Layers {
         ("forward", 3),
         ("upstream", 4),
         ("provider", 5),
+        ("follow", 5),
         ("lint", 6),
     ],
 };

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use disco_gateway::config::Config;
 use disco_gateway::forward::{Forwarded, MAX_FORWARDED_CONNECTIONS};
-use disco_gateway::upstream::{Hub, Status};
+use disco_gateway::upstream::{self, Hub, Status};
 use disco_runtime::catalog::DynamicTool;
 use disco_runtime::rmcp;
 use disco_runtime::tool::BoxFuture;
@@ -245,8 +245,19 @@ async fn hub(config_text: &str) -> Arc<Hub> {
     hub
 }
 
-fn forwarded(hub: &Hub) -> &Forwarded {
-    hub.upstreams[0].forwarded().expect("up forwards")
+/// The callers' connections of the hub's one upstream.
+fn forwarded(hub: &Hub) -> Callers {
+    Callers(hub.upstreams()[0].clone())
+}
+
+/// An upstream, seen as its callers' connections.
+struct Callers(Arc<upstream::Upstream>);
+
+impl std::ops::Deref for Callers {
+    type Target = Forwarded;
+    fn deref(&self) -> &Forwarded {
+        self.0.forwarded().expect("up forwards")
+    }
 }
 
 /// The text of an answer (the upstream's and the gateway's answers here have one block).
@@ -269,7 +280,8 @@ fn assert_refused(result: &CallToolResult) {
 }
 
 async fn call_as(hub: &Hub, caller: Caller, tool: &str) -> CallToolResult {
-    let call = hub.upstreams[0].call(tool, Map::new(), Context::for_caller(caller));
+    let upstream = hub.upstreams()[0].clone();
+    let call = upstream.call(tool, Map::new(), Context::for_caller(caller));
     tokio::time::timeout(GUARD, call).await.expect("hang guard")
 }
 
@@ -288,7 +300,7 @@ async fn until(what: &str, done: impl Fn() -> bool) {
 /// Waits until the main connection is in the state asked for.
 async fn wait_until(hub: &Hub, ready: bool) {
     until("the main connection's state", || {
-        matches!(hub.upstreams[0].status(), Status::Ready) == ready
+        matches!(hub.upstreams()[0].status(), Status::Ready) == ready
     })
     .await;
 }
@@ -837,12 +849,12 @@ async fn calls_on_callers_connections_count_as_calls_in_flight() {
     .await;
     assert_eq!(forwarded(&hub).calls_in_flight(), callers.len());
     // What the ping rule reads.
-    assert_eq!(hub.upstreams[0].calls_in_flight(), callers.len());
+    assert_eq!(hub.upstreams()[0].calls_in_flight(), callers.len());
     upstream.release.add_permits(callers.len());
     while let Some(done) = calls.join_next().await {
         assert_ne!(done.expect("the call ran").is_error, Some(true));
     }
     assert_eq!(forwarded(&hub).calls_in_flight(), 0);
-    assert_eq!(hub.upstreams[0].calls_in_flight(), 0);
+    assert_eq!(hub.upstreams()[0].calls_in_flight(), 0);
     hub.stop().await;
 }

@@ -1,8 +1,8 @@
 //! The hostile-upstream suite: the gateway binary in front of scripted upstreams that say what
-//! no well-behaved server says (tests/hostile/upstream.py), beside a well-behaved one. Each test
-//! asserts that the gateway stays up, that the other upstreams serve, that the client gets a
-//! clear answer within the liveness bound, and that the gateway's peak resident memory stays
-//! under the ceiling (harness.rs).
+//! no well-behaved server says (tests/hostile/upstream.py over stdio, http_upstream.py over
+//! Streamable HTTP), beside a well-behaved one. Each test asserts that the gateway stays up,
+//! that the other upstreams serve, that the client gets a clear answer within the liveness
+//! bound, and that the gateway's peak resident memory stays under the ceiling (harness.rs).
 
 #[path = "hostile/harness.rs"]
 mod harness;
@@ -343,6 +343,35 @@ fn a_result_over_the_limit_is_answered_at_once_and_errors_are_clipped() {
     gw.assert_healthy();
 }
 
+/// The same over Streamable HTTP: a result over `maxMessageBytes`, in a JSON body or in an SSE
+/// event, is answered at once with a tool error naming the limit, and the connection serves on;
+/// an upstream's long error message is clipped.
+#[test]
+fn a_result_over_the_limit_from_an_http_upstream_is_answered_at_once() {
+    let dir = Dir::new("huge-http");
+    let web = harness::HttpUpstream::start("web");
+    let ups = [up("web", &web.url), up("good", "good")];
+    let mut settings = patient();
+    settings["maxMessageBytes"] = json!(1_048_576);
+    let mut gw = Gateway::start(&dir, &ups, settings);
+    for tool in ["web.huge_json", "web.huge_sse", "web.huge_json"] {
+        let (text, error) = gw.call(tool, json!({}));
+        let head: String = text.chars().take(300).collect();
+        assert!(error, "{tool}: {} characters: {head}", text.len());
+        says(&head, "larger than the gateway's limit of 1048576 bytes");
+        assert_eq!(gw.call("web.small", json!({})).0, "web:small");
+    }
+    let (text, error) = gw.call("web.huge_error", json!({}));
+    assert!(
+        error && text.chars().count() < 1_200,
+        "{} characters",
+        text.len()
+    );
+    assert_eq!(gw.call("web.small", json!({})).0, "web:small");
+    assert_eq!(gw.call("good.echo", json!({})).0, "good:echo:{}");
+    gw.assert_healthy();
+}
+
 /// Settings for a server that goes down: its restarts are seconds apart (4 s, then 8 s), so
 /// that a test sees a wait before the next start, and within the liveness bound of it.
 fn restarting() -> Value {
@@ -568,6 +597,37 @@ fn only_a_caller_who_could_see_a_tool_hears_of_its_servers_outage() {
         "{theirs}"
     );
     assert_eq!(guest.call("good.echo"), ("good:echo:{}".into(), false));
+}
+
+/// `disco.rateLimit`: a caller over its rate is refused (HTTP 429) before its calls reach an
+/// upstream, while another caller's calls are served.
+#[test]
+fn a_caller_over_its_rate_is_refused_and_the_others_are_served() {
+    let dir = Dir::new("rate");
+    let ups = [up("good", "good")];
+    let mut settings = disco(".");
+    // One request per 100 s on average, eight at once: connecting takes some of them.
+    settings["rateLimit"] = json!({"perSecond": 0.01, "burst": 8});
+    settings["tokens"] = json!([
+        {"token": "tok-greedy-7d1e", "caller": "greedy"},
+        {"token": "tok-other-04b9", "caller": "other"},
+    ]);
+    let gw = harness::HttpGateway::start(&dir, &ups, settings);
+    let greedy = Client::connect(&gw.url, "tok-greedy-7d1e");
+    let other = Client::connect(&gw.url, "tok-other-04b9");
+    let mut served = 0;
+    let refused = loop {
+        let (text, error) = greedy.call("good.echo");
+        if error {
+            break text;
+        }
+        assert_eq!(text, "good:echo:{}");
+        served += 1;
+        assert!(served < 8, "greedy was never refused; log:\n{}", gw.log());
+    };
+    assert!(served >= 1, "{refused}");
+    assert!(refused.contains("429"), "{refused}");
+    assert_eq!(other.call("good.echo"), ("good:echo:{}".into(), false));
 }
 
 /// `disco-gateway approve --config <the test's configuration> NAMES...`: its exit status, its

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! CARGO_TARGET_DIR=/work/target-bench cargo bench -p disco-runtime --bench micro
+//! cargo bench -p disco-runtime --bench micro --features learning -- "^call/"   # events off and on
 //! DISCO_SEMANTIC_MODEL=DIR cargo bench -p disco-runtime --bench micro --features semantic -- "^semantic/"
 //! DISCO_SEMANTIC_TRANSFORMER_MODEL=DIR cargo bench -p disco-runtime --bench micro --features semantic -- "^transformer/"
 //! python3 bench/criterion_table.py /work/target-bench/criterion   # medians, min, max
@@ -542,6 +543,93 @@ fn lexicon(c: &mut Criterion) {
     g.finish();
 }
 
+/// A whole call through the catalog (`Catalog::call`: resolution, argument checks, the
+/// handler or the error, the result) on the 1,000-tool catalog, with discovery events off and,
+/// with feature `learning`, on (a `Recorder` over a SQLite file in a temporary directory): the
+/// cost the recorder adds to the call's own path. The synthetic tools take required
+/// parameters and the calls send none, so each call ends in the arguments' error: the same
+/// work for both rows. `unknown` ends in the unknown-tool error, `search` is `tool_search`.
+fn calls(c: &mut Criterion, sizes: &[Sized]) {
+    let Some(s) = sizes.iter().find(|s| s.n == 1_000) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    #[cfg_attr(not(feature = "learning"), allow(unused_mut))]
+    let mut catalogs: Vec<(&str, Catalog)> = vec![("off", build(&s.json))];
+    #[cfg(feature = "learning")]
+    let (_dir, recorder) = {
+        use disco_runtime::learn::{Recorder, SqliteStore};
+        let dir = std::env::temp_dir().join(format!("disco-bench-learning-{}", std::process::id()));
+        let store = SqliteStore::open(&dir, 64 << 20).expect("the store");
+        let recorder = std::sync::Arc::new(
+            Recorder::new(std::sync::Arc::new(store), [0; 32], Default::default())
+                .expect("the recorder"),
+        );
+        let provider = JsonCatalogProvider::from_value(&s.json).expect("the catalog");
+        let on = Catalog::builder()
+            .provider(provider)
+            .search(SearchOptions::default().enabled(true))
+            .discovery(recorder.clone())
+            .from_specs([])
+            .expect("the catalog");
+        catalogs.push(("on", on));
+        (DirGuard(dir), recorder)
+    };
+    let mut g = c.benchmark_group("call");
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    let search: Vec<Value> = s
+        .probes
+        .queries
+        .iter()
+        .map(|q| json!({"query": q}))
+        .collect();
+    for (kind, names) in [
+        ("exact", &s.probes.exact),
+        ("typo", &s.probes.typo),
+        ("unknown", &s.probes.unknown),
+    ] {
+        for (mode, catalog) in &catalogs {
+            let mut i = 0;
+            g.bench_function(format!("{kind}/{mode}"), |b| {
+                b.iter(|| {
+                    i = (i + 1) % names.len();
+                    black_box(rt.block_on(catalog.call(black_box(&names[i]), json!({}))))
+                })
+            });
+        }
+    }
+    for (mode, catalog) in &catalogs {
+        let mut i = 0;
+        g.bench_function(format!("search/{mode}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % search.len();
+                black_box(rt.block_on(catalog.call("tool_search", search[i].clone())))
+            })
+        });
+    }
+    g.finish();
+    #[cfg(feature = "learning")]
+    println!(
+        "discovery events dropped (queue full): {}",
+        recorder.dropped()
+    );
+}
+
+/// Removes the benchmark's temporary directory.
+#[cfg(feature = "learning")]
+struct DirGuard(std::path::PathBuf);
+
+#[cfg(feature = "learning")]
+impl Drop for DirGuard {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn main() {
     let vocab = synth::vocab();
     let sizes = prepare_sizes(&vocab);
@@ -553,6 +641,7 @@ fn main() {
     list(&mut c, &sizes);
     instructions(&mut c, &sizes);
     index_build(&mut c, &sizes);
+    calls(&mut c, &sizes);
     #[cfg(feature = "semantic")]
     semantic(&mut c, &sizes);
     #[cfg(feature = "semantic")]

@@ -114,6 +114,7 @@
 
 mod call;
 pub mod catalog;
+pub mod learn;
 #[doc(hidden)]
 pub mod resolve;
 #[doc(hidden)]
@@ -140,8 +141,8 @@ pub use rmcp;
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
 pub use server::{
-    BearerTokens, Embedded, HttpOptions, McpHandler, Resources, Server, ServerHandle, TokenCheck,
-    Tools,
+    BearerTokens, Embedded, HttpOptions, McpHandler, RateLimit, Resources, Server, ServerHandle,
+    TokenCheck, Tools,
 };
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, Package, SchemaMode, State, ToolError,

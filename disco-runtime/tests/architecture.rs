@@ -1,7 +1,7 @@
 //! The layers of disco-runtime point one way (ARCHITECTURE.md):
 //!
 //! ```text
-//! server -> call -> catalog -> {resolve, search} -> tool -> {text, util}
+//! server -> {call, learn} -> catalog -> {resolve, search} -> tool -> {text, util}
 //! ```
 //!
 //! A module may name only modules below its own layer (and itself). `resolve` and `search` are
@@ -28,6 +28,7 @@ const LAYERS: Layers = Layers {
         ("search", 2),
         ("catalog", 3),
         ("call", 4),
+        ("learn", 4),
         ("server", 5),
     ],
 };

@@ -38,6 +38,74 @@ pub fn test_name(module: &str, name: &str) -> String {
 /// libtest runs tests in parallel, and each of them was written to run alone.
 pub static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// The parent side of a test that runs its server in a process of its own: this test binary
+/// started again with `env` set, running the child test `child` of `module` (a
+/// `module_path!()`) alone, which serves with [`serve_http_child`]. Dropping it closes the
+/// child's stdin, which stops the server, and waits for it (killed after 5 s).
+pub struct ChildServer {
+    pub child: std::process::Child,
+    pub addr: std::net::SocketAddr,
+}
+
+impl ChildServer {
+    pub fn spawn(module: &str, child: &str, env: &str) -> ChildServer {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                test_name(module, child).as_str(),
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env(env, "1")
+            .env("RUST_LOG", "error")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn the server process");
+        let stdout = child.stdout.take().expect("stdout");
+        // The harness prints `test <name> ... ` on the same line as the port.
+        let port = std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|line| line.split("PORT ").nth(1)?.trim().parse::<u16>().ok())
+            .expect("the server process prints its port");
+        ChildServer {
+            child,
+            addr: std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        }
+    }
+
+    /// A figure in kB of `/proc/<pid>/status` (`"VmRSS:"`, `"VmHWM:"`); 0 when unreadable.
+    pub fn status_kb(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The child side of a test that runs its server in a process of its own: serves `server`
 /// over HTTP on 127.0.0.1:0 on a two-worker runtime, prints `PORT <n>` for the parent, and
 /// stops when stdin closes (when the parent ends or drops the pipe).

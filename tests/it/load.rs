@@ -11,15 +11,12 @@
 //! Its servers serve this module's tools alone (`common::server_in`): the tools/list it checks
 //! holds these.
 
-use std::io::{BufRead, BufReader as StdBufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::http::Conn;
-use crate::common::{serve_http_child, server_in, test_name};
+use crate::common::{serve_http_child, server_in, ChildServer};
 use disco_runtime::catalog::SearchOptions;
 use disco_runtime::{mcp_tool, HttpOptions};
 use serde_json::{json, Value};
@@ -51,69 +48,8 @@ fn load_server_child() {
     );
 }
 
-struct ServerProcess {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl ServerProcess {
-    fn spawn() -> ServerProcess {
-        let mut child = Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                test_name(module_path!(), "load_server_child").as_str(),
-                "--nocapture",
-                "--test-threads",
-                "1",
-            ])
-            .env(CHILD_ENV, "1")
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn server process");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut port = None;
-        for line in StdBufReader::new(stdout).lines().map_while(Result::ok) {
-            // The harness prints `test load::load_server_child ... ` on the same line.
-            if let Some(p) = line.split("PORT ").nth(1) {
-                port = p.trim().parse::<u16>().ok();
-                break;
-            }
-        }
-        let port = port.expect("the server process prints its port");
-        ServerProcess {
-            child,
-            addr: SocketAddr::from(([127, 0, 0, 1], port)),
-        }
-    }
-
-    fn resident_kb(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn spawn() -> ChildServer {
+    ChildServer::spawn(module_path!(), "load_server_child", CHILD_ENV)
 }
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -195,7 +131,7 @@ async fn two_stateless_processes_serve_one_client_under_load_without_errors() {
     let _alone = crate::common::HEAVY.lock().await;
     let secs = env_num("DISCO_LOAD_SECS", 3);
     let conns = env_num("DISCO_LOAD_CONNS", 32) as usize;
-    let servers = [ServerProcess::spawn(), ServerProcess::spawn()];
+    let servers = [spawn(), spawn()];
     let addrs = [servers[0].addr, servers[1].addr];
 
     // Warm up both processes, then take the baseline.
@@ -205,7 +141,10 @@ async fn two_stateless_processes_serve_one_client_under_load_without_errors() {
             one(&mut c, i, i as u64).await.expect("warm-up succeeds");
         }
     }
-    let rss_before = [servers[0].resident_kb(), servers[1].resident_kb()];
+    let rss_before = [
+        servers[0].status_kb("VmRSS:"),
+        servers[1].status_kb("VmRSS:"),
+    ];
 
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
@@ -248,7 +187,10 @@ async fn two_stateless_processes_serve_one_client_under_load_without_errors() {
         all.per_server[1] += t.per_server[1];
     }
     let elapsed = started.elapsed().as_secs_f64();
-    let rss_after = [servers[0].resident_kb(), servers[1].resident_kb()];
+    let rss_after = [
+        servers[0].status_kb("VmRSS:"),
+        servers[1].status_kb("VmRSS:"),
+    ];
     all.latencies_us.sort_unstable();
     let l = &all.latencies_us;
     let total = l.len() + all.errors.len();

@@ -35,6 +35,8 @@ mod meaning_corpus;
 mod polarity_corpus;
 mod readme;
 mod reload;
+mod request_limits;
+mod request_memory;
 mod resolution_corpus;
 mod resources;
 mod schemas;

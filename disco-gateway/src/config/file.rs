@@ -137,6 +137,18 @@ pub(super) struct Disco {
     pub(super) data_dir: Option<Text>,
     #[serde(default, deserialize_with = "on_change")]
     pub(super) on_change: Option<OnChange>,
+    #[serde(default, deserialize_with = "rate_limit")]
+    pub(super) rate_limit: Option<disco_runtime::RateLimit>,
+    #[serde(default, deserialize_with = "present")]
+    pub(super) metrics: Option<Object<Metrics>>,
+}
+
+/// `disco.metrics`: where Prometheus scrapes the gateway's counters.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Metrics {
+    #[serde(default, deserialize_with = "present")]
+    pub(super) listen: Option<Text>,
 }
 
 /// One entry of `disco.tokens`.
@@ -172,6 +184,10 @@ impl Must for Server {
 
 impl Must for Disco {
     const MUST: &'static str = "must be an object";
+}
+
+impl Must for Metrics {
+    const MUST: &'static str = "must be an object with `listen`";
 }
 
 impl Must for Token {
@@ -261,6 +277,33 @@ fn on_change<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OnChange>, D::Err
             _ => None,
         }
     })
+    .map(Some)
+}
+
+/// `{"perSecond": n, "burst": n}`: `perSecond` a positive number, `burst` a positive integer
+/// (default: one second's worth, at least 1).
+fn rate_limit<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<disco_runtime::RateLimit>, D::Error> {
+    shape::scalar(
+        d,
+        "must be {\"perSecond\": a positive number, \"burst\": a positive integer (optional)}",
+        |v| {
+            let obj = v.as_object()?;
+            if obj.keys().any(|k| k != "perSecond" && k != "burst") {
+                return None;
+            }
+            let per_second = obj
+                .get("perSecond")?
+                .as_f64()
+                .filter(|r| *r > 0.0 && r.is_finite())?;
+            let burst = match obj.get("burst") {
+                Some(b) => u32::try_from(b.as_u64().filter(|b| *b > 0)?).ok()?,
+                None => per_second.ceil().min(f64::from(u32::MAX)) as u32,
+            };
+            Some(disco_runtime::RateLimit::new(per_second, burst))
+        },
+    )
     .map(Some)
 }
 

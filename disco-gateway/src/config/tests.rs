@@ -1,6 +1,9 @@
 use super::*;
 use serde::Deserialize;
 
+/// The `disco` section's settings of HTTP serving.
+mod disco;
+
 fn env(name: &str) -> Option<String> {
     match name {
         "TOKEN" => Some("s3cret".into()),
@@ -949,5 +952,24 @@ fn the_state_directory_and_what_a_change_does_are_read() {
             r#"{"mcpServers": {"a": {"command": "a"}}, "disco": {"onChange": "ignore"}}"#,
             "disco.onChange",
         ),
+    ]);
+}
+
+/// `disco.metrics`: an address to listen on, or an error at the key.
+#[test]
+fn metrics_listen_on_an_address() {
+    let c = parse(r#"{"mcpServers": {}, "disco": {"metrics": {"listen": "127.0.0.1:9464"}}}"#);
+    assert_eq!(
+        c.unwrap().disco.metrics,
+        Some(([127, 0, 0, 1], 9464).into())
+    );
+    assert_eq!(parse(r#"{"mcpServers": {}}"#).unwrap().disco.metrics, None);
+    let m = |v: &str| format!(r#"{{"mcpServers": {{}}, "disco": {{"metrics": {v}}}}}"#);
+    refused_at(&[
+        (&m(r#"{"listen": "localhost"}"#), "disco.metrics.listen"),
+        (&m(r#"{"listen": 9464}"#), "disco.metrics.listen"),
+        (&m("{}"), "disco.metrics.listen"),
+        (&m(r#"{"port": 9464}"#), "disco.metrics.port"),
+        (&m("true"), "disco.metrics"),
     ]);
 }

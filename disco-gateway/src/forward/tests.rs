@@ -144,6 +144,7 @@ fn forwarding_server() -> Forwarded {
         &config.servers[0],
         tokens,
         Duration::from_secs(30),
+        crate::wire::MAX_LINE_BYTES,
         Heard::new(),
         &shutdown,
     )

@@ -35,7 +35,7 @@ fn callers_connections_share_the_servers_heard() {
     )
     .expect("the configuration");
     let hub = Hub::new(config.servers, config.disco);
-    let upstream = &hub.upstreams[0];
+    let upstream = &hub.upstreams()[0];
     let forwarded = upstream.forwarded.as_ref().expect("up forwards");
     assert!(Arc::ptr_eq(forwarded.heard(), &upstream.heard));
 }
@@ -113,7 +113,7 @@ fn an_outage_keeps_its_first_moment_and_says_the_next_start() {
         })
         .expect("the configuration");
     let hub = Hub::new(config.servers, config.disco);
-    let fs = &hub.upstreams[0];
+    let fs = &hub.upstreams()[0];
     fs.set_down("the connection ended".into());
     let Status::Down(first) = fs.status() else {
         panic!("not down")
@@ -155,4 +155,114 @@ fn an_outage_keeps_its_first_moment_and_says_the_next_start() {
     assert!(outage
         .message("fs", now)
         .contains("; a start is under way now."));
+}
+
+/// What an upstream writes to stderr is kept for the log of its crash within a bound: the
+/// last `STDERR_TAIL_LINES` lines, each clipped to 500 characters, the oldest going first.
+#[tokio::test]
+async fn the_stderr_kept_for_a_crash_is_the_last_lines_clipped() {
+    let lines = STDERR_TAIL_LINES + 15;
+    // Line i is "i:" and then 600 characters (some of them two bytes long).
+    let script = format!(
+        "i=0; while [ $i -lt {lines} ]; do printf '%s:' $i; \
+         printf 'é%.0s' $(seq 1 100); printf 'x%.0s' $(seq 1 500); printf '\\n'; \
+         i=$((i+1)); done >&2"
+    );
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let stderr = child.stderr.take().expect("its stderr");
+    let tail = Arc::new(Mutex::new(VecDeque::new()));
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        read_stderr("s".into(), stderr, tail.clone()),
+    )
+    .await
+    .expect("read to its end");
+    let _ = child.wait().await;
+    let kept: Vec<String> = tail
+        .lock()
+        .map(|t| t.iter().cloned().collect())
+        .unwrap_or_default();
+    assert_eq!(kept.len(), STDERR_TAIL_LINES);
+    for (n, line) in kept.iter().enumerate() {
+        let i = lines - STDERR_TAIL_LINES + n;
+        assert!(line.starts_with(&format!("{i}:é")), "{n}: {line}");
+        assert_eq!(line.chars().count(), 500, "{n}");
+    }
+}
+
+/// Reloads of generated server lists against the rule: a name only in the new list is added,
+/// one only in the old removed, one in both with another entry changed (a new upstream), one
+/// with the same entry kept (the very upstream that ran); the hub serves the new list in its
+/// order. The servers' commands do not exist: each start fails, and nothing waits on them.
+#[tokio::test]
+async fn a_reload_adds_removes_changes_and_keeps_by_the_rule() {
+    let mut rng = fastrand::Rng::with_seed(0x2E10AD);
+    let names = ["a", "b", "c", "d", "e"];
+    let entry = |rng: &mut fastrand::Rng, name: &str| ServerConfig {
+        name: name.to_string(),
+        key: format!("mcpServers.{name}"),
+        transport: Transport::Stdio {
+            command: "/nonexistent/disco-gateway-test-server".into(),
+            args: vec![format!("v{}", rng.u8(..2))],
+            env: Default::default(),
+            cwd: None,
+        },
+    };
+    let list = |rng: &mut fastrand::Rng| {
+        let mut chosen: Vec<&str> = names.iter().copied().filter(|_| rng.bool()).collect();
+        rng.shuffle(&mut chosen);
+        chosen
+            .into_iter()
+            .map(|n| entry(rng, n))
+            .collect::<Vec<_>>()
+    };
+    let disco = DiscoConfig {
+        restart_initial: Duration::from_secs(60),
+        restart_max: Duration::from_secs(60),
+        ..DiscoConfig::default()
+    };
+    for _ in 0..200 {
+        let first = list(&mut rng);
+        let hub = Hub::new(first.clone(), disco.clone());
+        hub.start();
+        let old = hub.upstreams();
+        let next = list(&mut rng);
+        let done = hub.reload(next.clone());
+        let now = hub.upstreams();
+        let in_list = |l: &[ServerConfig], n: &str| l.iter().find(|s| s.name == n).cloned();
+        let mut want = reload::Reloaded::default();
+        for s in &next {
+            match in_list(&first, &s.name) {
+                None => want.added.push(s.name.clone()),
+                Some(o) if o == *s => want.kept.push(s.name.clone()),
+                Some(_) => want.changed.push(s.name.clone()),
+            }
+        }
+        for s in &first {
+            if in_list(&next, &s.name).is_none() {
+                want.removed.push(s.name.clone());
+            }
+        }
+        assert_eq!(done, want);
+        let served: Vec<&str> = now.iter().map(|u| u.config.name.as_str()).collect();
+        let listed: Vec<&str> = next.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(served, listed);
+        for u in now.iter() {
+            let was = old.iter().find(|o| o.config.name == u.config.name);
+            let same = was.is_some_and(|o| Arc::ptr_eq(o, u));
+            assert_eq!(
+                same,
+                done.kept.contains(&u.config.name),
+                "{}",
+                u.config.name
+            );
+            assert!(!u.stop.is_cancelled());
+        }
+        hub.stop().await;
+    }
 }

@@ -481,3 +481,50 @@ fn a_line_over_the_limit_answers_its_call_by_id_or_fails_every_pending_call() {
     .answers(100, &pending());
     assert!(answers.is_empty());
 }
+
+/// The ids of calls sent and not answered are at most `MAX_PENDING_CALLS`: past it they are
+/// forgotten, and the answer to a forgotten call is still delivered, by rmcp's parse, as the
+/// same message; a call remembered after that gets the typed read.
+#[test]
+fn pending_calls_are_bounded_and_a_forgotten_calls_answer_is_still_delivered() {
+    use super::MAX_PENDING_CALLS;
+    let calls = Pending::default();
+    let send = |id: i64| {
+        let request = CallToolRequest::new(CallToolRequestParams::new("echo"));
+        let message: ClientJsonRpcMessage = JsonRpcMessage::request(
+            ClientRequest::CallToolRequest(request),
+            NumberOrString::Number(id),
+        );
+        track(&calls, &message);
+    };
+    let held = |calls: &Pending| calls.lock().map(|c| c.len()).unwrap_or(usize::MAX);
+    let total = MAX_PENDING_CALLS as i64 + 10;
+    for id in 0..total {
+        send(id);
+        assert!(
+            held(&calls) <= MAX_PENDING_CALLS,
+            "{} at {id}",
+            held(&calls)
+        );
+    }
+    let answer = |id: i64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"hi"}}]}}}}"#
+        )
+    };
+    let rmcp_reads = |line: &str| {
+        serde_json::to_value(serde_json::from_slice::<ServerJsonRpcMessage>(line.as_bytes()).ok())
+            .ok()
+    };
+    // Forgotten: not the typed read's, delivered all the same.
+    let first = answer(0);
+    assert!(call_result(first.as_bytes(), &calls).is_none());
+    let delivered = serde_json::to_value(parse(first.as_bytes(), &calls)).ok();
+    assert_eq!(delivered, rmcp_reads(&first));
+    assert!(delivered.is_some_and(|v| !v.is_null()));
+    // Remembered (sent after the ids were forgotten): the typed read, the same message.
+    let last = answer(total - 1);
+    let typed = serde_json::to_value(call_result(last.as_bytes(), &calls)).ok();
+    assert_eq!(typed, rmcp_reads(&last));
+    assert!(typed.is_some_and(|v| !v.is_null()));
+}

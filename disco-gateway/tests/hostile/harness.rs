@@ -5,6 +5,9 @@
 //! liveness bound (the gateway must answer, and at once, not after a call timeout), never a
 //! measure of speed.
 
+// Two test binaries include this file (hostile.rs, live.rs), each using a part of it.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -62,10 +65,15 @@ pub fn config(dir: &Dir, upstreams: &[Up], mut disco: Value) -> PathBuf {
     let servers: Vec<String> = upstreams
         .iter()
         .map(|u| {
-            let server = json!({
-                "command": "python3",
-                "args": [script, u.scenario, u.name, dir.0],
-            });
+            // A scenario that is a URL is an upstream over HTTP, started by the test.
+            let server = if u.scenario.starts_with("http://") {
+                json!({"url": u.scenario})
+            } else {
+                json!({
+                    "command": "python3",
+                    "args": [script, u.scenario, u.name, dir.0],
+                })
+            };
             format!("{}: {server}", json!(u.name))
         })
         .collect();
@@ -107,6 +115,45 @@ fn spawn(
     (child, log)
 }
 
+/// The scripted upstream over Streamable HTTP (`http_upstream.py`), started by the test; it
+/// stops when dropped.
+pub struct HttpUpstream {
+    child: Child,
+    /// Its endpoint (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+}
+
+impl HttpUpstream {
+    pub fn start(label: &str) -> HttpUpstream {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/http_upstream.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(label)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs the HTTP upstream");
+        let stdout = child.stdout.take().expect("its stdout");
+        let port = BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|l| l.strip_prefix("PORT ")?.trim().parse::<u16>().ok())
+            .expect("the HTTP upstream prints its port");
+        HttpUpstream {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpUpstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The gateway serving stdio.
 pub struct Gateway {
     child: Child,
@@ -116,12 +163,19 @@ pub struct Gateway {
     paused: Arc<AtomicBool>,
     next: u64,
     log: PathBuf,
+    /// The methods of the notifications read so far (skipped while waiting for answers).
+    pub notified: Vec<String>,
 }
 
 impl Gateway {
     /// Starts the gateway and initializes a session.
     pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> Gateway {
-        let (mut child, log) = spawn(dir, upstreams, disco, &[], Stdio::piped());
+        Gateway::start_with(dir, upstreams, disco, &[])
+    }
+
+    /// Starts the gateway with `args` after its configuration and initializes a session.
+    pub fn start_with(dir: &Dir, upstreams: &[Up], disco: Value, args: &[&str]) -> Gateway {
+        let (mut child, log) = spawn(dir, upstreams, disco, args, Stdio::piped());
         let stdin = child.stdin.take().expect("its stdin");
         let stdout = child.stdout.take().expect("its stdout");
         let (tx, lines) = mpsc::channel();
@@ -150,6 +204,7 @@ impl Gateway {
             paused,
             next: 0,
             log,
+            notified: Vec::new(),
         };
         let init = gateway.request(
             "initialize",
@@ -217,6 +272,11 @@ impl Gateway {
             if message.get("id") == Some(&json!(id)) {
                 return message;
             }
+            if message.get("id").is_none() {
+                if let Some(method) = message["method"].as_str() {
+                    self.notified.push(method.to_string());
+                }
+            }
         }
     }
 
@@ -283,6 +343,11 @@ impl Gateway {
     /// The gateway's log so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Whether the gateway still runs.

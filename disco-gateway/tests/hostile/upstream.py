@@ -4,8 +4,9 @@ stdio, one line a message, no SDK, so that it can say what no SDK would.
     python3 upstream.py SCENARIO LABEL [DIR]
 
 DIR, when given, is where the upstream leaves a file `LABEL.done` once a flood is written, and
-where `flaky` looks for `LABEL.down`, which makes it fail to start, and `shifty` for
-`LABEL.changed`, which changes its tools.
+where `flaky` looks for `LABEL.down`, which makes it fail to start, `shifty` for
+`LABEL.changed`, which changes its tools, and the `wait` tool of `patient` for `LABEL.go`,
+which ends its call.
 LABEL is put in every answer, so that a test knows which upstream answered. Each scenario is a
 function below that gives the tools of a `tools/list` page (and the next cursor) and may answer
 a call its own way; `good` is the well-behaved upstream beside the hostile ones.
@@ -114,6 +115,8 @@ def tools_of(scenario: str, cursor):
                 tool("change")], None
     if scenario == "flaky":
         return [tool("echo"), tool("exit")], None
+    if scenario == "patient":
+        return [tool("echo"), tool("wait")], None
     if scenario == "log_flood":
         return [tool("flood")], None
     if scenario == "mutating":
@@ -177,6 +180,12 @@ def answer(request: dict) -> None:
             with open(f"{DIR}/{LABEL}.changed", "w") as changed:
                 changed.write("changed")
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        if name == "wait" and DIR:
+            # A call that runs until the test lets it end: DIR/LABEL.go (at most 30 s).
+            for _ in range(3000):
+                if os.path.exists(f"{DIR}/{LABEL}.go"):
+                    break
+                time.sleep(0.01)
         if name == "mutate":
             state["changed"] += 1
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})

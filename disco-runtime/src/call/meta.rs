@@ -7,8 +7,9 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{json, Map, Value};
 
+use crate::catalog::discovery::MAX_EVENT_NAMES;
 use crate::catalog::stats::Event;
-use crate::catalog::{CatalogTool, View};
+use crate::catalog::{CatalogTool, Discovery, View};
 use crate::resolve::args;
 use crate::search::index::EmbeddedQueries;
 use crate::search::steps::{Step, StepRoom};
@@ -36,7 +37,7 @@ pub(super) async fn run_meta(
         MetaKind::Search => {
             catalog.config.stats.count(Event::Search);
             let embedded = embed_queries(view, &prepared.arguments).await;
-            let result = run_search(view, &prepared.arguments, embedded.as_ref());
+            let result = run_search(view, &prepared.arguments, embedded.as_ref(), ctx);
             if result
                 .structured_content
                 .as_ref()
@@ -121,6 +122,7 @@ fn run_search(
     view: &View<'_>,
     args: &Map<String, Value>,
     embedded: Option<&EmbeddedQueries>,
+    ctx: &Context,
 ) -> CallToolResult {
     let options = view.catalog().search_options();
     let k = args
@@ -170,6 +172,7 @@ fn run_search(
                 .collect()
         }
     };
+    record_searches(view, ctx, &request, &found);
     let tools: Vec<Value> = found
         .iter()
         .map(|(tool, score, step)| {
@@ -219,6 +222,39 @@ fn run_search(
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(Value::Object(structured));
     result
+}
+
+/// The discovery events of a search: each query that searched by words, with the tools shown
+/// for it, best first (steps that load tools by name show what was asked for and prove
+/// nothing).
+fn record_searches(
+    view: &View<'_>,
+    ctx: &Context,
+    request: &SearchRequest,
+    found: &[(Arc<CatalogTool>, f32, Option<usize>)],
+) {
+    if view.catalog().config.discovery.is_none() {
+        return;
+    }
+    let steps: Vec<&str> = match request {
+        SearchRequest::Query(q) => vec![q.as_str()],
+        SearchRequest::Steps(steps) => steps.iter().map(String::as_str).collect(),
+    };
+    for (i, query) in steps.iter().enumerate() {
+        if is_select(query) {
+            continue;
+        }
+        let shown: Vec<String> = found
+            .iter()
+            .filter(|(_, _, step)| step.is_none_or(|s| s == i))
+            .take(MAX_EVENT_NAMES)
+            .map(|(t, _, _)| t.name.clone())
+            .collect();
+        super::record(view, ctx, || Discovery::Search {
+            query: query.to_string(),
+            shown,
+        });
+    }
 }
 
 /// Whether `query` loads tools by name (`select:name_a,name_b`).

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 pub use error::CallError;
 
 use crate::catalog::stats::Event;
-use crate::catalog::{Catalog, NameRule as Rule, View};
+use crate::catalog::{Catalog, Discovery, NameRule as Rule, View};
 use crate::resolve::args;
 use crate::tool::result::error_result;
 use crate::tool::Context;
@@ -100,6 +100,10 @@ pub(crate) async fn call(
             });
             let requested = clip(name, 128);
             tracing::info!(requested = %requested, suggestions = ?suggestions, "unknown tool");
+            record(view, ctx, || Discovery::Unknown {
+                requested: name.to_string(),
+                suggested: suggestions.clone(),
+            });
             return Err(CallError::UnknownTool {
                 requested,
                 suggestions,
@@ -114,6 +118,11 @@ pub(crate) async fn call(
     });
     if rule != Rule::Exact {
         tracing::info!(requested = %clip(name, 128), resolved = %tool.name, rule = rule.as_str(), "tool name corrected");
+        record(view, ctx, || Discovery::Corrected {
+            requested: name.to_string(),
+            resolved: tool.name.clone(),
+            rule: rule.as_str().to_string(),
+        });
     }
 
     let mut fixed = Map::new();
@@ -143,7 +152,19 @@ pub(crate) async fn call(
         }
     };
     add_corrections(&mut result, fixed);
+    record(view, ctx, || Discovery::Call {
+        tool: tool.name.clone(),
+        ok: result.is_error != Some(true),
+    });
     Ok(result)
+}
+
+/// Hands a discovery event to the catalog's recorder, if it has one; `event` is made only
+/// then, so a catalog without one does no work for it.
+pub(crate) fn record(view: &View<'_>, ctx: &Context, event: impl FnOnce() -> Discovery) {
+    if let Some(sink) = &view.catalog().config.discovery {
+        sink.record(view.caller(), ctx.session(), event());
+    }
 }
 
 /// Records what was corrected in the result's `_meta`, for the client to see.

@@ -134,6 +134,7 @@ impl Catalog {
             search = search.with_ranking(ranking.clone());
         }
         let search = search.with_threshold(config.search.threshold);
+        search.set_learned(&config.learned_keywords());
         let mut catalog = Catalog {
             config,
             tools,

@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{
-    Catalog, CatalogError, ScopedProvider, SearchOptions, Stats, ToolProvider, Visibility,
+    Catalog, CatalogError, DiscoverySink, ScopedProvider, SearchOptions, Stats, ToolProvider,
+    Visibility,
 };
 use crate::resolve::args::Repair;
 use crate::resolve::name::Policy;
@@ -29,6 +30,23 @@ pub(crate) struct Config {
     /// Every `State<T>` a tool takes must be registered (a server that will run the tools);
     /// off for a catalog built to be read (docs, lint, [`crate::check`]).
     pub(crate) require_state: bool,
+    /// Where discovery events go; `None` (the default): nothing is recorded, and the call
+    /// path does no work for it.
+    pub(crate) discovery: Option<Arc<dyn DiscoverySink>>,
+    /// Keywords learned from traffic, `(tool, word, weight)`: set by
+    /// [`Catalog::set_learned_keywords`], kept here so that a rebuilt catalog ranks with them.
+    pub(crate) learned_keywords: std::sync::RwLock<Arc<Vec<(String, String, f32)>>>,
+    /// Aliases learned from traffic (`learned.rs`), set by [`Catalog::set_learned_aliases`].
+    pub(crate) learned_aliases: std::sync::RwLock<Arc<super::learned::LearnedAliases>>,
+}
+
+impl Config {
+    pub(crate) fn learned_keywords(&self) -> Arc<Vec<(String, String, f32)>> {
+        self.learned_keywords
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
 }
 
 /// Options for building a [`Catalog`].
@@ -55,6 +73,9 @@ impl Default for CatalogBuilder {
                 specs: None,
                 stats: Arc::new(Stats::default()),
                 require_state: false,
+                discovery: None,
+                learned_keywords: Default::default(),
+                learned_aliases: Default::default(),
             },
             state: StateMap::default(),
         }
@@ -126,6 +147,12 @@ impl CatalogBuilder {
     /// does not need its state.
     pub fn require_state(mut self, yes: bool) -> Self {
         self.config.require_state = yes;
+        self
+    }
+    /// Records discovery events (unknown and corrected names, searches and the calls that
+    /// follow them) into `sink`: off by default. See [`crate::learn`].
+    pub fn discovery(mut self, sink: Arc<dyn DiscoverySink>) -> Self {
+        self.config.discovery = Some(sink);
         self
     }
     /// Only these tools of the inventory's kind, instead of every `#[mcp_tool]` in the

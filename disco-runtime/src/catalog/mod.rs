@@ -5,8 +5,10 @@
 mod assemble;
 mod builder;
 mod conflicts;
+pub mod discovery;
 mod error;
 pub mod groups;
+mod learned;
 pub mod provider;
 pub mod stats;
 mod view;
@@ -26,6 +28,7 @@ pub use crate::search::{Exposure, SearchOptions};
 pub use crate::tool::built::{CatalogTool, ParamInfo};
 pub use builder::CatalogBuilder;
 pub(crate) use builder::Config;
+pub use discovery::{Discovery, DiscoverySink};
 pub use error::{CatalogError, CatalogProblem, NameClaim};
 pub use groups::{group_problem, GroupSummary, GROUPS_META_KEY};
 pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};
@@ -109,6 +112,26 @@ impl Catalog {
     #[cfg(feature = "semantic")]
     pub fn wait_semantic(&self) {
         self.search.wait_semantic()
+    }
+
+    /// Sets the keywords learned from traffic, `(tool name, word, weight)` each (see
+    /// [`crate::learn`]): they weigh in `tool_search`'s ranking, capped
+    /// ([`crate::search::index::MAX_LEARNED_WEIGHT`] each,
+    /// [`crate::search::index::MAX_LEARNED_SCORE`] per tool), for callers who can see the
+    /// tool, and are never published (not in hints, instructions, descriptions, docs or
+    /// lint). Replaces the previous set; catalogs rebuilt from this one keep it.
+    pub fn set_learned_keywords(&self, keywords: Vec<(String, String, f32)>) {
+        self.search.set_learned(&keywords);
+        *self
+            .config
+            .learned_keywords
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(keywords);
+        // Catalogs merged with a caller's scoped tools are made again, with them.
+        self.scoped_cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 
     pub(crate) fn search_options(&self) -> &SearchOptions {

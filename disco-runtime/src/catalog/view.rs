@@ -77,7 +77,7 @@ impl<'a> View<'a> {
         self.caller
     }
 
-    fn can_see(&self, tool: &CatalogTool) -> bool {
+    pub(super) fn can_see(&self, tool: &CatalogTool) -> bool {
         self.catalog()
             .config
             .visibility
@@ -261,6 +261,7 @@ impl<'a> View<'a> {
             here.config.policy,
             here.config.server_name.as_deref(),
         );
+        let resolution = self.learned_alias(requested, resolution);
         match resolution.outcome {
             Outcome::Resolved { index, rule } => NameResolution {
                 tool: Some(here.tools[index].clone()),

@@ -22,8 +22,8 @@
 
 use super::polarity::{opposed, opposite_words};
 use super::vocab::{api_words, is_known_role, is_known_word};
-use crate::text::edits::{each_deletion_hash, osa_within, LetterCounts};
-use crate::text::hash::FastMap;
+use crate::text::edits::{each_deletion, each_deletion_hash, osa_within, LetterCounts};
+use crate::text::hash::{fnv, FastMap};
 use crate::text::lexicon::same_lemma;
 use crate::text::words::{char_len, singular, split_words};
 use std::sync::OnceLock;
@@ -164,12 +164,18 @@ pub(crate) fn api_words_within(word: &str, d: usize) -> Vec<(&'static str, usize
             }
         }
     };
+    let map = api_deletes();
     if !word.is_ascii() {
-        // Deleting bytes is not deleting characters: measure each word of APIs (rare).
-        api_words().iter().for_each(|&a| consider(a));
+        // Deleting bytes is not deleting characters: the word's deletions are spelled out by
+        // character, and looked up by their hashes (the words of APIs are ASCII, so their
+        // byte deletions are their character deletions).
+        each_deletion(word, d, &mut |del| {
+            for &candidate in map.get(&fnv(del.bytes())).map_or(&[][..], Vec::as_slice) {
+                consider(candidate);
+            }
+        });
         return out;
     }
-    let map = api_deletes();
     each_deletion_hash(word.as_bytes(), d, &mut |h| {
         for &candidate in map.get(&h).map_or(&[][..], Vec::as_slice) {
             consider(candidate);
@@ -349,6 +355,64 @@ pub(crate) fn read_key(key: &str, name: &str, other_words: &[String]) -> Reading
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The deletion index finds exactly the words of APIs that measuring each would find, for
+    /// every word of APIs changed by one and two edits, and for words of other alphabets.
+    #[test]
+    fn words_of_apis_are_found_as_measuring_each_would() {
+        assert!(api_words().iter().all(|w| w.is_ascii()));
+        let mut rng = fastrand::Rng::with_seed(0xA9_1D);
+        let mut requests: Vec<String> = vec!["é".into(), "ép".into(), "ûp".into(), "mïn".into()];
+        for &w in api_words() {
+            for _ in 0..3 {
+                let mut chars: Vec<char> = w.chars().collect();
+                for _ in 0..rng.usize(1..=2) {
+                    let at = rng.usize(0..=chars.len());
+                    match rng.u8(0..3) {
+                        0 if at < chars.len() => {
+                            chars.remove(at);
+                        }
+                        1 if at < chars.len() => {
+                            chars[at] = rng.choice(['x', 'é', 'a']).unwrap_or('x');
+                        }
+                        _ => chars.insert(at, rng.choice(['z', 'ü', 'e']).unwrap_or('z')),
+                    }
+                }
+                requests.push(chars.into_iter().collect());
+            }
+        }
+        for request in &requests {
+            for d in 0..=2 {
+                let mut found = api_words_within(request, d);
+                found.sort_unstable();
+                let mut measured: Vec<(&str, usize)> = api_words()
+                    .iter()
+                    .filter(|&&a| a != request)
+                    .filter_map(|&a| {
+                        let x = strsim::osa_distance(request, a);
+                        (x <= d).then_some((a, x))
+                    })
+                    // A deletion that leaves nothing is no key of the index: a word of APIs
+                    // is reached through a common non-empty deletion only.
+                    .filter(|&(a, x)| common_deletion(request, a, x))
+                    .collect();
+                measured.sort_unstable();
+                assert_eq!(found, measured, "{request:?} within {d}");
+            }
+        }
+    }
+
+    /// Whether the two share a non-empty string each reaches by deleting at most `k`
+    /// characters (the symmetric-delete rule), measured by spelling both neighbourhoods out.
+    fn common_deletion(a: &str, b: &str, k: usize) -> bool {
+        let mut left = std::collections::BTreeSet::new();
+        each_deletion(a, k, &mut |d| {
+            left.insert(d.to_string());
+        });
+        let mut shared = false;
+        each_deletion(b, k, &mut |d| shared |= !d.is_empty() && left.contains(d));
+        shared
+    }
 
     fn key(k: &str, name: &str, others: &[&str]) -> Reading {
         let words: Vec<String> = others

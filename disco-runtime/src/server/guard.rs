@@ -368,6 +368,11 @@ pub(crate) struct Guarded {
     pub(crate) max_message_values: usize,
     /// The sessions (sessions mode): each answers only to the caller that created it.
     pub(crate) sessions: Option<Arc<Sessions>>,
+    /// The memory all requests in flight may take together, and what one body may cost.
+    pub(crate) budget: Arc<super::memory::Budget>,
+    pub(crate) cost: super::memory::BodyCost,
+    /// The rate limit per caller, when one is set.
+    pub(crate) rate: Option<Arc<super::rate::Limiter>>,
 }
 
 impl tower_service::Service<Request> for Guarded {
@@ -398,14 +403,14 @@ impl tower_service::Service<Request> for Guarded {
 impl Guarded {
     async fn guard(self, req: Request) -> Response {
         let max_body_bytes = self.max_body_bytes;
-        let body_read_timeout = self.body_read_timeout;
         let sessions = self.sessions.clone();
         if let Some(sessions) = &sessions {
             if let Some(refused) = foreign_session(sessions, &req) {
                 return refused;
             }
         }
-        let forward = |req: Request| async move { self.inner.handle(req).await.map(Body::new) };
+        let inner = self.inner.clone();
+        let forward = |req: Request| async move { inner.handle(req).await.map(Body::new) };
         if req.method() == Method::DELETE {
             // rmcp closes the session and answers 202 Accepted with an empty body; the
             // official Python SDK accepts only 200 or 204 and logs a failed termination at
@@ -419,7 +424,52 @@ impl Guarded {
         if req.method() != Method::POST {
             return forward(req).await;
         }
+        if let Some(rate) = &self.rate {
+            let anonymous = Caller::default();
+            let caller = req.extensions().get::<Caller>().unwrap_or(&anonymous);
+            if let Err(wait) = rate.admit(caller) {
+                return too_many_requests(wait);
+            }
+        }
         let (parts, body) = req.into_parts();
+        // Room in the memory budget is taken before a byte of the body is read: by its
+        // declared length, or as a body at the limit when it declares none.
+        let declared = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if declared.is_some_and(|len| len > max_body_bytes as u64) {
+            return too_long(max_body_bytes);
+        }
+        let len = declared.map_or(max_body_bytes, |len| len as usize);
+        let small = len <= super::memory::SMALL_BODY;
+        let Some(reservation) = self
+            .budget
+            .take(self.cost.of(len), small, super::memory::WAIT)
+            .await
+        else {
+            return busy();
+        };
+        let response = self.guard_post(parts, body, sessions).await;
+        response.map(|body| {
+            Body::new(super::memory::Held {
+                body,
+                _reservation: reservation,
+            })
+        })
+    }
+
+    /// A POST whose room in the memory budget is taken.
+    async fn guard_post(
+        self,
+        parts: http::request::Parts,
+        body: Body,
+        sessions: Option<Arc<Sessions>>,
+    ) -> Response {
+        let max_body_bytes = self.max_body_bytes;
+        let body_read_timeout = self.body_read_timeout;
+        let forward = |req: Request| async move { self.inner.handle(req).await.map(Body::new) };
         // A body that is there already is read without arming a timer.
         let mut reading = std::pin::pin!(read_body(body, max_body_bytes));
         let first = std::future::poll_fn(|cx| {
@@ -447,16 +497,7 @@ impl Guarded {
         };
         let bytes = match read {
             Ok(bytes) => bytes,
-            Err(BodyError::TooLong) => {
-                let answer = error(
-                    None,
-                    INVALID_REQUEST,
-                    format!(
-                        "Invalid Request: the request body is longer than {max_body_bytes} bytes"
-                    ),
-                );
-                return json_response(StatusCode::PAYLOAD_TOO_LARGE, answer);
-            }
+            Err(BodyError::TooLong) => return too_long(max_body_bytes),
             Err(BodyError::Broken(e)) => {
                 let answer = error(
                     None,
@@ -576,6 +617,47 @@ fn initialize(bytes: &[u8]) -> bool {
     finder(&INITIALIZE, b"initialize").find(bytes).is_some()
         && serde_json::from_slice::<Value>(bytes)
             .is_ok_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"))
+}
+
+fn too_long(max_body_bytes: usize) -> Response {
+    let answer = error(
+        None,
+        INVALID_REQUEST,
+        format!("Invalid Request: the request body is longer than {max_body_bytes} bytes"),
+    );
+    json_response(StatusCode::PAYLOAD_TOO_LARGE, answer)
+}
+
+/// The answer when the requests in flight hold the whole memory budget: nothing of the body
+/// was read, so the connection is closed after it.
+fn busy() -> Response {
+    let answer = error(
+        None,
+        -32000,
+        "The server is busy with other requests: try again in a moment".into(),
+    );
+    let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, answer);
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The answer to a caller over its rate: nothing of the body was read, so the connection is
+/// closed after it. `Retry-After` is in whole seconds, rounded up.
+fn too_many_requests(wait: std::time::Duration) -> Response {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let seconds = seconds.max(1);
+    let answer = error(
+        None,
+        -32000,
+        format!("Too many requests from this caller: try again in {seconds} s"),
+    );
+    let mut response = json_response(StatusCode::TOO_MANY_REQUESTS, answer);
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 fn sessions_full(bytes: &[u8]) -> Response {

@@ -38,6 +38,13 @@ impl McpHandler {
         self.clone()
     }
 
+    /// A handler for one request of stateless HTTP: its calls belong to no session.
+    pub(crate) fn without_session(&self) -> Self {
+        McpHandler {
+            tools: self.tools.clone().sessionless(),
+        }
+    }
+
     /// The catalog this handler serves now.
     pub fn catalog(&self) -> Arc<crate::catalog::Catalog> {
         self.tools.catalog()

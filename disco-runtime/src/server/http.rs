@@ -121,6 +121,21 @@ pub struct HttpOptions {
     /// enough for 1/64 of the machine's memory at 64 KiB per session (BENCHMARKS.md measures
     /// about that), between 256 and 16,384 (1,024 where the memory size cannot be read).
     pub max_sessions: usize,
+    /// The memory, in bytes, that requests in flight may take together, as charged from their
+    /// bodies. Before a byte of its body is read, a POST reserves the most its body can cost
+    /// (its `Content-Length`, or the body limit when it declares none, at about 133 bytes per
+    /// byte of body, capped by the value budget: 46.6 MB for a body at the default limits)
+    /// and holds it until its answer has been sent. A request that finds no room waits at
+    /// most 1 s, reading nothing, then gets 503 with a JSON-RPC error and `Retry-After: 1`.
+    /// Bodies over 64 KiB may take three quarters of the budget, so that a flood of them
+    /// cannot hold up small requests. `None` (the default): room for four requests at the most one can
+    /// cost, 186.5 MB at the default limits (fewer when `max_connections` is below four).
+    /// See SECURITY.md ("HTTP") for the memory ceiling this gives.
+    pub request_memory: Option<usize>,
+    /// A rate limit per caller (per bearer token's caller; anonymous requests share one):
+    /// a POST over it gets 429 with a JSON-RPC error and `Retry-After`, before its body is
+    /// read. Off by default.
+    pub rate_limit: Option<super::RateLimit>,
 }
 
 impl Default for HttpOptions {
@@ -143,6 +158,8 @@ impl Default for HttpOptions {
             body_read_timeout: Duration::from_secs(30),
             max_connections: default_max_connections(),
             max_sessions: default_max_sessions(),
+            request_memory: None,
+            rate_limit: None,
         }
     }
 }
@@ -232,6 +249,40 @@ impl HttpOptions {
         self.max_sessions = sessions.max(1);
         self
     }
+    /// Sets [`request_memory`](Self::request_memory), in bytes (at least 1; a request that
+    /// costs more than the whole budget runs alone).
+    pub fn request_memory(mut self, bytes: usize) -> Self {
+        self.request_memory = Some(bytes.max(1));
+        self
+    }
+    /// The memory requests in flight may take together, in bytes:
+    /// [`request_memory`](Self::request_memory), or its default for these options and a
+    /// catalog whose calls may hold `max_argument_values` values
+    /// ([`crate::CatalogBuilder::max_argument_values`]).
+    pub fn request_memory_budget(&self, max_argument_values: usize) -> usize {
+        self.request_memory.unwrap_or_else(|| {
+            self.body_cost(max_argument_values)
+                .default_budget(self.max_connections)
+        })
+    }
+    /// What a request whose body declares `len` bytes is charged in
+    /// [`request_memory`](Self::request_memory), for a catalog whose calls may hold
+    /// `max_argument_values` values.
+    #[doc(hidden)]
+    pub fn request_cost(&self, max_argument_values: usize, len: usize) -> usize {
+        self.body_cost(max_argument_values).of(len)
+    }
+    fn body_cost(&self, max_argument_values: usize) -> super::memory::BodyCost {
+        super::memory::BodyCost::new(
+            self.max_body_bytes,
+            super::guard::message_values(max_argument_values),
+        )
+    }
+    /// Sets [`rate_limit`](Self::rate_limit): `limit` per caller, or `None` for no limit.
+    pub fn rate_limit(mut self, limit: Option<super::RateLimit>) -> Self {
+        self.rate_limit = limit;
+        self
+    }
 }
 
 /// `path` as an axum route that matches it literally: with a leading `/`, and braces doubled
@@ -271,11 +322,25 @@ pub(crate) fn router(
     if options.stateless {
         config = config.with_json_response(true);
     }
-    let max_message_values = super::guard::message_values(shared.catalog().max_argument_values());
+    let max_argument_values = shared.catalog().max_argument_values();
+    let max_message_values = super::guard::message_values(max_argument_values);
+    let cost = options.body_cost(max_argument_values);
+    let budget = super::memory::Budget::new(options.request_memory_budget(max_argument_values));
     let base = McpHandler::new(shared);
     let sessions = Arc::new(Sessions::new(options.max_sessions));
-    let service =
-        StreamableHttpService::new(move || Ok(base.for_session()), sessions.clone(), config);
+    let stateless = options.stateless;
+    // Stateless HTTP has no sessions: its calls are recorded without one (no sequence).
+    let service = StreamableHttpService::new(
+        move || {
+            Ok(if stateless {
+                base.without_session()
+            } else {
+                base.for_session()
+            })
+        },
+        sessions.clone(),
+        config,
+    );
     // Malformed bodies get a JSON-RPC error with their id, not rmcp's plain-text 415; a
     // session DELETE gets 204; a session answers only to its creator.
     let guarded = super::guard::Guarded {
@@ -284,6 +349,11 @@ pub(crate) fn router(
         body_read_timeout: options.body_read_timeout,
         max_message_values,
         sessions: (!options.stateless).then_some(sessions),
+        budget,
+        cost,
+        rate: options
+            .rate_limit
+            .map(|limit| Arc::new(super::rate::Limiter::new(limit))),
     };
     let mut router = literal_router().route_service(&route_path(&options.path), guarded);
     if let Some(auth) = options.auth.clone() {

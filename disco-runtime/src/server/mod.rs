@@ -9,6 +9,8 @@ mod guard;
 mod handler;
 mod headers;
 mod http;
+mod memory;
+mod rate;
 mod sessions;
 mod shared;
 mod stdio;
@@ -31,6 +33,7 @@ pub use embedded::Embedded;
 pub use error::Error;
 pub use handler::McpHandler;
 pub use http::{BearerTokens, HttpOptions, TokenCheck};
+pub use rate::RateLimit;
 pub(crate) use shared::Shared;
 pub use shared::{ServerHandle, NOTIFY_TIMEOUT};
 pub use stdio::{GuardedStdio, MAX_LINE_BYTES};
@@ -111,6 +114,14 @@ impl Server {
     /// before it runs). Also available from [`Server::handle`] once `serve_*` owns the server.
     pub fn stats(&self) -> Option<StatsSnapshot> {
         self.handle().stats()
+    }
+
+    /// Records discovery events (names that resolved to no tool or were corrected,
+    /// `tool_search` queries, the calls that followed) into `sink`, usually a
+    /// [`Recorder`](crate::learn) (feature `learning`). Off by default.
+    pub fn discovery(mut self, sink: std::sync::Arc<dyn crate::catalog::DiscoverySink>) -> Self {
+        self.catalog = self.catalog.discovery(sink);
+        self
     }
 
     /// A handle to reload the catalog and read counters once the server runs.

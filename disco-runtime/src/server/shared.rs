@@ -159,6 +159,11 @@ impl ServerHandle {
         Ok(())
     }
 
+    /// The catalog served now, or `None` before the server runs.
+    pub fn catalog(&self) -> Option<Arc<crate::catalog::Catalog>> {
+        self.running.get().map(|s| s.catalog())
+    }
+
     /// The counters of resolution, repair and failures, or `None` before the server runs.
     pub fn stats(&self) -> Option<StatsSnapshot> {
         self.running.get().map(|s| s.catalog().stats())

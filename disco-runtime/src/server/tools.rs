@@ -110,6 +110,9 @@ pub struct Tools {
     /// The catalog each accepted `subscriptions/listen` of this session was acknowledged on,
     /// oldest first, until its `listen` runs (see [`Tools::listen`]).
     acknowledged: Arc<std::sync::Mutex<std::collections::VecDeque<Arc<Catalog>>>>,
+    /// This session's number, unique in the process: what a discovery recorder groups calls
+    /// by. `None` for a request of stateless HTTP.
+    session: Option<u64>,
 }
 
 /// What [`Tools::listen`] needs of a subscription: whether it accepted the tool list's
@@ -132,6 +135,9 @@ impl Listening {
     }
 }
 
+/// The next session's number.
+static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// At most this many acknowledged subscriptions wait for their `listen` in one session (one
 /// whose acknowledgment failed never runs it); past it the oldest is dropped.
 const MAX_ACKNOWLEDGED: usize = 16;
@@ -149,7 +155,14 @@ impl Tools {
             shared,
             log_filter: Arc::new(LogLevelFilter::default()),
             acknowledged: Arc::default(),
+            session: Some(NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
         }
+    }
+
+    /// This handle without a session (a request of stateless HTTP).
+    pub(crate) fn sessionless(mut self) -> Self {
+        self.session = None;
+        self
     }
 
     /// What every session shares (the `initialize` answer among it).
@@ -284,6 +297,7 @@ impl Tools {
             .peer(context.peer.clone())
             .progress_token(context.meta.get_progress_token())
             .log_filter(self.log_filter.clone())
+            .session(self.session)
             .build();
         match self.shared.catalog().call_with(name, arguments, &ctx).await {
             Ok(result) => Ok(result),

@@ -59,6 +59,7 @@ pub(crate) fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnM
 /// neighbourhood of an ASCII word as hashes, without making a string for each. Equal
 /// strings from different positions (`ab` from `aab`) come once each; callers verify hits.
 pub(crate) fn each_deletion_hash(bytes: &[u8], k: usize, f: &mut impl FnMut(u64)) {
+    debug_assert!(k <= 2, "deletions of up to two bytes");
     const START: u64 = 0xcbf2_9ce4_8422_2325;
     let step = |h: u64, b: &[u8]| {
         b.iter().fold(h, |h, &x| {
@@ -127,6 +128,8 @@ pub(crate) fn osa_within(a: &str, b: &str, k: usize) -> Option<usize> {
     if a.len().max(b.len()) >= BOUNDED_MAX {
         return whole(wa, wb);
     }
+    // Both are now shorter than the rows: no distance exceeds that, so a larger bound is that.
+    let k = k.min(BOUNDED_MAX);
     if a.is_empty() || b.is_empty() {
         return Some(a.len().max(b.len()));
     }
@@ -196,7 +199,7 @@ fn letters_apart(a: &[u8], b: &[u8]) -> usize {
 /// digits share one with letters, which can only lower the bound (a surplus on one side may
 /// cancel one on the other), never raise it.
 #[derive(Clone, Copy)]
-pub(crate) struct LetterCounts([i16; 32]);
+pub(crate) struct LetterCounts([i32; 32]);
 
 impl LetterCounts {
     pub(crate) fn new() -> Self {
@@ -228,17 +231,17 @@ impl LetterCounts {
     /// No fewer edits join the two sides than this (for ASCII text; a character of several
     /// bytes counts each byte, so the bound holds for ASCII only).
     pub(crate) fn apart(&self) -> usize {
-        let over: u32 = self
+        let over: u64 = self
             .0
             .iter()
-            .map(|&n| u32::from(n.max(0).unsigned_abs()))
+            .map(|&n| u64::from(n.max(0).unsigned_abs()))
             .sum();
-        let under: u32 = self
+        let under: u64 = self
             .0
             .iter()
-            .map(|&n| u32::from(n.min(0).unsigned_abs()))
+            .map(|&n| u64::from(n.min(0).unsigned_abs()))
             .sum();
-        over.max(under) as usize
+        usize::try_from(over.max(under)).unwrap_or(usize::MAX)
     }
 }
 
@@ -326,10 +329,26 @@ mod tests {
             pairs.push((a, b));
         }
         pairs.push(("é".repeat(3), "e".repeat(3)));
+        // Bytes that share their low five bits (`a`, `A`, `!`), counted together by the
+        // letter bound, and lengths near the rows' limit after the common parts are cut.
+        for _ in 0..2_000 {
+            let mut word = |n: usize| -> String {
+                (0..rng.usize(0..n))
+                    .map(|_| rng.choice(['a', 'A', '!', 'q', '1']).unwrap_or('a'))
+                    .collect()
+            };
+            let (a, b) = (word(10), word(10));
+            pairs.push((a, b));
+        }
+        for n in [120, 126, 127, 128, 129] {
+            let a: String = (0..n).map(|i| if i % 3 == 0 { 'a' } else { 'b' }).collect();
+            let b: String = a.chars().rev().collect();
+            pairs.push((format!("x{a}y"), format!("z{b}w")));
+        }
         pairs.push(("a".repeat(70), format!("{}b", "a".repeat(60))));
         for (a, b) in &pairs {
             let d = strsim::osa_distance(a, b);
-            for k in 0..=4 {
+            for k in [0, 1, 2, 3, 4, 127, 128, 129, 300, usize::MAX] {
                 assert_eq!(
                     osa_within(a, b, k),
                     (d <= k).then_some(d),

@@ -136,6 +136,7 @@ struct ContextInner {
     peer: Option<Peer<RoleServer>>,
     progress_token: Option<ProgressToken>,
     log_filter: Option<Arc<LogLevelFilter>>,
+    session: Option<u64>,
 }
 
 /// Builds a [`Context`]; the server fills in the transport parts.
@@ -172,6 +173,12 @@ impl ContextBuilder {
         self.inner.log_filter = Some(filter);
         self
     }
+    /// The transport session the call came in on (default: none). Calls of one session are
+    /// one sequence to a discovery recorder; without a session none is recorded as such.
+    pub fn session(mut self, session: Option<u64>) -> Self {
+        self.inner.session = session;
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -194,6 +201,10 @@ impl Context {
     /// Who calls.
     pub fn caller(&self) -> &Caller {
         &self.inner.caller
+    }
+    /// The transport session the call came in on, if any.
+    pub fn session(&self) -> Option<u64> {
+        self.inner.session
     }
     /// The name of the tool being called (after any name correction).
     pub fn tool_name(&self) -> &str {

@@ -42,8 +42,8 @@ pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> 
     let words = field_words(targets);
     // Each field's best name: its score, the name, whether it is the same word in the other
     // number, and how the key reads against it (`resolve/meaning.rs`): a field the key is
-    // close to but may not be taken for (another word, a misspelling as close to a rival, an
-    // opposite) still counts against the others, so that removing it never makes another
+    // close to but may not be taken for (another word, an opposite or a misspelling as close
+    // to one) still counts against the others, so that removing it never makes another
     // field "clearly closer".
     let mut scored: Vec<Scored<'t>> = targets
         .iter()

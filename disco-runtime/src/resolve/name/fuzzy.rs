@@ -24,8 +24,8 @@ pub(super) enum Kind {
     Same,
     Synonym,
     Typo,
-    /// Within a typo of the catalog word, but a word itself or as close to a rival: matched
-    /// like a typo, never corrected (`resolve/meaning.rs`).
+    /// Within a typo of the catalog word, but a known word itself: matched like a typo,
+    /// never corrected (`resolve/meaning.rs`).
     Guess,
     /// A word opposed to the catalog word, or a misspelling as close to its opposite: never
     /// matched, and the candidate is blocked.

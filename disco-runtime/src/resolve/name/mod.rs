@@ -114,6 +114,9 @@ pub enum Rule {
     /// A dropped or changed namespace: the request is spelled like exactly one visible tool's
     /// name after its namespace (`namespace.rs`).
     Namespace,
+    /// An alias learned from traffic (`crate::learn`), applied by the catalog after the
+    /// spelling-equivalent tier and before the fuzzy one, to a read-only tool only.
+    LearnedAlias,
 }
 
 impl Rule {
@@ -133,6 +136,7 @@ impl Rule {
             Rule::DroppedWord => "dropped_word",
             Rule::ExtraWord => "extra_word",
             Rule::Namespace => "namespace",
+            Rule::LearnedAlias => "learned_alias",
         }
     }
 

@@ -87,7 +87,7 @@ pub(super) fn words_into(text: &str, out: &mut Vec<String>) {
     out.truncate(w);
 }
 
-fn is_stopword(w: &str) -> bool {
+pub(crate) fn is_stopword(w: &str) -> bool {
     w.len() <= 10 && STOPWORDS.binary_search(&w).is_ok()
 }
 

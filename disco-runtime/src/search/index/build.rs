@@ -170,6 +170,7 @@ impl SearchIndex {
             stemmer,
             #[cfg(feature = "semantic")]
             semantic: None,
+            learned: Default::default(),
         }
     }
 }

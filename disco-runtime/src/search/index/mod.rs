@@ -32,7 +32,10 @@
 //! ranking with a semantic model's. This file holds what a caller sees and the index itself.
 
 mod analyze;
+pub(crate) use analyze::is_stopword;
 mod build;
+mod learned;
+pub use learned::{MAX_LEARNED_SCORE, MAX_LEARNED_WEIGHT};
 #[cfg(feature = "semantic")]
 mod fusion;
 mod query;
@@ -124,6 +127,8 @@ pub struct SearchIndex {
     total_len: [u64; NF],
     ranking: Ranking,
     stemmer: Stemmer,
+    /// Keywords learned from traffic (`learned.rs`): ranking only, never published.
+    learned: std::sync::RwLock<Option<std::sync::Arc<learned::LearnedWords>>>,
     #[cfg(feature = "semantic")]
     semantic: Option<Semantic>,
 }

@@ -171,6 +171,13 @@ impl SearchIndex {
                 scores[d] += r.name_coverage * idf_one * (name_cover[d] / len).min(1.0) * damping;
             }
         }
+        // Keywords learned from traffic: a capped addition, as a field of its own would be.
+        for (d, add) in self.learned_scores(query, &visible) {
+            if scores[d] == 0.0 {
+                matched.push(d as u32);
+            }
+            scores[d] += add * idf_one;
+        }
         // Abstain on the best score alone: when the best tool is a clear enough match, weaker
         // ones are still worth showing (the gold tool is often second or third); when it is
         // not, showing any would only mislead. Cutting each hit at the threshold instead costs

@@ -92,11 +92,14 @@ pub(crate) fn same_lemma(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    let la: Vec<&'static str> = lemmas(a).map(Iterator::collect).unwrap_or_default();
-    if la.contains(&b) {
+    // No list is made: this runs for every known request word read against a catalog word,
+    // and a word has one lemma or a few (`left`: `leave`, `left`).
+    if lemmas(a).is_some_and(|mut la| la.any(|l| l == b)) {
         return true;
     }
-    lemmas(b).is_some_and(|mut lb| lb.any(|l| l == a || la.contains(&l)))
+    lemmas(b).is_some_and(|mut lb| {
+        lb.any(|l| l == a || lemmas(a).is_some_and(|mut la| la.any(|x| x == l)))
+    })
 }
 
 /// WordNet's antonym pairs between single-word lemmas (`major`/`minor`, `north`/`south`).

@@ -1,0 +1,49 @@
+use super::super::*;
+
+fn parse_disco(disco: &str) -> Result<Config, ConfigError> {
+    let text = format!(r#"{{"mcpServers": {{"a": {{"command": "a"}}}}, "disco": {disco}}}"#);
+    Config::parse(&text, &|_| None)
+}
+
+/// `disco.rateLimit`: read, off by default, and every malformed shape refused at its key.
+#[test]
+fn the_rate_limit_is_read_and_off_by_default() {
+    let c = parse_disco("{}").unwrap();
+    assert_eq!(c.disco.rate_limit, None);
+    let c = parse_disco(r#"{"rateLimit": {"perSecond": 2.5, "burst": 10}}"#).unwrap();
+    assert_eq!(
+        c.disco.rate_limit,
+        Some(disco_runtime::RateLimit::new(2.5, 10))
+    );
+    // Without a burst: one second's worth.
+    let c = parse_disco(r#"{"rateLimit": {"perSecond": 2.5}}"#).unwrap();
+    assert_eq!(
+        c.disco.rate_limit,
+        Some(disco_runtime::RateLimit::new(2.5, 3))
+    );
+    let c = parse_disco(r#"{"rateLimit": {"perSecond": 0.1}}"#).unwrap();
+    assert_eq!(
+        c.disco.rate_limit,
+        Some(disco_runtime::RateLimit::new(0.1, 1))
+    );
+    for bad in [
+        "1",
+        "true",
+        r#""fast""#,
+        "[]",
+        "{}",
+        r#"{"burst": 3}"#,
+        r#"{"perSecond": 0}"#,
+        r#"{"perSecond": -1}"#,
+        r#"{"perSecond": "2"}"#,
+        r#"{"perSecond": 2, "burst": 0}"#,
+        r#"{"perSecond": 2, "burst": 1.5}"#,
+        r#"{"perSecond": 2, "burst": 5000000000}"#,
+        r#"{"perSecond": 2, "burts": 3}"#,
+    ] {
+        match parse_disco(&format!(r#"{{"rateLimit": {bad}}}"#)) {
+            Ok(_) => panic!("{bad} was accepted"),
+            Err(e) => assert_eq!(e.key, "disco.rateLimit", "{bad}: {e}"),
+        }
+    }
+}
