@@ -8,7 +8,8 @@
 //! `L/` is named by its row when the row holds `` `a/b.rs` ``, or `` `b.rs` `` together with its
 //! directory `` `a/` `` (the way the rows speak of `name/` and then of its `mod.rs`); a file
 //! directly in `L/` by `` `b.rs` ``. Unit tests beside their module (`tests.rs`,
-//! `tests_<subject>.rs`, their helpers in `testing.rs`) are not architecture, and not listed.
+//! `tests_<subject>.rs`, their helpers in `testing.rs`, files in a `tests/` directory) are not
+//! architecture, and not listed.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -64,8 +65,12 @@ fn sources(dir: &Path) -> BTreeSet<String> {
 }
 
 fn is_unit_test(file: &str) -> bool {
-    let name = file.rsplit('/').next().unwrap_or(file);
-    name == "tests.rs" || name == "testing.rs" || name.starts_with("tests_")
+    let mut parts = file.rsplit('/');
+    let name = parts.next().unwrap_or(file);
+    name == "tests.rs"
+        || name == "testing.rs"
+        || name.starts_with("tests_")
+        || parts.any(|dir| dir == "tests")
 }
 
 /// The table's rows: (first column, the whole row).
@@ -274,4 +279,5 @@ fn the_checks_find_what_is_missing() {
     assert_eq!(as_path("disco://status"), None);
     assert_eq!(as_path("Catalog::call_with"), None);
     assert!(is_unit_test("call/meta/tests_race.rs") && !is_unit_test("call/meta.rs"));
+    assert!(is_unit_test("learn/tests/on_disk.rs") && !is_unit_test("learn/store.rs"));
 }
