@@ -1,5 +1,5 @@
 //! disco's tools inside an rmcp server of your own: the server below has its own prompts and
-//! resources, and forwards every tools hook to [`disco_runtime::Tools`], so name correction,
+//! resources, and `Server::wrap` gives it disco's tools in one line, so name correction,
 //! argument repair, `tool_search`, reload notices and per-session log levels all work in it.
 //!
 //! ```sh
@@ -17,14 +17,14 @@ use std::sync::{Arc, Mutex};
 
 use disco_runtime::catalog::{DynamicTool, SearchOptions, ToolProvider};
 use disco_runtime::rmcp::model::*;
-use disco_runtime::rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use disco_runtime::rmcp::service::RequestContext;
 use disco_runtime::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use disco_runtime::rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService,
 };
 use disco_runtime::rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use disco_runtime::tool::BoxFuture;
-use disco_runtime::{mcp_tool, Context, LoggingLevel, Server, ServerHandle, State, Tools};
+use disco_runtime::{mcp_tool, Context, LoggingLevel, Server, ServerHandle, State};
 use serde_json::{Map, Value};
 
 /// Current weather for a city.
@@ -117,13 +117,9 @@ impl ToolProvider for Plugins {
 }
 
 // ANCHOR: server
-/// An rmcp server with prompts and resources of its own, and disco's tools.
+/// An rmcp server with prompts and resources of its own; `Server::wrap` adds disco's tools.
 #[derive(Clone)]
-struct MyServer {
-    /// A clone of `Tools` is a new session's handle (its own log level): rmcp's HTTP service
-    /// clones this server once per session.
-    tools: Tools,
-}
+struct MyServer;
 // ANCHOR_END: server
 
 const README_URI: &str = "notes://readme";
@@ -131,11 +127,10 @@ const README_URI: &str = "notes://readme";
 impl ServerHandler for MyServer {
     // ANCHOR: get_info
     fn get_info(&self) -> ServerInfo {
-        let mut capabilities = ServerCapabilities::builder()
+        let capabilities = ServerCapabilities::builder()
             .enable_prompts()
             .enable_resources()
             .build();
-        self.tools.capabilities(&mut capabilities);
         ServerInfo::new(capabilities)
             .with_server_info(Implementation::new("embedded", env!("CARGO_PKG_VERSION")))
     }
@@ -200,84 +195,6 @@ impl ServerHandler for MyServer {
         )])
         .into())
     }
-
-    // ANCHOR: hooks
-    // ---- disco's tools: every tools hook forwards to `Tools`
-
-    async fn initialize(
-        &self,
-        request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<InitializeResult, ErrorData> {
-        self.tools.initialize(self, request, &context)
-    }
-
-    async fn discover(
-        &self,
-        context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, ErrorData> {
-        Ok(self.tools.discover(self, &context))
-    }
-
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        self.tools.list_tools(request, &context).await
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.tools.call_tool(request, &context).await
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.get_tool(name)
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.tools.on_initialized(&context);
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        self.tools.accepted_subscription_filter(requested)
-    }
-
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        self.tools.listen(context).await
-    }
-
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.tools.set_level(request.level);
-        Ok(())
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        match self.tools.custom_request(request, &context).await {
-            Ok(answer) => answer,
-            Err(other) => Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("Method not found: {}", other.method),
-                None,
-            )),
-        }
-    }
-    // ANCHOR_END: hooks
 }
 
 #[tokio::main]
@@ -298,19 +215,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(size) => size.parse().map_err(|e| format!("DISCO_PAGE_SIZE: {e}"))?,
         Err(_) => 100,
     };
-    // ANCHOR: into_tools
+    // ANCHOR: wrap
     let server = Server::from_inventory()
         .page_size(page_size)
         .provider(plugins.clone())
         .with_state(plugins.clone())
         .search(SearchOptions::default().enabled(true));
     *plugins.handle.lock().unwrap_or_else(|e| e.into_inner()) = Some(server.handle());
-    let tools = server.into_tools()?;
-    // ANCHOR_END: into_tools
+    let server = server.wrap(MyServer)?;
+    // ANCHOR_END: wrap
 
     match (stdio, port) {
         (true, None) => {
-            let running = MyServer { tools }
+            let running = server
                 .serve(disco_runtime::rmcp::transport::stdio())
                 .await?;
             running.waiting().await?;
@@ -319,11 +236,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
             println!("DISCO_LISTENING http://{}/mcp", listener.local_addr()?);
             let service = StreamableHttpService::new(
-                move || {
-                    Ok(MyServer {
-                        tools: tools.clone(),
-                    })
-                },
+                // A clone per session: its own log level for disco's tools.
+                move || Ok(server.clone()),
                 Arc::new(LocalSessionManager::default()),
                 StreamableHttpServerConfig::default(),
             );

@@ -100,8 +100,8 @@
 //!   [`catalog::lint`].
 //! - [`server`]: the MCP server over stdio and Streamable HTTP.
 //! - [`tool`]: what a tool is made of: its spec, extractors and results.
-//! - [`Tools`]: disco's tools inside an rmcp server of your own, beside its prompts and
-//!   resources.
+//! - [`Embedded`] (`Server::wrap(handler)`): disco's tools inside an rmcp server of your own,
+//!   beside its prompts and resources; [`Tools`] to forward the tools hooks by hand.
 //!
 //! The engines (`resolve`: name correction and argument repair; `search`: the ranking) are
 //! public for the evaluation example, the benchmarks and the fuzz targets, and hidden from
@@ -141,8 +141,8 @@ pub use rmcp;
 pub use rmcp::model::LoggingLevel;
 pub use rmcp::model::{CallToolResult, ContentBlock as Content};
 pub use server::{
-    BearerTokens, HttpOptions, McpHandler, RateLimit, Resources, Server, ServerHandle, TokenCheck,
-    Tools,
+    BearerTokens, Embedded, HttpOptions, McpHandler, RateLimit, Resources, Server, ServerHandle,
+    TokenCheck, Tools,
 };
 pub use tool::{
     Annotations, Caller, Context, IntoToolResult, Json, Package, SchemaMode, State, ToolError,

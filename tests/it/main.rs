@@ -15,11 +15,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod architecture;
 mod args_corpus;
 mod authorization;
 mod catalog_docs;
 mod catalog_errors;
 mod discovery;
+mod embedding;
 mod failing_tools;
 mod field_reports;
 mod groups;

@@ -190,23 +190,106 @@ fn stdio_child() {
 
 #[test]
 fn a_stdio_server_says_it_waits_and_stops_cleanly_when_stdin_closes_first() {
+    let stderr = child_stderr("stdio_child", CHILD_ENV, "1");
+    assert!(stderr.contains("waiting for a client"), "{stderr}");
+    assert!(!stderr.contains("ConnectionClosed"), "{stderr}");
+}
+
+const EMPTY_CHILD_ENV: &str = "DISCO_STARTUP_EMPTY_CHILD";
+
+/// Run as a child process by the test below: a stdio server of `tools` tools (none, or this
+/// module's) and `provider` providers, on this process's stdin.
+#[test]
+fn empty_stdio_child() {
+    let Some(shape) = std::env::var_os(EMPTY_CHILD_ENV) else {
+        return;
+    };
+    let server = match shape.to_str() {
+        Some("nothing") => Server::new(Catalog::builder().specs(std::iter::empty())),
+        Some("provider") => Server::new(Catalog::builder().specs(std::iter::empty()))
+            .provider(crate::common::named::NamedTools::default()),
+        _ => server_in(module_path!()).with_state(Db).with_state(Cache),
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(server.serve_stdio())
+        .expect("stdin closed before initialize is a clean stop");
+}
+
+/// The stderr of this module's child test `child`, run with `env` set to `value` and its
+/// stdin closed at once; the child must succeed.
+fn child_stderr(child: &str, env: &str, value: &str) -> String {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            test_name(module_path!(), "stdio_child").as_str(),
+            test_name(module_path!(), child).as_str(),
             "--nocapture",
             "--test-threads",
             "1",
         ])
-        .env(CHILD_ENV, "1")
+        .env(env, value)
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{:?}\n{stderr}", out.status);
-    assert!(stderr.contains("waiting for a client"), "{stderr}");
-    assert!(!stderr.contains("ConnectionClosed"), "{stderr}");
+    stderr
+}
+
+/// Its stderr, for a server of that shape whose stdin closes at once.
+fn empty_child_stderr(shape: &str) -> String {
+    child_stderr("empty_stdio_child", EMPTY_CHILD_ENV, shape)
+}
+
+#[test]
+fn a_server_without_tools_warns_at_start_up_how_to_link_them() {
+    let stderr = empty_child_stderr("nothing");
+    assert!(stderr.contains("WARN"), "{stderr}");
+    assert!(stderr.contains("this server has no tools"), "{stderr}");
+    assert!(stderr.contains("use my_crate as _;"), "{stderr}");
+    // Tools, or a provider that may add them, and no warning.
+    for shape in ["tools", "provider"] {
+        let stderr = empty_child_stderr(shape);
+        assert!(stderr.contains("catalog ready"), "{shape}: {stderr}");
+        assert!(!stderr.contains("has no tools"), "{shape}: {stderr}");
+    }
+}
+
+#[test]
+fn a_missing_state_lists_what_was_registered_and_spots_an_arc() {
+    let problems = |server: Server| -> Vec<String> {
+        let err = server.check().expect_err("a state is missing");
+        err.problems().iter().map(ToString::to_string).collect()
+    };
+    let db = format!("{}::Db", module_path!());
+    let cache = format!("{}::Cache", module_path!());
+    // Nothing registered: said so.
+    for p in problems(server_in(module_path!())) {
+        assert!(p.contains("(no state is registered)"), "{p}");
+    }
+    // `Db` registered, `Cache` missing: the one registered type is listed.
+    let found = problems(server_in(module_path!()).with_state(Db));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].contains(&format!("(registered: `{db}`)")),
+        "{found:#?}"
+    );
+    assert!(!found[0].contains("Arc<"), "{found:#?}");
+    // `Arc<Cache>` registered for `State<Cache>`: named as the likely cause, and listed.
+    let found = problems(
+        server_in(module_path!())
+            .with_state(Db)
+            .with_state(std::sync::Arc::new(Cache)),
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].contains(&format!("a state of type `Arc<{cache}>` is registered")),
+        "{found:#?}"
+    );
+    assert!(
+        found[0].contains(&format!("alloc::sync::Arc<{cache}>")) && found[0].contains(&db),
+        "{found:#?}"
+    );
 }

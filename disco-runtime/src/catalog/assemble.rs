@@ -33,6 +33,12 @@ impl Catalog {
             (a.name, a.origin.module, a.origin.line).cmp(&(b.name, b.origin.module, b.origin.line))
         });
         let mut tools: Vec<Arc<CatalogTool>> = Vec::with_capacity(specs.len());
+        let registered: Vec<String> = config
+            .state
+            .type_names()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         for spec in specs {
             if config.require_state {
                 for ty in (spec.missing_state)(&config.state) {
@@ -40,6 +46,7 @@ impl Catalog {
                         tool: spec.name.to_string(),
                         origin: spec.origin.to_string(),
                         state: ty.to_string(),
+                        registered: registered.clone(),
                     });
                 }
             }

@@ -40,6 +40,8 @@ pub enum CatalogProblem {
         origin: String,
         /// The state's type, as written.
         state: String,
+        /// The types of the state that was registered, sorted.
+        registered: Vec<String>,
     },
     /// A `#[mcp_tool]` function could not be made a tool (a default that does not fit its
     /// parameter's type, a schema that does not compile).
@@ -126,11 +128,28 @@ impl fmt::Display for CatalogProblem {
                 tool,
                 origin,
                 state,
-            } => write!(
-                f,
-                "tool `{tool}` at {origin} takes `State<{state}>`, but the server has no state \
-                 of type `{state}`: register it with `.with_state(...)`"
-            ),
+                registered,
+            } => {
+                write!(
+                    f,
+                    "tool `{tool}` at {origin} takes `State<{state}>`, but the server has no \
+                     state of type `{state}`: register it with `.with_state(...)`"
+                )?;
+                // `with_state(Arc::new(x))` registers an `Arc<T>`, a type of its own.
+                let arc = format!("alloc::sync::Arc<{state}>");
+                if registered.contains(&arc) {
+                    write!(
+                        f,
+                        "; a state of type `Arc<{state}>` is registered, which `State<{state}>` \
+                         does not take: `State<T>` already shares its value behind an `Arc`, so \
+                         register the value itself, or take `State<Arc<{state}>>`"
+                    )?;
+                }
+                match registered.as_slice() {
+                    [] => write!(f, " (no state is registered)"),
+                    types => write!(f, " (registered: `{}`)", types.join("`, `")),
+                }
+            }
             CatalogProblem::InvalidTool {
                 tool,
                 origin,

@@ -29,6 +29,12 @@ pub enum Error {
     /// [`ServerHandle::reload`](super::ServerHandle::reload) before a `serve_*` call built
     /// the server.
     NotRunning,
+    /// [`Server::wrap`](super::Server::wrap) was given a handler that declares tools of its
+    /// own (rmcp's `#[tool_handler]` does): one server answers `tools/list` with one catalog.
+    HandlerHasTools {
+        /// The handler's type.
+        handler: &'static str,
+    },
 }
 
 impl Error {
@@ -49,6 +55,13 @@ impl std::fmt::Display for Error {
             Error::Io(e) => write!(f, "I/O error: {e}"),
             Error::Protocol(e) => write!(f, "MCP session failed: {e}"),
             Error::NotRunning => f.write_str("the server is not running yet"),
+            Error::HandlerHasTools { handler } => write!(
+                f,
+                "`{handler}` declares tools of its own (its `get_info` has the tools \
+                 capability, as rmcp's `#[tool_handler]` gives it): the wrapped server's tools \
+                 are disco's catalog, so make them `#[mcp_tool]` functions or a `ToolProvider`, \
+                 or forward the hooks to `Tools` by hand"
+            ),
         }
     }
 }
@@ -73,7 +86,7 @@ impl std::error::Error for Error {
             Error::Catalog(e) => Some(e),
             Error::Io(e) => Some(e),
             Error::Protocol(e) => Some(&**e),
-            Error::NotRunning => None,
+            Error::NotRunning | Error::HandlerHasTools { .. } => None,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod call_parse;
 mod conn;
+mod embedded;
 mod error;
 mod guard;
 mod handler;
@@ -28,6 +29,7 @@ use crate::catalog::{
 };
 use crate::tool::{Caller, SchemaMode};
 
+pub use embedded::Embedded;
 pub use error::Error;
 pub use handler::McpHandler;
 pub use http::{BearerTokens, HttpOptions, TokenCheck};
@@ -258,6 +260,14 @@ impl Server {
         Ok(Tools::new(self.build_shared()?))
     }
 
+    /// Your rmcp `ServerHandler` with disco's tools, in one line: the tools hooks are
+    /// disco's, every other hook is `handler`'s (see [`Embedded`]). The rest of this builder
+    /// applies as in [`Server::into_tools`]. Refused when `handler` declares tools of its own
+    /// ([`Error::HandlerHasTools`]).
+    pub fn wrap<H: rmcp::ServerHandler>(self, handler: H) -> Result<Embedded<H>, Error> {
+        self.into_tools()?.wrap(handler)
+    }
+
     fn build_shared(self) -> Result<Arc<Shared>, CatalogError> {
         let (pkg_name, pkg_version) = default_package(&self.catalog.chosen_specs());
         let server_name = self.name.clone().unwrap_or(pkg_name);
@@ -292,6 +302,9 @@ impl Server {
             server = %info.server_info.name,
             "catalog ready"
         );
+        if let Some(warning) = no_tools_warning(&catalog) {
+            tracing::warn!("{warning}");
+        }
         let shared = Arc::new(Shared {
             catalog: RwLock::new(Arc::new(catalog)),
             info,
@@ -379,6 +392,22 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .try_init();
+}
+
+/// Why a server that serves nothing is most likely wrong: no `#[mcp_tool]` reached the catalog
+/// and no provider can add one. A tool in a library is linked into a binary only when the binary
+/// names the library; `None` when there is a tool or a provider.
+fn no_tools_warning(catalog: &Catalog) -> Option<String> {
+    if !catalog.tools().is_empty() || !catalog.config.providers.is_empty() {
+        return None;
+    }
+    Some(
+        "this server has no tools: no `#[mcp_tool]` is linked into this binary and no provider \
+         is registered. Tools declared in a library crate are linked only when the binary uses \
+         that crate: add `use my_crate as _;` (your library's name) to `main.rs`, or build the \
+         server in the library (the guide, \"Where tools must live\")"
+            .to_string(),
+    )
 }
 
 /// The package that declares the tools served (the chosen ones, or the whole inventory): the

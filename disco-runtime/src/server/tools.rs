@@ -14,7 +14,7 @@ use rmcp::model::{
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, SubscriptionFilter, Tool,
     ToolsCapability,
 };
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
@@ -36,8 +36,10 @@ use crate::util::json_kind;
 /// session, share it by reference (or in an `Arc`) rather than clone it: a clone starts at the
 /// default level.
 ///
-/// Forward every hook below that your handler has: `initialize` and `discover` (the
-/// per-caller instructions, [`Tools::initialize`]), `list_tools`, `call_tool`, `get_tool`,
+/// [`Server::wrap`](super::Server::wrap) forwards for you ([`Embedded`](super::Embedded));
+/// `Tools` is for a handler that forwards by hand. Then forward every hook below:
+/// `initialize` and `discover` (the per-caller instructions, [`Tools::initialize`]),
+/// `list_tools`, `call_tool`, `get_tool`,
 /// `on_initialized` (without it, [`ServerHandle::reload`] notifies nobody), `listen` and
 /// `accepted_subscription_filter` (2026-07-28 clients), `set_level`, and the `tools/call`
 /// branch of `on_custom_request` ([`Tools::custom_request`]); merge
@@ -113,6 +115,26 @@ pub struct Tools {
     session: Option<u64>,
 }
 
+/// What [`Tools::listen`] needs of a subscription: whether it accepted the tool list's
+/// changes, where to send them, for whom, and until when.
+pub(super) struct Listening {
+    tools: bool,
+    sink: SubscriptionSink,
+    caller: crate::tool::Caller,
+    ct: tokio_util::sync::CancellationToken,
+}
+
+impl Listening {
+    pub(super) fn of(context: &SubscriptionContext) -> Self {
+        Listening {
+            tools: context.accepted().tools_list_changed == Some(true),
+            sink: context.sink().clone(),
+            caller: caller_of(&context.request_context().extensions),
+            ct: context.request_context().ct.clone(),
+        }
+    }
+}
+
 /// The next session's number.
 static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
@@ -146,6 +168,11 @@ impl Tools {
     /// What every session shares (the `initialize` answer among it).
     pub(super) fn shared(&self) -> &Shared {
         &self.shared
+    }
+
+    /// `handler` with these tools: see [`Server::wrap`](super::Server::wrap).
+    pub fn wrap<H: ServerHandler>(self, handler: H) -> Result<super::Embedded<H>, super::Error> {
+        super::Embedded::new(self, handler)
     }
 
     /// The catalog served now (it changes on [`ServerHandle::reload`]).
@@ -323,6 +350,13 @@ impl Tools {
     /// Holds the subscription open until the client ends it; [`ServerHandle::reload`] sends
     /// the tool list changes on it meanwhile.
     pub async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_on(Listening::of(&context)).await;
+        Ok(())
+    }
+
+    /// [`Tools::listen`] on what it needs of the subscription, so that a handler that also
+    /// listens for changes of its own can hand the context itself to that handler.
+    pub(super) async fn listen_on(&self, listening: Listening) {
         // The oldest acknowledged catalog: when two listens of one session overlap, the one
         // that runs first compares with the earlier catalog, which can only add a notice.
         let acknowledged_on = self
@@ -330,9 +364,9 @@ impl Tools {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .pop_front();
-        if context.accepted().tools_list_changed != Some(true) {
-            context.cancelled().await;
-            return Ok(());
+        if !listening.tools {
+            listening.ct.cancelled().await;
+            return;
         }
         // Forgotten however the wait ends, dropped futures included.
         struct Registered<'a>(&'a Shared, u64);
@@ -341,11 +375,11 @@ impl Tools {
                 self.0.remove_subscription(self.1);
             }
         }
-        let caller = caller_of(&context.request_context().extensions);
+        let caller = listening.caller;
         let _registered = Registered(
             &self.shared,
             self.shared
-                .add_subscription(caller.clone(), context.sink().clone()),
+                .add_subscription(caller.clone(), listening.sink.clone()),
         );
         // A reload that swapped the catalog after the acknowledgment and collected the streams
         // before this one was registered told it nothing: tell it now, under the reload's own
@@ -354,11 +388,10 @@ impl Tools {
         if let Some(before) = acknowledged_on {
             let now = self.shared.catalog();
             if !Arc::ptr_eq(&before, &now) && before.list(&caller) != now.list(&caller) {
-                super::shared::notify("listener", context.sink().notify_tool_list_changed()).await;
+                super::shared::notify("listener", listening.sink.notify_tool_list_changed()).await;
             }
         }
-        context.cancelled().await;
-        Ok(())
+        listening.ct.cancelled().await;
     }
 
     /// `logging/setLevel`: this session's level, for what its tools log.

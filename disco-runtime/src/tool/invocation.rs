@@ -34,6 +34,12 @@ impl StateMap {
         self.values
             .insert(TypeId::of::<T>(), (value, std::any::type_name::<T>()));
     }
+    /// The names of the registered types, sorted: what a missing state's error lists.
+    pub fn type_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = self.values.values().map(|(_, name)| *name).collect();
+        names.sort_unstable();
+        names
+    }
     /// The state of type `T`, when one is registered.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         let (value, _) = self.values.get(&TypeId::of::<T>())?;
