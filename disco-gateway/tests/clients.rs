@@ -473,3 +473,120 @@ fn an_env_file_error_names_the_file_and_shows_no_line() {
     assert!(!e.message.contains("hush"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The one-edit misspellings of `key`: a letter left out, two neighbours swapped, a letter
+/// doubled, and the key in other case.
+fn misspellings(key: &str) -> Vec<String> {
+    let chars: Vec<char> = key.chars().collect();
+    let mut out = vec![key.to_uppercase(), key.to_lowercase()];
+    let mut first = chars.clone();
+    if let Some(c) = first.first_mut() {
+        *c = if c.is_uppercase() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_ascii_uppercase()
+        };
+    }
+    out.push(first.iter().collect());
+    for i in 0..chars.len() {
+        let mut left_out = chars.clone();
+        left_out.remove(i);
+        out.push(left_out.iter().collect());
+        let mut doubled = chars.clone();
+        doubled.insert(i, chars[i]);
+        out.push(doubled.iter().collect());
+        if i + 1 < chars.len() {
+            let mut swapped = chars.clone();
+            swapped.swap(i, i + 1);
+            out.push(swapped.iter().collect());
+        }
+    }
+    out.retain(|k| k != key);
+    out
+}
+
+/// A top-level key of the gateway's misspelt (`disko`, `Disco`, `mcpServer`) is an error that
+/// says which was meant: the section would be left out, and a `disco` left out takes its
+/// `tokens` with it (`--http` would serve without authentication). A client's own setting
+/// stays a warning.
+#[test]
+fn a_misspelt_top_level_key_is_an_error_and_a_clients_own_is_a_warning() {
+    let read = |text: &str, format: Format| {
+        let origin = Origin {
+            format,
+            ..Origin::default()
+        };
+        Config::read(text, &vars, origin)
+    };
+    let json = |key: &str| {
+        format!(
+            r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "{key}": {{"tokens": [{{"token": "t", "sees": "*"}}]}}}}"#
+        )
+    };
+    let toml = |key: &str| format!("[mcp_servers.a]\ncommand = \"x\"\n\n[\"{key}\"]\nx = 1\n");
+    let cases: [(Format, &[&str], &dyn Fn(&str) -> String); 2] = [
+        (Format::Json, &["disco", "mcpServers", "servers"], &json),
+        (Format::Toml, &["disco", "mcp_servers"], &toml),
+    ];
+    let mut checked = 0;
+    for (format, keys, text) in cases {
+        for key in keys {
+            for wrong in misspellings(key) {
+                if keys.contains(&wrong.as_str()) || (format == Format::Json && wrong == "inputs") {
+                    continue;
+                }
+                let text = text(&wrong);
+                match read(&text, format) {
+                    Ok(_) => panic!("{text}: `{wrong}` was accepted"),
+                    Err(e) => {
+                        assert_eq!(e.key, wrong, "{text}: {e}");
+                        assert!(e.message.contains("did you mean `"), "{text}: {e}");
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} misspellings");
+    // The found cases, and the message's suggestion.
+    for (wrong, meant) in [
+        ("disko", "disco"),
+        ("Disco", "disco"),
+        ("mcpservers", "mcpServers"),
+    ] {
+        let e = read(&json(wrong), Format::Json)
+            .err()
+            .map(|e| e.to_string());
+        let said = e.unwrap_or_default();
+        assert!(
+            said.contains(&format!("did you mean `{meant}`")),
+            "{wrong}: {said}"
+        );
+    }
+    // Clients' own top-level settings (Gemini CLI's, Codex's, Claude Code's, VS Code's).
+    for own in [
+        "mcp",
+        "ui",
+        "tools",
+        "theme",
+        "model",
+        "inputs",
+        "projects",
+        "numStartups",
+    ] {
+        let text = format!(r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "{own}": {{}}}}"#);
+        let config = read(&text, Format::Json).unwrap_or_else(|e| panic!("{own}: {e}"));
+        assert_eq!(config.servers.len(), 1, "{own}");
+    }
+    for own in [
+        "model",
+        "profile",
+        "sandbox_mode",
+        "approval_policy",
+        "notify",
+    ] {
+        let text = format!("{own} = \"x\"\n[mcp_servers.a]\ncommand = \"x\"\n");
+        let config = read(&text, Format::Toml).unwrap_or_else(|e| panic!("{own}: {e}"));
+        assert_eq!(config.servers.len(), 1, "{own}");
+    }
+}

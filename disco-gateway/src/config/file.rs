@@ -409,6 +409,19 @@ impl<'de> Visitor<'de> for FileReader<'_> {
                 }
                 (_, "disco") => file.disco = Some(map.next_value::<Object<Disco>>()?.0),
                 _ => {
+                    if let Some(meant) = misspelt(reading.format, &key) {
+                        let error = ConfigError::new(
+                            &key,
+                            format!(
+                                "unknown top-level key (did you mean `{meant}`?): a section the \
+                                 gateway reads, misspelt, would be left out (its servers, or \
+                                 its tokens with them the HTTP endpoint's authentication)"
+                            ),
+                        );
+                        let said = error.to_string();
+                        reading.found.set(Some(error));
+                        return Err(A::Error::custom(said));
+                    }
                     map.next_value::<IgnoredAny>()?;
                     reading.warn(key, "not read by the gateway (the client's own setting)");
                 }
@@ -416,6 +429,22 @@ impl<'de> Visitor<'de> for FileReader<'_> {
         }
         Ok(file)
     }
+}
+
+/// The top-level key of the gateway's that `key` (not one itself) is a misspelling of: within
+/// a Damerau-Levenshtein distance of 2 of it, or the same but for case. The clients' own
+/// settings (Gemini CLI's `mcp`, `ui`, `tools`, Codex's `model`, ...) are none of them.
+fn misspelt(format: Format, key: &str) -> Option<&'static str> {
+    let keys: &[&'static str] = match format {
+        Format::Json => &["disco", "mcpServers", "servers", "mcp_servers"],
+        Format::Toml => &["disco", "mcp_servers", "mcpServers"],
+    };
+    keys.iter()
+        .filter(|k| **k != key)
+        .map(|k| (strsim::damerau_levenshtein(k, key), *k))
+        .filter(|(d, k)| *d <= 2 || k.eq_ignore_ascii_case(key))
+        .min()
+        .map(|(_, k)| k)
 }
 
 /// Adds the servers of one section to the file's. A name given in two sections is served from
