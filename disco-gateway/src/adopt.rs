@@ -253,6 +253,130 @@ pub fn plan(
     }))
 }
 
+/// Refuses a plan whose gateway configuration would not serve what the client's file serves
+/// now, with the reason: the gateway configuration (read from where it will be, so that a
+/// relative `envFile` is found from its directory) must give every server of the section as
+/// the client's file read in place gives it, its command, arguments, env, working directory,
+/// URL and headers. Variables are left unexpanded on both sides: only what the file says is
+/// compared, not the environment of the moment. Gemini CLI starts only the servers named in
+/// its `mcp.allowed` when that is set: a file that sets it is refused, since the gateway's
+/// entry would not be started.
+pub fn check(
+    plan: &Plan,
+    client: Client,
+    file: &Path,
+    text: &str,
+    config: &Path,
+) -> Result<(), String> {
+    use crate::config::{Config, Format, Origin, ServerConfig, Transport};
+    if client == Client::Gemini && gemini_allows_some(text)? {
+        return Err(format!(
+            "{}: `mcp.allowed` is set, and Gemini CLI starts only the servers it names: the \
+             gateway's entry `{ENTRY}` would not be started. Remove `mcp.allowed` (the gateway \
+             serves the servers adopted), then adopt again",
+            file.display()
+        ));
+    }
+    let vars: crate::config::Vars = &|name| Some(format!("${{{name}}}"));
+    let read = |text: &str, path: &Path| {
+        let origin = Origin {
+            format: Format::of(path),
+            dir: path.parent(),
+            project: None,
+        };
+        Config::read(text, vars, origin)
+    };
+    let now = read(text, file).map_err(|e| {
+        format!(
+            "{}: {e} (the gateway could not serve its servers)",
+            file.display()
+        )
+    })?;
+    let then = read(&plan.gateway_text, config).map_err(|e| {
+        format!(
+            "adopt: {} as it would be written is not served by the gateway ({e}); {} is left \
+             as it is",
+            config.display(),
+            file.display()
+        )
+    })?;
+    let in_section = |s: &&ServerConfig| {
+        s.key
+            .strip_prefix(plan.record.section.as_str())
+            .is_some_and(|k| k.starts_with('.'))
+    };
+    let same = |a: &ServerConfig, b: &ServerConfig| {
+        a.name == b.name
+            && match (&a.transport, &b.transport) {
+                (
+                    Transport::Stdio {
+                        command,
+                        args,
+                        env,
+                        cwd,
+                    },
+                    Transport::Stdio {
+                        command: c,
+                        args: a,
+                        env: e,
+                        cwd: w,
+                    },
+                ) => command == c && args == a && env == e && cwd == w,
+                (
+                    Transport::Http {
+                        url,
+                        headers,
+                        forward_token,
+                    },
+                    Transport::Http {
+                        url: u,
+                        headers: h,
+                        forward_token: f,
+                    },
+                ) => url == u && headers == h && forward_token == f,
+                _ => false,
+            }
+    };
+    let served: Vec<&ServerConfig> = now.servers.iter().filter(in_section).collect();
+    for s in &served {
+        match then.servers.iter().find(|t| t.name == s.name) {
+            Some(t) if same(s, t) => {}
+            Some(_) => {
+                return Err(format!(
+                    "adopt: `{}` would be served otherwise from {} (a path or envFile found from \
+                     another directory); {} is left as it is",
+                    s.name,
+                    config.display(),
+                    file.display()
+                ))
+            }
+            None => {
+                let why = then
+                    .warnings
+                    .iter()
+                    .find(|w| w.message.contains(&format!("`{}`", s.name)))
+                    .map(|w| format!(": {w}"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "adopt: `{}` would not be served from {}{why}; {} is left as it is",
+                    s.name,
+                    config.display(),
+                    file.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether Gemini CLI's settings set `mcp.allowed` (the servers it starts, by name).
+fn gemini_allows_some(text: &str) -> Result<bool, String> {
+    let Some((_, _, Value::Object(mcp))) = section(text, "mcp")? else {
+        return Ok(false);
+    };
+    Ok(mcp.properties.iter().any(|p| p.name.as_str() == "allowed"))
+}
+
 /// The tables of Codex's servers in `text`: each server's name and the byte range from its
 /// header (`[mcp_servers.<name>]`, or one of its subtables) to the next header or the end.
 fn codex_tables(text: &str) -> Result<Vec<(String, usize, usize)>, String> {

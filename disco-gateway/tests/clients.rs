@@ -524,7 +524,8 @@ fn a_misspelt_top_level_key_is_an_error_and_a_clients_own_is_a_warning() {
         )
     };
     let toml = |key: &str| format!("[mcp_servers.a]\ncommand = \"x\"\n\n[\"{key}\"]\nx = 1\n");
-    let cases: [(Format, &[&str], &dyn Fn(&str) -> String); 2] = [
+    type Text<'a> = &'a dyn Fn(&str) -> String;
+    let cases: [(Format, &[&str], Text); 2] = [
         (Format::Json, &["disco", "mcpServers", "servers"], &json),
         (Format::Toml, &["disco", "mcp_servers"], &toml),
     ];
