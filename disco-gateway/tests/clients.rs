@@ -591,3 +591,37 @@ fn a_misspelt_top_level_key_is_an_error_and_a_clients_own_is_a_warning() {
         assert_eq!(config.servers.len(), 1, "{own}");
     }
 }
+
+/// A server the gateway would serve otherwise than its client does is left out with a warning
+/// at the key that says so, and the file's other servers are served: Claude Code's WebSocket
+/// (`"type": "ws"`), a legacy SSE server, and one VS Code runs in its sandbox
+/// (`"sandboxEnabled": true`; `false` is served).
+#[test]
+fn a_server_served_otherwise_is_left_out_alone() {
+    let cases = [
+        (r#""type": "ws", "url": "ws://localhost:9/mcp""#, "type"),
+        (r#""type": "sse", "url": "http://localhost:9/sse""#, "type"),
+        (
+            r#""type": "stdio", "command": "x", "sandboxEnabled": true, "sandbox": {}"#,
+            "sandboxEnabled",
+        ),
+    ];
+    for (entry, key) in cases {
+        let text = format!(r#"{{"servers": {{"kept": {{"command": "k"}}, "left": {{{entry}}}}}}}"#);
+        let config = Config::parse(&text, &vars).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["kept"], "{text}");
+        let at = format!("servers.left.{key}");
+        assert!(
+            config
+                .warnings
+                .iter()
+                .any(|w| w.key == at && w.message.starts_with("not served")),
+            "{text}: {:?}",
+            config.warnings
+        );
+    }
+    let text = r#"{"servers": {"s": {"command": "x", "sandboxEnabled": false}}}"#;
+    let config = Config::parse(text, &vars).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(config.servers.len(), 1);
+}

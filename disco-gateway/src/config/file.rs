@@ -645,12 +645,8 @@ fn server(at: &str, entry: &RawValue, reading: &Reading) -> Result<Option<Server
             format!("{whose}'s key, not read by the gateway: {why}"),
         );
     }
-    if keys.sse {
-        reading.warn(
-            format!("{at}.type"),
-            "not served: a legacy SSE server (the gateway's MCP client, rmcp, speaks \
-             Streamable HTTP and stdio only)",
-        );
+    if let Some((key, why)) = keys.skipped {
+        reading.warn(format!("{at}.{key}"), format!("not served: {why}"));
         return Ok(None);
     }
     let server: Object<Server> = read_at(entry.get(), at, PhantomData)?;
@@ -663,11 +659,19 @@ struct Keys {
     /// not read (they may be variables not set here, or values only another client reads).
     /// Any other value of these keys is ignored.
     disabled: bool,
-    /// `"type": "sse"`.
-    sse: bool,
+    /// A server the gateway cannot serve as the client would, left out with a warning: its
+    /// key, and why.
+    skipped: Option<(&'static str, &'static str)>,
     /// The keys the gateway does not read, with why.
     ignored: Vec<(String, &'static str)>,
 }
+
+const SSE: &str = "a legacy SSE server (the gateway's MCP client, rmcp, speaks Streamable HTTP \
+                   and stdio only)";
+const WS: &str = "a WebSocket server (the gateway's MCP client, rmcp, speaks Streamable HTTP and \
+                  stdio only)";
+const SANDBOXED: &str = "the client runs it in its sandbox, and the gateway would run it in \
+                         none; serve it from the client, or remove `sandboxEnabled`";
 
 /// Reads a server entry's keys: each one a client defines, or an error naming it.
 struct KeysReader {
@@ -692,7 +696,7 @@ impl<'de> Visitor<'de> for KeysReader {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
         let mut keys = Keys {
             disabled: false,
-            sse: false,
+            skipped: None,
             ignored: Vec::new(),
         };
         while let Some((key, used)) = map.next_key_seed(KeyReader {
@@ -706,7 +710,20 @@ impl<'de> Visitor<'de> for KeysReader {
                     keys.disabled |= map.next_value::<Value>()? == Value::Bool(false);
                 }
                 (Format::Json, "type") => {
-                    keys.sse |= map.next_value::<Value>()? == "sse";
+                    let kind = map.next_value::<Value>()?;
+                    keys.skipped = keys.skipped.or(match kind.as_str() {
+                        Some("sse") => Some(("type", SSE)),
+                        // Claude Code's WebSocket transport.
+                        Some("ws") => Some(("type", WS)),
+                        _ => None,
+                    });
+                }
+                // VS Code's sandbox of a stdio server (its MCP configuration reference): served
+                // here, the server would run with none, so it is not served.
+                (Format::Json, "sandboxEnabled") => {
+                    if map.next_value::<Value>()? == Value::Bool(true) {
+                        keys.skipped = keys.skipped.or(Some(("sandboxEnabled", SANDBOXED)));
+                    }
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
