@@ -625,3 +625,31 @@ fn a_server_served_otherwise_is_left_out_alone() {
     let config = Config::parse(text, &vars).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(config.servers.len(), 1);
 }
+
+/// Codex's `env_vars`: the named variables of the gateway's environment are given to that
+/// server (an unset one is not), under its `env`; only a stdio server takes them.
+#[test]
+fn codex_env_vars_pass_the_named_variables() {
+    let read = |text: &str| {
+        let origin = Origin {
+            format: Format::Toml,
+            ..Origin::default()
+        };
+        Config::read(text, &vars, origin)
+    };
+    let text =
+        "[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [\"TOKEN\", \"FIGMA_ORG\", \"UNSET\"]\n\
+                env = { FIGMA_ORG = \"own\" }\n";
+    let config = read(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let Some(Transport::Stdio { env, .. }) = config.servers.first().map(|s| &s.transport) else {
+        panic!("{text}: not a stdio server");
+    };
+    let want = BTreeMap::from([
+        ("FIGMA_ORG".to_string(), "own".to_string()),
+        ("TOKEN".to_string(), "t-7".to_string()),
+    ]);
+    assert_eq!(env, &want);
+    let text = "[mcp_servers.a]\nurl = \"https://h/mcp\"\nenv_vars = [\"TOKEN\"]\n";
+    let e = read(text).err().map(|e| e.key).unwrap_or_default();
+    assert_eq!(e, "mcp_servers.a.env_vars", "{text}");
+}

@@ -225,7 +225,7 @@ const TOML_USE: &[(&str, Use)] = &[
     ("command", Use::Read),
     ("args", Use::Read),
     ("env", Use::Read),
-    // The gateway's stdio servers inherit its whole environment: each of these is passed.
+    // Passed to the server besides the variables every stdio server is given (client.rs).
     ("env_vars", Use::Read),
     ("cwd", Use::Read),
     ("url", Use::Read),

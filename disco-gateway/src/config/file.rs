@@ -93,6 +93,10 @@ pub(super) struct Server {
     /// Codex: headers whose values are the named environment variables' values.
     #[serde(rename = "env_http_headers", default, deserialize_with = "present")]
     pub(super) env_http_headers: Option<Secrets>,
+    /// Codex: the names of the gateway's environment variables a stdio server is given
+    /// besides the ones every server is (client.rs).
+    #[serde(rename = "env_vars", default, deserialize_with = "present")]
+    pub(super) env_vars: Option<Strings>,
     /// Codex: the environment variable whose value is sent as `Authorization: Bearer ...`.
     #[serde(rename = "bearer_token_env_var", default, deserialize_with = "present")]
     pub(super) bearer_token_env_var: Option<Text>,
