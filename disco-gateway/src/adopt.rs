@@ -190,6 +190,15 @@ pub fn plan(
     if client == Client::Codex {
         return plan_toml(file, text, binary, config);
     }
+    // Claude Code's `~/.claude.json` (by its name, or by its `projects`): see the top.
+    let user_file = file.file_name().is_some_and(|n| n == ".claude.json");
+    if client == Client::ClaudeCode && (user_file || section(text, "projects")?.is_some()) {
+        return Err(format!(
+            "{}: Claude Code's own file, which it rewrites while it runs, is not edited; adopt \
+             a project's .mcp.json, or serve this file as it is with `--config`",
+            file.display()
+        ));
+    }
     let key = client.section();
     let Some((start, end, value)) = section(text, key)? else {
         return Ok(None);

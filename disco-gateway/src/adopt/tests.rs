@@ -185,3 +185,28 @@ fn codex_tables_apart_move_together_and_keys_are_refused() {
         assert!(super::plan(Client::Codex, f, keys, b, f).is_err(), "{keys}");
     }
 }
+
+/// Claude Code's `~/.claude.json` is never edited: refused by its name, and by its `projects`
+/// under any name; a project's `.mcp.json` is adopted.
+#[test]
+fn claude_codes_own_file_is_refused_by_name_and_by_its_projects() {
+    let binary = Path::new("/opt/disco/bin/disco-gateway");
+    let config = Path::new("/home/me/.config/disco-gateway/claude-code.json");
+    let user = std::fs::read_to_string(fixtures().join("claude.json")).expect("the fixture");
+    let project =
+        std::fs::read_to_string(fixtures().join("claude-code.mcp.json")).expect("the fixture");
+    let cases = [
+        ("/home/me/.claude.json", &user, false),
+        ("/home/me/backup.json", &user, false),
+        ("/home/me/.claude.json", &project, false),
+        ("/home/me/app/.mcp.json", &project, true),
+    ];
+    for (file, text, adopted) in cases {
+        let got = plan(Client::ClaudeCode, Path::new(file), text, binary, config);
+        match (got, adopted) {
+            (Ok(Some(_)), true) => {}
+            (Err(e), false) => assert!(e.contains("is not edited"), "{file}: {e}"),
+            (got, _) => panic!("{file}: {:?}", got.map(|p| p.map(|p| p.servers))),
+        }
+    }
+}
