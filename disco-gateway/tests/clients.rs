@@ -653,3 +653,51 @@ fn codex_env_vars_pass_the_named_variables() {
     let e = read(text).err().map(|e| e.key).unwrap_or_default();
     assert_eq!(e, "mcp_servers.a.env_vars", "{text}");
 }
+
+/// VS Code's predefined variables: `${userHome}` is `HOME`, `${workspaceFolder}` the
+/// gateway's working directory (and `${workspaceFolderBasename}` its name), `${/}` and
+/// `${pathSeparator}` the separator; another of VS Code's forms (`${config:...}`,
+/// `${command:...}`) refuses its server alone, the others serve.
+#[test]
+fn vs_codes_predefined_variables_are_read() {
+    let here = std::env::current_dir().expect("a working directory");
+    let home = "/home/me";
+    let env = |name: &str| (name == "HOME").then(|| home.to_string());
+    let sep = std::path::MAIN_SEPARATOR_STR;
+    let base = here
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let cases = [
+        ("${userHome}/notes", format!("{home}/notes")),
+        ("${workspaceFolder}", here.to_string_lossy().into_owned()),
+        ("${workspaceFolderBasename}", base),
+        ("a${/}b${pathSeparator}c", format!("a{sep}b{sep}c")),
+    ];
+    for (arg, want) in cases {
+        let text = format!(r#"{{"servers": {{"a": {{"command": "x", "args": ["{arg}"]}}}}}}"#);
+        let config = Config::parse(&text, &env).unwrap_or_else(|e| panic!("{arg}: {e}"));
+        let Some(Transport::Stdio { args, .. }) = config.servers.first().map(|s| &s.transport)
+        else {
+            panic!("{arg}: not served");
+        };
+        assert_eq!(args, &[want], "{arg}");
+    }
+    for arg in ["${config:editor.fontSize}", "${command:pickFile}"] {
+        let text = format!(
+            r#"{{"servers": {{"kept": {{"command": "k"}}, "a": {{"command": "x", "env": {{"K": "{arg}"}}}}}}}}"#
+        );
+        let config = Config::parse(&text, &env).unwrap_or_else(|e| panic!("{arg}: {e}"));
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["kept"], "{arg}");
+        let w = config
+            .warnings
+            .first()
+            .map(|w| w.to_string())
+            .unwrap_or_default();
+        assert!(
+            w.starts_with("servers.a.env.K") && w.contains("VS Code's"),
+            "{w}"
+        );
+    }
+}
