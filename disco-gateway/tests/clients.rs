@@ -420,26 +420,33 @@ fn every_misspelt_key_is_refused_naming_it() {
                 if typo.is_empty() || known.contains_key(typo.as_str()) {
                     continue;
                 }
-                let text = match format {
-                    Format::Json => {
-                        format!(r#"{{"mcpServers": {{"s": {{"command": "x", "{typo}": 1}}}}}}"#)
-                    }
-                    Format::Toml => format!("[mcp_servers.s]\ncommand = \"x\"\n{typo} = 1\n"),
-                };
-                let e = parse(format, &text)
-                    .err()
-                    .unwrap_or_else(|| panic!("`{typo}` was accepted"));
-                assert_eq!(e.key, format!("{}.{typo}", section(format)), "{e}");
-                assert!(
-                    e.message.starts_with(&format!("unknown key `{typo}`")),
-                    "{e}"
-                );
-                checked += 1;
+                // In a served entry and in a disabled one alike.
+                for off in ["", "\"disabled\": true, ", "enabled = false\n"] {
+                    let text = match (format, off) {
+                        (Format::Json, "enabled = false\n")
+                        | (Format::Toml, "\"disabled\": true, ") => continue,
+                        (Format::Json, _) => format!(
+                            r#"{{"mcpServers": {{"s": {{{off}"command": "x", "{typo}": 1}}}}}}"#
+                        ),
+                        (Format::Toml, _) => {
+                            format!("[mcp_servers.s]\n{off}command = \"x\"\n{typo} = 1\n")
+                        }
+                    };
+                    let e = parse(format, &text)
+                        .err()
+                        .unwrap_or_else(|| panic!("`{typo}` was accepted: {text}"));
+                    assert_eq!(e.key, format!("{}.{typo}", section(format)), "{e}");
+                    assert!(
+                        e.message.starts_with(&format!("unknown key `{typo}`")),
+                        "{e}"
+                    );
+                    checked += 1;
+                }
             }
         }
     }
     // The generator made the cases it should (a floor, not a figure to match).
-    assert!(checked > 10_000, "{checked}");
+    assert!(checked > 20_000, "{checked}");
 }
 
 /// An `envFile` that cannot be read is an error at its key naming the file; one with a line
@@ -699,5 +706,63 @@ fn vs_codes_predefined_variables_are_read() {
             w.starts_with("servers.a.env.K") && w.contains("VS Code's"),
             "{w}"
         );
+    }
+}
+
+/// `disabled` (and Codex's `enabled`) is a boolean: `"disabled": "true"` is an error at the
+/// key, not a server served.
+#[test]
+fn disabled_and_enabled_are_booleans() {
+    for (format, text, key) in [
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": "true"}}}"#,
+            "mcpServers.s.disabled",
+        ),
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": 1}}}"#,
+            "mcpServers.s.disabled",
+        ),
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": null}}}"#,
+            "mcpServers.s.disabled",
+        ),
+        (
+            Format::Toml,
+            "[mcp_servers.s]\ncommand = \"x\"\nenabled = \"false\"\n",
+            "mcp_servers.s.enabled",
+        ),
+        (
+            Format::Toml,
+            "[mcp_servers.s]\ncommand = \"x\"\nenabled = 0\n",
+            "mcp_servers.s.enabled",
+        ),
+    ] {
+        let e = parse(format, text)
+            .err()
+            .unwrap_or_else(|| panic!("{text} was accepted"));
+        assert_eq!(e.key, key, "{text}: {e}");
+    }
+    for (format, text, served) in [
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": true}, "t": {"command": "y"}}}"#,
+            1,
+        ),
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": false}}}"#,
+            1,
+        ),
+        (
+            Format::Toml,
+            "[mcp_servers.s]\ncommand = \"x\"\nenabled = true\n",
+            1,
+        ),
+    ] {
+        let c = parse(format, text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(c.servers.len(), served, "{text}");
     }
 }

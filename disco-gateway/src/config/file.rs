@@ -661,7 +661,7 @@ fn server(at: &str, entry: &RawValue, reading: &Reading) -> Result<Option<Server
 struct Keys {
     /// `"disabled": true`, or Codex's `enabled = false`: the server is left out, its values
     /// not read (they may be variables not set here, or values only another client reads).
-    /// Any other value of these keys is ignored.
+    /// Any other value than a boolean is an error.
     disabled: bool,
     /// A server the gateway cannot serve as the client would, left out with a warning: its
     /// key, and why.
@@ -707,12 +707,9 @@ impl<'de> Visitor<'de> for KeysReader {
             format: self.format,
         })? {
             match (self.format, key.as_str()) {
-                (Format::Json, "disabled") => {
-                    keys.disabled |= map.next_value::<Value>()? == Value::Bool(true);
-                }
-                (Format::Toml, "enabled") => {
-                    keys.disabled |= map.next_value::<Value>()? == Value::Bool(false);
-                }
+                // A boolean: `"disabled": "true"` is a mistake to show, not a server to serve.
+                (Format::Json, "disabled") => keys.disabled |= map.next_value::<bool>()?,
+                (Format::Toml, "enabled") => keys.disabled |= !map.next_value::<bool>()?,
                 (Format::Json, "type") => {
                     let kind = map.next_value::<Value>()?;
                     keys.skipped = keys.skipped.or(match kind.as_str() {
