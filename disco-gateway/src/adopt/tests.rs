@@ -20,18 +20,32 @@ fn vars(name: &str) -> Option<String> {
     Some(format!("value-of-{name}"))
 }
 
-fn servers(text: &str) -> Vec<String> {
-    let dir = fixtures();
+/// The servers `text` serves, read from `dir` (where a relative `envFile` is found), each
+/// whole: its name, and every part of its transport (env and headers too).
+fn servers(text: &str, dir: &Path) -> Result<Vec<String>, String> {
+    use crate::config::Transport;
     let origin = Origin {
         format: Format::Json,
-        dir: Some(&dir),
+        dir: Some(dir),
         project: None,
     };
-    let c = Config::read(text, &vars, origin).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    c.servers
+    let c = Config::read(text, &vars, origin).map_err(|e| e.to_string())?;
+    Ok(c.servers
         .iter()
-        .map(|s: &ServerConfig| format!("{s:?}"))
-        .collect()
+        .map(|s: &ServerConfig| match &s.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => format!("{} {command} {args:?} {env:?} {cwd:?}", s.name),
+            Transport::Http {
+                url,
+                headers,
+                forward_token,
+            } => format!("{} {url} {headers:?} {forward_token}", s.name),
+        })
+        .collect())
 }
 
 /// Adopting each client's file moves its servers, as written, to the gateway's configuration,
@@ -59,8 +73,33 @@ fn each_clients_file_is_adopted_and_undone_keeping_the_rest_of_it() {
             &text[end..],
             "{name}"
         );
-        // The gateway serves what the client did; the client runs the gateway alone.
-        assert_eq!(servers(&plan.gateway_text), servers(&text), "{name}");
+        // The gateway serves what the client did, read from where its file is; a relative
+        // `envFile` is not found there, and `check` refuses the plan, as it does Gemini CLI's
+        // `mcp.allowed` (the fixture has it).
+        let here = servers(&text, &fixtures()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let moved = servers(&plan.gateway_text, config.parent().expect("a directory"));
+        let checked = check(&plan, *client, &file, &text, config);
+        if text.contains("\"envFile\"") {
+            assert!(moved.is_err(), "{name}: {moved:?}");
+            assert!(checked.is_err_and(|e| e.contains("envFile")), "{name}");
+        } else {
+            assert_eq!(moved.as_ref(), Ok(&here), "{name}");
+            match client {
+                Client::Gemini => assert!(checked.is_err_and(|e| e.contains("mcp.allowed"))),
+                _ => assert_eq!(checked, Ok(()), "{name}"),
+            }
+        }
+        // Beside the client's file, the gateway's serves every server as it does.
+        let beside = fixtures().join("x.json");
+        let moved = servers(&plan.gateway_text, &fixtures());
+        assert_eq!(moved.as_ref(), Ok(&here), "{name}");
+        if *client != Client::Gemini {
+            assert_eq!(
+                check(&plan, *client, &file, &text, &beside),
+                Ok(()),
+                "{name}"
+            );
+        }
         let after = Config::parse(&plan.client_text, &vars).expect("the client's file reads");
         let entries: Vec<String> = after
             .servers
