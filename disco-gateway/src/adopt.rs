@@ -136,9 +136,23 @@ pub struct Plan {
 
 /// The range of the value of `key` in the top-level object of `text`, and the value.
 fn section<'a>(text: &'a str, key: &str) -> Result<Option<(usize, usize, Value<'a>)>, String> {
-    let parsed =
-        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &ParseOptions::default())
-            .map_err(|e| format!("not valid JSON: {e}"))?;
+    // JSON with comments and trailing commas (what the clients and the gateway read), nothing
+    // looser: the parser's defaults also take JSON5 (single quotes, hex numbers, missing
+    // commas), which the gateway's own reading refuses.
+    let options = ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let parsed = jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options)
+        .map_err(|e| format!("not valid JSON: {e}"))?;
     let Some(Value::Object(root)) = parsed.value else {
         return Err("not a JSON object".into());
     };

@@ -249,3 +249,30 @@ fn claude_codes_own_file_is_refused_by_name_and_by_its_projects() {
         }
     }
 }
+
+/// The client's file is read as JSON with comments and trailing commas, and nothing looser
+/// (the parser's JSON5 extensions are refused, as the gateway's own reading refuses them).
+#[test]
+fn only_comments_and_trailing_commas_are_taken_beyond_json() {
+    let b = Path::new("/b");
+    let f = Path::new("/f.json");
+    let plan = |t: &str| plan(Client::Cursor, f, t, b, f).map(|p| p.is_some());
+    let server = r#""s": {"command": "x"}"#;
+    for ok in [
+        format!("{{\"mcpServers\": {{{server},}}, // note\n}}"),
+        format!("/* a */ {{\"mcpServers\": {{{server}}}}}"),
+    ] {
+        assert_eq!(plan(&ok), Ok(true), "{ok}");
+    }
+    for loose in [
+        format!("{{mcpServers: {{{server}}}}}"),
+        format!("{{'mcpServers': {{{server}}}}}"),
+        format!("{{\"mcpServers\": {{{server}}} \"n\": 0x1F}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": 0x1F}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": +1}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": .5}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": NaN}}"),
+    ] {
+        assert!(plan(&loose).is_err(), "{loose}");
+    }
+}
