@@ -578,7 +578,8 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
     adopt::check(&plan, client, &file, &text, &gateway_config)?;
     if record_path.exists() {
         return Err(format!(
-            "{} exists: a file of {} was adopted already; `adopt --from {} --undo --write` it first",
+            "{} exists: a file of {} was adopted already; `adopt --from {} --undo --write` it \
+             first (or, if its file does not run the gateway, as after a crash, delete {0})",
             record_path.display(),
             client.name(),
             client.name()
@@ -607,7 +608,18 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
     write(&gateway_config, &plan.gateway_text)?;
     let record = serde_json::to_string_pretty(&plan.record).map_err(|e| e.to_string())?;
     write(&record_path, &record)?;
-    write(&file, &plan.client_text)?;
+    // The record stands before the client's file changes: if that write fails, the record
+    // says an adoption that did not happen, and must go before the next one.
+    if let Err(e) = write(&file, &plan.client_text) {
+        return Err(match std::fs::remove_file(&record_path) {
+            Ok(()) => format!("{e}; {} is unchanged", file.display()),
+            Err(_) => format!(
+                "{e}; {} is unchanged: delete {} before adopting again",
+                file.display(),
+                record_path.display()
+            ),
+        });
+    }
     println!(
         "moved {} server(s) ({servers}) of {} to {} (backup: {}); check them with \
          `disco-gateway lint --config {}`",
