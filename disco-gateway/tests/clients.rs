@@ -766,3 +766,28 @@ fn disabled_and_enabled_are_booleans() {
         assert_eq!(c.servers.len(), served, "{text}");
     }
 }
+
+/// A value of `env` is a string, or as VS Code documents, a number (its decimal text) or null
+/// (the name left out); anything else is refused at its key.
+#[test]
+fn env_values_are_strings_numbers_or_null() {
+    let text = r#"{"servers": {"a": {"command": "x", "env": {"S": "s", "N": 3000, "F": 1.5, "Z": null}}}}"#;
+    let config = Config::parse(text, &vars).unwrap_or_else(|e| panic!("{e}"));
+    let Some(Transport::Stdio { env, .. }) = config.servers.first().map(|s| &s.transport) else {
+        panic!("not served");
+    };
+    let want = BTreeMap::from([
+        ("F".to_string(), "1.5".to_string()),
+        ("N".to_string(), "3000".to_string()),
+        ("S".to_string(), "s".to_string()),
+    ]);
+    assert_eq!(env, &want);
+    for bad in ["true", "[]", "{}"] {
+        let text = format!(r#"{{"servers": {{"a": {{"command": "x", "env": {{"B": {bad}}}}}}}}}"#);
+        let e = Config::parse(&text, &vars)
+            .err()
+            .map(|e| e.key)
+            .unwrap_or_default();
+        assert_eq!(e, "servers.a.env.B", "{bad}");
+    }
+}

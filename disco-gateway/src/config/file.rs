@@ -66,7 +66,7 @@ pub(super) struct Server {
     pub(super) command: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) args: Option<Strings>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "env")]
     pub(super) env: Option<Secrets>,
     #[serde(default, deserialize_with = "present")]
     pub(super) cwd: Option<Text>,
@@ -208,6 +208,31 @@ impl<'de> Deserialize<'de> for Secrets {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         shape::object(d, "must be an object of strings").map(Secrets)
     }
+}
+
+/// A value of `env`: a string, or (as VS Code's MCP configuration reference documents) a
+/// number, its decimal text, or null, the name left out.
+struct EnvValue(Option<Text>);
+
+impl<'de> Deserialize<'de> for EnvValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shape::scalar(d, "must be a string (or a number, or null)", |v| match v {
+            Value::String(s) => Some(EnvValue(Some(Text(s)))),
+            Value::Number(n) => Some(EnvValue(Some(Text(n.to_string())))),
+            Value::Null => Some(EnvValue(None)),
+            _ => None,
+        })
+    }
+}
+
+/// A server's `env`: its [`EnvValue`]s, a null one left out.
+fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Secrets>, D::Error> {
+    let values: BTreeMap<String, EnvValue> = shape::object(d, "must be an object of strings")?;
+    let set = values
+        .into_iter()
+        .filter_map(|(k, v)| v.0.map(|t| (k, t)))
+        .collect();
+    Ok(Some(Secrets(set)))
 }
 
 /// An array of strings.

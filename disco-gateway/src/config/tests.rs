@@ -650,6 +650,8 @@ fn secrets_never_appear_in_errors() {
     // What fits each position: the one shape accepted there, every other refused unseen.
     enum Fits {
         String,
+        /// A string or a number (a value of `env`, as VS Code documents it).
+        Number,
         List,
         Object,
         /// A string, judged then by a rule that may quote it (a URL's scheme, a transport's
@@ -667,7 +669,7 @@ fn secrets_never_appear_in_errors() {
             server(r#"{"command": "x", "args": ["-y", @]}"#),
         ),
         (Fits::Object, server(r#"{"command": "x", "env": @}"#)),
-        (Fits::String, server(r#"{"command": "x", "env": {"K": @}}"#)),
+        (Fits::Number, server(r#"{"command": "x", "env": {"K": @}}"#)),
         (Fits::String, server(r#"{"command": "x", "cwd": @}"#)),
         (Fits::Judged, server(r#"{"url": @}"#)),
         (
@@ -709,6 +711,7 @@ fn secrets_never_appear_in_errors() {
             let text = position.replace('@', shape);
             let (fitting, judged) = match fits {
                 Fits::String => (i == 0, false),
+                Fits::Number => (i <= 3, false),
                 Fits::List => (i == 4, false),
                 Fits::Object => (i == 6, false),
                 Fits::Judged => (false, i == 0),
