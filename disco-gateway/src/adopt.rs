@@ -361,6 +361,20 @@ pub fn check(
             }
     };
     let served: Vec<&ServerConfig> = now.servers.iter().filter(in_section).collect();
+    // A server the client leaves out (Gemini CLI's `mcp.excluded`) must stay out.
+    if let Some(extra) = then
+        .servers
+        .iter()
+        .find(|t| !served.iter().any(|s| s.name == t.name))
+    {
+        return Err(format!(
+            "adopt: `{}` would be served from {}, and {} does not serve it; {} is left as it is",
+            extra.name,
+            config.display(),
+            file.display(),
+            file.display()
+        ));
+    }
     for s in &served {
         match then.servers.iter().find(|t| t.name == s.name) {
             Some(t) if same(s, t) => {}

@@ -207,6 +207,13 @@ fn adopt_refuses_what_would_not_be_served() {
             "is not served",
         ),
         ("gemini", "settings.json", gemini, "mcp.allowed"),
+        (
+            "gemini",
+            "settings.json",
+            r#"{"mcp": {"excluded": ["b"]}, "mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}"#
+                .to_string(),
+            "does not serve it",
+        ),
     ];
     std::fs::write(dir.join(".env"), "DB_URL=postgres://db\n").expect("an env file");
     for (client, name, text, why) in cases {

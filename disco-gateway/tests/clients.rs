@@ -171,7 +171,6 @@ fn gemini_cli() {
         &[
             "theme",
             "selectedAuthType",
-            "mcp",
             "mcpServers.pythonTools.timeout",
             "mcpServers.pythonTools.trust",
             "mcpServers.pythonTools.includeTools",
@@ -790,4 +789,41 @@ fn env_values_are_strings_numbers_or_null() {
             .unwrap_or_default();
         assert_eq!(e, "servers.a.env.B", "{bad}");
     }
+}
+
+/// Gemini CLI's `mcp.allowed` and `mcp.excluded` (`excluded` over `allowed`): a server it would
+/// not start is not served, with a warning naming it; `mcp` without them is its own setting.
+#[test]
+fn gemini_clis_allowed_and_excluded_are_honoured() {
+    let servers =
+        r#""mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}, "c": {"command": "c"}}"#;
+    let cases: [(&str, &[&str]); 5] = [
+        (r#"{"allowed": ["a", "b"]}"#, &["a", "b"]),
+        (r#"{"excluded": ["b"]}"#, &["a", "c"]),
+        (r#"{"allowed": ["a", "b"], "excluded": ["a"]}"#, &["b"]),
+        (r#"{"allowed": []}"#, &[]),
+        (r#"{"serverCommand": "x"}"#, &["a", "b", "c"]),
+    ];
+    for (mcp, served) in cases {
+        let text = format!(r#"{{"mcp": {mcp}, {servers}}}"#);
+        let config = Config::parse(&text, &vars).unwrap_or_else(|e| panic!("{mcp}: {e}"));
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, served, "{mcp}");
+        for left in ["a", "b", "c"].iter().filter(|n| !served.contains(n)) {
+            let key = format!("mcpServers.{left}");
+            assert!(
+                config
+                    .warnings
+                    .iter()
+                    .any(|w| w.key == key && w.message.contains("mcp.")),
+                "{mcp}: {:?}",
+                config.warnings
+            );
+        }
+    }
+    let e = Config::parse(
+        &format!(r#"{{"mcp": {{"allowed": "a"}}, {servers}}}"#),
+        &vars,
+    );
+    assert_eq!(e.err().map(|e| e.key).as_deref(), Some("mcp.allowed"));
 }

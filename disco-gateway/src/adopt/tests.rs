@@ -100,7 +100,10 @@ fn each_clients_file_is_adopted_and_undone_keeping_the_rest_of_it() {
                 "{name}"
             );
         }
-        let after = Config::parse(&plan.client_text, &vars).expect("the client's file reads");
+        // Without Gemini CLI's `mcp.allowed` (which `check` refuses, above), the client runs
+        // the gateway alone.
+        let client_text = plan.client_text.replace(r#""allowed": ["#, r#""other": ["#);
+        let after = Config::parse(&client_text, &vars).expect("the client's file reads");
         let entries: Vec<String> = after
             .servers
             .iter()

@@ -420,6 +420,7 @@ impl<'de> Visitor<'de> for FileReader<'_> {
             disco: None,
             warnings: Vec::new(),
         };
+        let mut gemini: Option<Mcp> = None;
         // Each key once (shape.rs): nothing here is set twice.
         while let Some(key) = map.next_key::<String>()? {
             match (reading.format, key.as_str()) {
@@ -431,6 +432,15 @@ impl<'de> Visitor<'de> for FileReader<'_> {
                 // VS Code's prompts for `${input:ID}`: the gateway reads `DISCO_INPUT_<ID>`.
                 (Format::Json, "inputs") => {
                     map.next_value::<IgnoredAny>()?;
+                }
+                // Gemini CLI's `mcp.allowed` and `mcp.excluded`: the servers it starts.
+                (Format::Json, "mcp") => {
+                    let mcp = map.next_value::<Object<Mcp>>()?.0;
+                    if mcp.allowed.is_some() || mcp.excluded.is_some() {
+                        gemini = Some(mcp);
+                    } else {
+                        reading.warn(key, "not read by the gateway (the client's own setting)");
+                    }
                 }
                 (Format::Json, "projects") => {
                     let servers = map.next_value_seed(ProjectsReader { reading })?;
@@ -456,6 +466,24 @@ impl<'de> Visitor<'de> for FileReader<'_> {
                 }
             }
         }
+        if let (Some(mcp), Some(servers)) = (gemini, file.servers.as_mut()) {
+            servers.retain(|e| {
+                let named =
+                    |list: &Option<Strings>| list.as_ref().is_some_and(|l| l.0.contains(&e.name));
+                let why = if named(&mcp.excluded) {
+                    "Gemini CLI's `mcp.excluded` names it"
+                } else if mcp.allowed.is_some() && !named(&mcp.allowed) {
+                    "Gemini CLI's `mcp.allowed` does not name it"
+                } else {
+                    return true;
+                };
+                reading.warn(
+                    format!("{}.{}", e.section, e.name),
+                    format!("not served: {why}"),
+                );
+                false
+            });
+        }
         Ok(file)
     }
 }
@@ -474,6 +502,20 @@ fn misspelt(format: Format, key: &str) -> Option<&'static str> {
         .filter(|(d, k)| *d <= 2 || k.eq_ignore_ascii_case(key))
         .min()
         .map(|(_, k)| k)
+}
+
+/// Gemini CLI's `mcp` settings (https://geminicli.com/docs/tools/mcp-server/): the
+/// servers it starts, by name, `excluded` over `allowed`; its other keys are its own.
+#[derive(serde::Deserialize)]
+struct Mcp {
+    #[serde(default, deserialize_with = "present")]
+    allowed: Option<Strings>,
+    #[serde(default, deserialize_with = "present")]
+    excluded: Option<Strings>,
+}
+
+impl Must for Mcp {
+    const MUST: &'static str = "must be an object (Gemini CLI's `mcp` settings)";
 }
 
 /// Adds the servers of one section to the file's. A name given in two sections is served from
