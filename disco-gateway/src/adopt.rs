@@ -230,8 +230,9 @@ pub fn plan(
     }
     if names.iter().any(|n| n == ENTRY) {
         return Err(format!(
-            "`{key}` has the gateway's entry `{ENTRY}` and other servers: adopt once, after \
-             `--undo`, to move them all"
+            "`{key}` has the gateway's entry `{ENTRY}` and other servers: move the others into \
+             the gateway's configuration (its `--config` file) by hand; `--undo` puts back \
+             only a section as adopt left it"
         ));
     }
     let before = text.get(start..end).unwrap_or_default().to_string();

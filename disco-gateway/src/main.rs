@@ -585,6 +585,16 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
             client.name()
         ));
     }
+    // A gateway configuration that is there (written by hand, or left by an adoption undone
+    // by hand) is never overwritten.
+    if gateway_config.exists() {
+        return Err(format!(
+            "{} exists, and adopt does not overwrite it: move it away (or move the servers of {} \
+             into it by hand), then adopt again",
+            gateway_config.display(),
+            file.display()
+        ));
+    }
     let servers = plan.servers.join(", ");
     if !args.write {
         println!(

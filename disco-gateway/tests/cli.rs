@@ -177,6 +177,25 @@ fn adopt_writes_only_when_told_and_undoes() {
     assert_eq!(read(), adopted);
     assert!(run(&["--undo", "--write"]).starts_with("put `servers`"));
     assert_eq!(read(), original);
+    // The gateway's configuration is still there: a second adoption does not overwrite it.
+    let kept = std::fs::read_to_string(&gateway_config).expect("the gateway's file");
+    let o = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .args([
+            "adopt",
+            "--from",
+            "vscode",
+            "--file",
+            file.to_str().unwrap(),
+            "--write",
+        ])
+        .env("HOME", &dir)
+        .env("XDG_CONFIG_HOME", &config_home)
+        .output()
+        .expect("the gateway runs");
+    assert_ne!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not overwrite it"));
+    assert_eq!(read(), original);
+    assert_eq!(std::fs::read_to_string(&gateway_config).ok(), Some(kept));
     assert!(std::fs::symlink_metadata(&file)
         .expect("the link")
         .is_symlink());
