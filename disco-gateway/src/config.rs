@@ -613,8 +613,10 @@ fn env_file(
     };
     // dotenvy reads the format as the dotenv tools do (quotes, `export`, comments), which a
     // hand-written reader would only approximate.
-    let lines = dotenvy::from_path_iter(&full).map_err(|e| {
-        err(
+    // A file that is not there (yet) refuses its server alone; the others serve.
+    let lines = dotenvy::from_path_iter(&full).map_err(|e| ConfigError {
+        server_only: true,
+        ..err(
             key,
             format!("cannot read `{}`: {}", full.display(), said(&e)),
         )
