@@ -830,3 +830,35 @@ fn gemini_clis_allowed_and_excluded_are_honoured() {
     );
     assert_eq!(e.err().map(|e| e.key).as_deref(), Some("mcp.allowed"));
 }
+
+/// Claude Code's `disabledMcpServers` of the project read: the servers it names (of the user's
+/// and of the project's) are not served, each with a warning; another project's list is not
+/// read.
+#[test]
+fn claude_codes_disabled_servers_of_the_project_are_left_out() {
+    let text = r#"{"mcpServers": {"memory": {"command": "m"}, "time": {"command": "t"}},
+        "projects": {
+            "/home/me/app": {"disabledMcpServers": ["memory", "sentry"],
+                             "mcpServers": {"sentry": {"url": "https://h/mcp"}, "db": {"command": "d"}}},
+            "/home/me/other": {"disabledMcpServers": ["time", "db"]}}}"#;
+    let origin = Origin {
+        project: Some(Path::new("/home/me/app")),
+        ..Origin::default()
+    };
+    let c = Config::read(text, &vars, origin).unwrap_or_else(|e| panic!("{e}"));
+    let mut names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["db", "time"]);
+    for left in [
+        "mcpServers.memory",
+        "projects./home/me/app.mcpServers.sentry",
+    ] {
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.key == left && w.message.contains("disabledMcpServers")),
+            "{left}: {:?}",
+            c.warnings
+        );
+    }
+}

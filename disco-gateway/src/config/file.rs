@@ -347,6 +347,7 @@ pub(super) fn read(text: &str, format: Format, project: Option<&str>) -> Result<
         project,
         found: Cell::new(None),
         warnings: RefCell::new(Vec::new()),
+        disabled: RefCell::new(None),
     };
     let file = InObject {
         must: File::MUST,
@@ -366,6 +367,8 @@ struct Reading<'a> {
     /// Where the error of a server is kept (see [`read`]).
     found: Cell<Option<ConfigError>>,
     warnings: RefCell<Vec<ConfigWarning>>,
+    /// Claude Code's `disabledMcpServers` of the project read: where, and the names.
+    disabled: RefCell<Option<(String, Vec<String>)>>,
 }
 
 impl Reading<'_> {
@@ -465,6 +468,19 @@ impl<'de> Visitor<'de> for FileReader<'_> {
                     reading.warn(key, "not read by the gateway (the client's own setting)");
                 }
             }
+        }
+        if let (Some((at, names)), Some(servers)) = (reading.disabled.take(), file.servers.as_mut())
+        {
+            servers.retain(|e| {
+                let off = names.contains(&e.name);
+                if off {
+                    reading.warn(
+                        format!("{}.{}", e.section, e.name),
+                        format!("not served: Claude Code's `{at}` names it"),
+                    );
+                }
+                !off
+            });
         }
         if let (Some(mcp), Some(servers)) = (gemini, file.servers.as_mut()) {
             servers.retain(|e| {
@@ -642,6 +658,10 @@ impl<'de> Visitor<'de> for Project<'_> {
             if key == "mcpServers" {
                 let section = format!("{}.mcpServers", self.at);
                 servers = map.next_value_seed(servers_in(section, self.reading))?;
+            } else if key == "disabledMcpServers" {
+                // The servers turned off in this project (Claude Code's `/mcp`), by name.
+                let names = map.next_value::<Strings>()?;
+                *self.reading.disabled.borrow_mut() = Some((format!("{}.{key}", self.at), names.0));
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
