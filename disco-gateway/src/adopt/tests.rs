@@ -23,29 +23,31 @@ fn vars(name: &str) -> Option<String> {
 /// The servers `text` serves, read from `dir` (where a relative `envFile` is found), each
 /// whole: its name, and every part of its transport (env and headers too).
 fn servers(text: &str, dir: &Path) -> Result<Vec<String>, String> {
-    use crate::config::Transport;
     let origin = Origin {
         format: Format::Json,
         dir: Some(dir),
         project: None,
     };
     let c = Config::read(text, &vars, origin).map_err(|e| e.to_string())?;
-    Ok(c.servers
-        .iter()
-        .map(|s: &ServerConfig| match &s.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => format!("{} {command} {args:?} {env:?} {cwd:?}", s.name),
-            Transport::Http {
-                url,
-                headers,
-                forward_token,
-            } => format!("{} {url} {headers:?} {forward_token}", s.name),
-        })
-        .collect())
+    Ok(c.servers.iter().map(whole).collect())
+}
+
+/// A server as one line: its name and every part of its transport (env and headers too).
+fn whole(s: &ServerConfig) -> String {
+    use crate::config::Transport;
+    match &s.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => format!("{} {command} {args:?} {env:?} {cwd:?}", s.name),
+        Transport::Http {
+            url,
+            headers,
+            forward_token,
+        } => format!("{} {url} {headers:?} {forward_token}", s.name),
+    }
 }
 
 /// Adopting each client's file moves its servers, as written, to the gateway's configuration,
@@ -166,7 +168,7 @@ fn toml_servers(text: &str) -> (Vec<String>, Vec<String>) {
         ..Origin::default()
     };
     let c = Config::read(text, &vars, origin).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let servers = c.servers.iter().map(|s| format!("{s:?}")).collect();
+    let servers = c.servers.iter().map(whole).collect();
     let warned = c.warnings.iter().map(|w| w.key.clone()).collect();
     (servers, warned)
 }
@@ -188,7 +190,10 @@ fn codex_tables_are_adopted_and_undone_keeping_the_rest_of_the_file() {
     assert_eq!(toml_servers(&plan.gateway_text).0, toml_servers(&text).0);
     let (served, warned) = toml_servers(&plan.client_text);
     assert_eq!(served.len(), 1, "{served:?}");
-    assert!(served[0].contains("disco-gateway --config /home/me/.config/disco-gateway/codex.toml"));
+    assert!(
+        served[0].contains(r#"["--config", "/home/me/.config/disco-gateway/codex.toml"]"#),
+        "{served:?}"
+    );
     // The client's own settings are still there, and still the only warnings.
     assert_eq!(warned, ["model", "approval_policy"]);
     assert!(
