@@ -136,9 +136,23 @@ pub struct Plan {
 
 /// The range of the value of `key` in the top-level object of `text`, and the value.
 fn section<'a>(text: &'a str, key: &str) -> Result<Option<(usize, usize, Value<'a>)>, String> {
-    let parsed =
-        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &ParseOptions::default())
-            .map_err(|e| format!("not valid JSON: {e}"))?;
+    // JSON with comments and trailing commas (what the clients and the gateway read), nothing
+    // looser: the parser's defaults also take JSON5 (single quotes, hex numbers, missing
+    // commas), which the gateway's own reading refuses.
+    let options = ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let parsed = jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options)
+        .map_err(|e| format!("not valid JSON: {e}"))?;
     let Some(Value::Object(root)) = parsed.value else {
         return Err("not a JSON object".into());
     };
@@ -190,6 +204,15 @@ pub fn plan(
     if client == Client::Codex {
         return plan_toml(file, text, binary, config);
     }
+    // Claude Code's `~/.claude.json` (by its name, or by its `projects`): see the top.
+    let user_file = file.file_name().is_some_and(|n| n == ".claude.json");
+    if client == Client::ClaudeCode && (user_file || section(text, "projects")?.is_some()) {
+        return Err(format!(
+            "{}: Claude Code's own file, which it rewrites while it runs, is not edited; adopt \
+             a project's .mcp.json, or serve this file as it is with `--config`",
+            file.display()
+        ));
+    }
     let key = client.section();
     let Some((start, end, value)) = section(text, key)? else {
         return Ok(None);
@@ -207,8 +230,9 @@ pub fn plan(
     }
     if names.iter().any(|n| n == ENTRY) {
         return Err(format!(
-            "`{key}` has the gateway's entry `{ENTRY}` and other servers: adopt once, after \
-             `--undo`, to move them all"
+            "`{key}` has the gateway's entry `{ENTRY}` and other servers: move the others into \
+             the gateway's configuration (its `--config` file) by hand; `--undo` puts back \
+             only a section as adopt left it"
         ));
     }
     let before = text.get(start..end).unwrap_or_default().to_string();
@@ -251,6 +275,144 @@ pub fn plan(
             toml: false,
         },
     }))
+}
+
+/// Refuses a plan whose gateway configuration would not serve what the client's file serves
+/// now, with the reason: the gateway configuration (read from where it will be, so that a
+/// relative `envFile` is found from its directory) must give every server of the section as
+/// the client's file read in place gives it, its command, arguments, env, working directory,
+/// URL and headers. Variables are left unexpanded on both sides: only what the file says is
+/// compared, not the environment of the moment. Gemini CLI starts only the servers named in
+/// its `mcp.allowed` when that is set: a file that sets it is refused, since the gateway's
+/// entry would not be started.
+pub fn check(
+    plan: &Plan,
+    client: Client,
+    file: &Path,
+    text: &str,
+    config: &Path,
+) -> Result<(), String> {
+    use crate::config::{Config, Format, Origin, ServerConfig, Transport};
+    if client == Client::Gemini && gemini_allows_some(text)? {
+        return Err(format!(
+            "{}: `mcp.allowed` is set, and Gemini CLI starts only the servers it names: the \
+             gateway's entry `{ENTRY}` would not be started. Remove `mcp.allowed` (the gateway \
+             serves the servers adopted), then adopt again",
+            file.display()
+        ));
+    }
+    let vars: crate::config::Vars = &|name| Some(format!("${{{name}}}"));
+    let read = |text: &str, path: &Path| {
+        let origin = Origin {
+            format: Format::of(path),
+            dir: path.parent(),
+            project: None,
+        };
+        Config::read(text, vars, origin)
+    };
+    let now = read(text, file).map_err(|e| {
+        format!(
+            "{}: {e} (the gateway could not serve its servers)",
+            file.display()
+        )
+    })?;
+    let then = read(&plan.gateway_text, config).map_err(|e| {
+        format!(
+            "adopt: {} as it would be written is not served by the gateway ({e}); {} is left \
+             as it is",
+            config.display(),
+            file.display()
+        )
+    })?;
+    let in_section = |s: &&ServerConfig| {
+        s.key
+            .strip_prefix(plan.record.section.as_str())
+            .is_some_and(|k| k.starts_with('.'))
+    };
+    let same = |a: &ServerConfig, b: &ServerConfig| {
+        a.name == b.name
+            && match (&a.transport, &b.transport) {
+                (
+                    Transport::Stdio {
+                        command,
+                        args,
+                        env,
+                        cwd,
+                    },
+                    Transport::Stdio {
+                        command: c,
+                        args: a,
+                        env: e,
+                        cwd: w,
+                    },
+                ) => command == c && args == a && env == e && cwd == w,
+                (
+                    Transport::Http {
+                        url,
+                        headers,
+                        forward_token,
+                    },
+                    Transport::Http {
+                        url: u,
+                        headers: h,
+                        forward_token: f,
+                    },
+                ) => url == u && headers == h && forward_token == f,
+                _ => false,
+            }
+    };
+    let served: Vec<&ServerConfig> = now.servers.iter().filter(in_section).collect();
+    // A server the client leaves out (Gemini CLI's `mcp.excluded`) must stay out.
+    if let Some(extra) = then
+        .servers
+        .iter()
+        .find(|t| !served.iter().any(|s| s.name == t.name))
+    {
+        return Err(format!(
+            "adopt: `{}` would be served from {}, and {} does not serve it; {} is left as it is",
+            extra.name,
+            config.display(),
+            file.display(),
+            file.display()
+        ));
+    }
+    for s in &served {
+        match then.servers.iter().find(|t| t.name == s.name) {
+            Some(t) if same(s, t) => {}
+            Some(_) => {
+                return Err(format!(
+                    "adopt: `{}` would be served otherwise from {} (a path or envFile found from \
+                     another directory); {} is left as it is",
+                    s.name,
+                    config.display(),
+                    file.display()
+                ))
+            }
+            None => {
+                let why = then
+                    .warnings
+                    .iter()
+                    .find(|w| w.message.contains(&format!("`{}`", s.name)))
+                    .map(|w| format!(": {w}"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "adopt: `{}` would not be served from {}{why}; {} is left as it is",
+                    s.name,
+                    config.display(),
+                    file.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether Gemini CLI's settings set `mcp.allowed` (the servers it starts, by name).
+fn gemini_allows_some(text: &str) -> Result<bool, String> {
+    let Some((_, _, Value::Object(mcp))) = section(text, "mcp")? else {
+        return Ok(false);
+    };
+    Ok(mcp.properties.iter().any(|p| p.name.as_str() == "allowed"))
 }
 
 /// The tables of Codex's servers in `text`: each server's name and the byte range from its

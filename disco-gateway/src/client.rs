@@ -179,6 +179,55 @@ pub(crate) enum Endpoint<'a> {
     },
 }
 
+/// The variables of the gateway's environment every stdio server is given: the official MCP
+/// SDKs' default environment (Python's `get_default_environment`, TypeScript's
+/// `getDefaultEnvironment`: HOME, LOGNAME, PATH, SHELL, TERM, USER; on Windows, the union of
+/// their lists), with the locale and the temporary directory. Nothing else of the gateway's
+/// environment reaches a server: not the `DISCO_INPUT_*` answers, not the variables named by
+/// another server's `bearer_token_env_var` or `env_http_headers`, not the caller's secrets.
+/// A server needs more: its `env` (or Codex's `env_vars`) names it.
+#[cfg(not(windows))]
+pub(crate) const INHERITED: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",
+];
+#[cfg(windows)]
+pub(crate) const INHERITED: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",
+    "PROGRAMFILES",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+];
+
+/// The environment a stdio server starts with: of the gateway's, the [`INHERITED`] variables
+/// that are set (a value that is a shell function's, `() {...`, left out, as the SDKs do),
+/// then its own `env` over them.
+pub(crate) fn child_env(
+    own: &BTreeMap<String, String>,
+    gateway: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> BTreeMap<std::ffi::OsString, std::ffi::OsString> {
+    let mut out = BTreeMap::new();
+    for name in INHERITED {
+        if let Some(value) = gateway(name) {
+            if !value.as_encoded_bytes().starts_with(b"()") {
+                out.insert(name.into(), value);
+            }
+        }
+    }
+    for (k, v) in own {
+        out.insert(k.into(), v.into());
+    }
+    out
+}
+
 /// Starts an upstream's child in a process group of its own (`npx` and shell wrappers start the
 /// server as a grandchild, which must end with it), killed when its transport is dropped;
 /// returns the transport, which reads no message over `max_line` bytes, and the child's stderr.
@@ -190,7 +239,9 @@ pub(crate) fn spawn(
     max_line: usize,
 ) -> io::Result<(ChildStdio, Option<ChildStderr>)> {
     let mut cmd = tokio::process::Command::new(command);
-    cmd.args(args).envs(env);
+    cmd.args(args)
+        .env_clear()
+        .envs(child_env(env, |k| std::env::var_os(k)));
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
     }

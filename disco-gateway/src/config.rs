@@ -536,6 +536,13 @@ fn server(entry: &file::Entry, vars: Vars, origin: Origin) -> Result<ServerConfi
             };
             // `env` is written beside the server: it wins over the file's values.
             env.extend(secrets(&at("env"), &s.env, vars)?);
+            // Codex's `env_vars`: these of the gateway's own variables too (an unset one is
+            // not set), under what `env` says.
+            for name in s.env_vars.iter().flat_map(|n| n.0.iter()) {
+                if let (false, Some(value)) = (env.contains_key(name), vars(name)) {
+                    env.insert(name.clone(), value);
+                }
+            }
             Transport::Stdio {
                 command,
                 args,
@@ -560,6 +567,7 @@ fn server(entry: &file::Entry, vars: Vars, origin: Origin) -> Result<ServerConfi
                     ("args", s.args.is_some()),
                     ("env", s.env.is_some()),
                     ("envFile", s.env_file.is_some()),
+                    ("env_vars", s.env_vars.is_some()),
                     ("cwd", s.cwd.is_some()),
                 ],
             )?;
@@ -612,8 +620,10 @@ fn env_file(
     };
     // dotenvy reads the format as the dotenv tools do (quotes, `export`, comments), which a
     // hand-written reader would only approximate.
-    let lines = dotenvy::from_path_iter(&full).map_err(|e| {
-        err(
+    // A file that is not there (yet) refuses its server alone; the others serve.
+    let lines = dotenvy::from_path_iter(&full).map_err(|e| ConfigError {
+        server_only: true,
+        ..err(
             key,
             format!("cannot read `{}`: {}", full.display(), said(&e)),
         )

@@ -622,23 +622,35 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
             .join("disco-gateway")
             .join(format!("{}.{}", client.name(), client.extension()));
     let record_path = gateway_config.with_extension("adopt.json");
+    // A symlinked file (a dotfiles manager's) is edited where it is, and stays a symlink.
+    let file = file
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
     let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mode = std::fs::metadata(&file)
+        .map_err(|e| format!("{}: {e}", file.display()))?
+        .permissions();
+    // Whole or not at all, never readable by others (the servers' env and headers): the
+    // gateway's files 0600 in a directory made 0700, the client's file keeping its own mode.
     let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
-        let said = |e: std::io::Error| format!("{}: {e}", path.display());
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(said)?;
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder
+                .create(dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
         }
-        // Whole or not at all: a temporary file beside it, renamed over it.
-        let tmp = path.with_extension("disco-gateway.tmp");
-        std::fs::write(&tmp, text).map_err(said)?;
-        std::fs::rename(&tmp, path).map_err(said)
+        let keep = (path == file).then_some(&mode);
+        disco_gateway::pins::write_whole(path, text.as_bytes(), keep)
     };
     if args.undo {
         let saved = std::fs::read_to_string(&record_path)
             .map_err(|e| format!("{}: {e} (nothing adopted to undo)", record_path.display()))?;
         let record: Record =
             serde_json::from_str(&saved).map_err(|e| format!("{}: {e}", record_path.display()))?;
-        if record.file != file {
+        if record.file.canonicalize().as_ref().unwrap_or(&record.file) != &file {
             return Err(format!(
                 "adopt --undo: {} adopted {}, not {}",
                 record_path.display(),
@@ -675,12 +687,24 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
         );
         return Ok(ExitCode::SUCCESS);
     };
+    adopt::check(&plan, client, &file, &text, &gateway_config)?;
     if record_path.exists() {
         return Err(format!(
-            "{} exists: a file of {} was adopted already; `adopt --from {} --undo --write` it first",
+            "{} exists: a file of {} was adopted already; `adopt --from {} --undo --write` it \
+             first (or, if its file does not run the gateway, as after a crash, delete {0})",
             record_path.display(),
             client.name(),
             client.name()
+        ));
+    }
+    // A gateway configuration that is there (written by hand, or left by an adoption undone
+    // by hand) is never overwritten.
+    if gateway_config.exists() {
+        return Err(format!(
+            "{} exists, and adopt does not overwrite it: move it away (or move the servers of {} \
+             into it by hand), then adopt again",
+            gateway_config.display(),
+            file.display()
         ));
     }
     let servers = plan.servers.join(", ");
@@ -706,7 +730,18 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
     write(&gateway_config, &plan.gateway_text)?;
     let record = serde_json::to_string_pretty(&plan.record).map_err(|e| e.to_string())?;
     write(&record_path, &record)?;
-    write(&file, &plan.client_text)?;
+    // The record stands before the client's file changes: if that write fails, the record
+    // says an adoption that did not happen, and must go before the next one.
+    if let Err(e) = write(&file, &plan.client_text) {
+        return Err(match std::fs::remove_file(&record_path) {
+            Ok(()) => format!("{e}; {} is unchanged", file.display()),
+            Err(_) => format!(
+                "{e}; {} is unchanged: delete {} before adopting again",
+                file.display(),
+                record_path.display()
+            ),
+        });
+    }
     println!(
         "moved {} server(s) ({servers}) of {} to {} (backup: {}); check them with \
          `disco-gateway lint --config {}`",

@@ -439,26 +439,50 @@ impl Pins {
             .map_err(|e| format!("{}: {e}", pins.display()))
     }
 
-    /// Writes `file` to `path` whole or not at all: a temporary file of mode 0600 beside it,
-    /// synced, then renamed over it.
+    /// Writes `file` to `path` whole or not at all ([`write_whole`]).
     fn write(&self, path: &Path, file: &File) -> Result<(), String> {
         self.make_dirs()?;
         let text = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
-        let temp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        let failed = |e: std::io::Error| format!("{}: {e}", temp.display());
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).truncate(true).write(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut out = options.open(&temp).map_err(failed)?;
-        out.write_all(&text).map_err(failed)?;
-        out.sync_all().map_err(failed)?;
-        drop(out);
-        std::fs::rename(&temp, path).map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            format!("{}: {e}", path.display())
-        })
+        write_whole(path, &text, None)
     }
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file beside it, of mode 0600 (or
+/// of `mode` when given: a file that was there keeps its own), synced, then renamed over it.
+/// The directory must exist. A file that may hold secrets (a configuration's env and headers)
+/// is never readable by others, not even for the moment before a change of mode.
+pub fn write_whole(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<&std::fs::Permissions>,
+) -> Result<(), String> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        name.unwrap_or_default(),
+        std::process::id()
+    ));
+    let failed = |e: std::io::Error| {
+        let _ = std::fs::remove_file(&temp);
+        format!("{}: {e}", temp.display())
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(true).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut out = options
+        .open(&temp)
+        .map_err(|e| format!("{}: {e}", temp.display()))?;
+    out.write_all(bytes).map_err(failed)?;
+    if let Some(mode) = mode {
+        out.set_permissions(mode.clone()).map_err(failed)?;
+    }
+    out.sync_all().map_err(failed)?;
+    drop(out);
+    std::fs::rename(&temp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        format!("{}: {e}", path.display())
+    })
 }
 
 /// A held lock (see [`Pins::lock`]); closing the file releases it.

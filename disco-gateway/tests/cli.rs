@@ -72,19 +72,39 @@ fn after_the_separator_the_flags_are_the_upstreams_and_mistakes_exit_two() {
     }
 }
 
+/// The mode bits of a file (its permissions for owner, group and others).
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .expect("a file")
+        .permissions()
+        .mode()
+        & 0o777
+}
+
 /// `adopt` from the command line, on a copy of a client's file: without `--write` it changes
 /// nothing; with it the servers move to the gateway's configuration and a backup is kept; a
-/// second run changes nothing; `--undo --write` gives the file back byte for byte.
+/// second run changes nothing; `--undo --write` gives the file back byte for byte. The files
+/// that hold the servers' secrets are 0600 in a 0700 directory, the client's file keeps its
+/// mode and stays a symlink when it is one, and the configuration written is served.
+#[cfg(unix)]
 #[test]
 fn adopt_writes_only_when_told_and_undoes() {
+    use std::os::unix::fs::PermissionsExt;
     let dir = scratch("adopt");
     let config_home = dir.join("config");
     std::fs::create_dir_all(&config_home).expect("a directory");
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/clients/vscode-mcp.json");
     let original = std::fs::read_to_string(&fixture).expect("the fixture");
+    // The file a dotfiles manager keeps elsewhere, linked into place; readable by its owner.
+    let real = dir.join("dotfiles/mcp.json");
+    std::fs::create_dir_all(dir.join("dotfiles")).expect("a directory");
+    std::fs::write(&real, &original).expect("a copy");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).expect("a mode");
     let file = dir.join("mcp.json");
-    std::fs::write(&file, &original).expect("a copy");
+    std::os::unix::fs::symlink(&real, &file).expect("a symlink");
     let run = |extra: &[&str]| {
         let mut args = vec![
             "adopt",
@@ -118,7 +138,8 @@ fn adopt_writes_only_when_told_and_undoes() {
     assert!(run(&["--write"]).starts_with("moved 3 server(s)"));
     assert_ne!(read(), original);
     assert!(read().contains("\"disco-gateway\": {"), "{}", read());
-    let backup = dir.join("mcp.json.disco-gateway.bak");
+    // Beside the file itself, not its link.
+    let backup = dir.join("dotfiles/mcp.json.disco-gateway.bak");
     assert_eq!(
         std::fs::read_to_string(&backup).expect("a backup"),
         original
@@ -128,6 +149,25 @@ fn adopt_writes_only_when_told_and_undoes() {
         moved.contains("\"perplexity\"") && moved.contains("\"inputs\""),
         "{moved}"
     );
+    let record = config_home.join("disco-gateway/vscode.adopt.json");
+    assert!(std::fs::symlink_metadata(&file)
+        .expect("the link")
+        .is_symlink());
+    assert!(read().contains("\"disco-gateway\": {"));
+    assert_eq!(mode(&real), 0o600);
+    assert_eq!(mode(&gateway_config), 0o600);
+    assert_eq!(mode(&record), 0o600);
+    assert_eq!(mode(&config_home.join("disco-gateway")), 0o700);
+    let origin = disco_gateway::config::Origin {
+        format: disco_gateway::config::Format::Json,
+        dir: gateway_config.parent(),
+        project: None,
+    };
+    let served = disco_gateway::config::Config::read(&moved, &|_| Some("v".into()), origin)
+        .unwrap_or_else(|e| panic!("{moved}: {e}"));
+    let names: Vec<&str> = served.servers.iter().map(|s| s.name.as_str()).collect();
+    // `legacy` is SSE, served neither here nor from the client's file.
+    assert_eq!(names, ["perplexity", "github"], "{moved}");
 
     let adopted = read();
     assert!(run(&["--write"]).contains("nothing to adopt"));
@@ -137,6 +177,80 @@ fn adopt_writes_only_when_told_and_undoes() {
     assert_eq!(read(), adopted);
     assert!(run(&["--undo", "--write"]).starts_with("put `servers`"));
     assert_eq!(read(), original);
+    // The gateway's configuration is still there: a second adoption does not overwrite it.
+    let kept = std::fs::read_to_string(&gateway_config).expect("the gateway's file");
+    let o = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .args([
+            "adopt",
+            "--from",
+            "vscode",
+            "--file",
+            file.to_str().unwrap(),
+            "--write",
+        ])
+        .env("HOME", &dir)
+        .env("XDG_CONFIG_HOME", &config_home)
+        .output()
+        .expect("the gateway runs");
+    assert_ne!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not overwrite it"));
+    assert_eq!(read(), original);
+    assert_eq!(std::fs::read_to_string(&gateway_config).ok(), Some(kept));
+    assert!(std::fs::symlink_metadata(&file)
+        .expect("the link")
+        .is_symlink());
+    assert_eq!(mode(&real), 0o600);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `adopt` refuses, saying why and changing nothing, when the gateway's configuration it would
+/// write is not served as the client's file is: an `envFile` found from the client's
+/// directory (not the gateway's), and Gemini CLI's `mcp.allowed`, which would not let it
+/// start the gateway's entry.
+#[test]
+fn adopt_refuses_what_would_not_be_served() {
+    let dir = scratch("adopt-refused");
+    let config_home = dir.join("config");
+    std::fs::create_dir_all(&config_home).expect("a directory");
+    let gemini = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients/gemini-settings.json"),
+    )
+    .expect("the fixture");
+    let cases = [
+        (
+            "vscode",
+            "mcp.json",
+            r#"{"servers": {"db": {"type": "stdio", "command": "db", "envFile": ".env"}}}"#
+                .to_string(),
+            "is not served",
+        ),
+        ("gemini", "settings.json", gemini, "mcp.allowed"),
+        (
+            "gemini",
+            "settings.json",
+            r#"{"mcp": {"excluded": ["b"]}, "mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}"#
+                .to_string(),
+            "does not serve it",
+        ),
+    ];
+    std::fs::write(dir.join(".env"), "DB_URL=postgres://db\n").expect("an env file");
+    for (client, name, text, why) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, &text).expect("a copy");
+        let o = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+            .args(["adopt", "--from", client, "--file", file.to_str().unwrap()])
+            .arg("--write")
+            .env("HOME", &dir)
+            .env("XDG_CONFIG_HOME", &config_home)
+            .output()
+            .expect("the gateway runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{client}: {}", stdout(&o));
+        assert!(err.contains(why), "{client}: {err}");
+        assert_eq!(std::fs::read_to_string(&file).expect("the file"), text);
+        assert!(!config_home.join("disco-gateway").exists(), "{client}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

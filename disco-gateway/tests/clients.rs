@@ -171,7 +171,6 @@ fn gemini_cli() {
         &[
             "theme",
             "selectedAuthType",
-            "mcp",
             "mcpServers.pythonTools.timeout",
             "mcpServers.pythonTools.trust",
             "mcpServers.pythonTools.includeTools",
@@ -420,26 +419,33 @@ fn every_misspelt_key_is_refused_naming_it() {
                 if typo.is_empty() || known.contains_key(typo.as_str()) {
                     continue;
                 }
-                let text = match format {
-                    Format::Json => {
-                        format!(r#"{{"mcpServers": {{"s": {{"command": "x", "{typo}": 1}}}}}}"#)
-                    }
-                    Format::Toml => format!("[mcp_servers.s]\ncommand = \"x\"\n{typo} = 1\n"),
-                };
-                let e = parse(format, &text)
-                    .err()
-                    .unwrap_or_else(|| panic!("`{typo}` was accepted"));
-                assert_eq!(e.key, format!("{}.{typo}", section(format)), "{e}");
-                assert!(
-                    e.message.starts_with(&format!("unknown key `{typo}`")),
-                    "{e}"
-                );
-                checked += 1;
+                // In a served entry and in a disabled one alike.
+                for off in ["", "\"disabled\": true, ", "enabled = false\n"] {
+                    let text = match (format, off) {
+                        (Format::Json, "enabled = false\n")
+                        | (Format::Toml, "\"disabled\": true, ") => continue,
+                        (Format::Json, _) => format!(
+                            r#"{{"mcpServers": {{"s": {{{off}"command": "x", "{typo}": 1}}}}}}"#
+                        ),
+                        (Format::Toml, _) => {
+                            format!("[mcp_servers.s]\n{off}command = \"x\"\n{typo} = 1\n")
+                        }
+                    };
+                    let e = parse(format, &text)
+                        .err()
+                        .unwrap_or_else(|| panic!("`{typo}` was accepted: {text}"));
+                    assert_eq!(e.key, format!("{}.{typo}", section(format)), "{e}");
+                    assert!(
+                        e.message.starts_with(&format!("unknown key `{typo}`")),
+                        "{e}"
+                    );
+                    checked += 1;
+                }
             }
         }
     }
     // The generator made the cases it should (a floor, not a figure to match).
-    assert!(checked > 10_000, "{checked}");
+    assert!(checked > 20_000, "{checked}");
 }
 
 /// An `envFile` that cannot be read is an error at its key naming the file; one with a line
@@ -461,9 +467,12 @@ fn an_env_file_error_names_the_file_and_shows_no_line() {
         };
         Config::read(&text, &vars, origin)
     };
-    let e = read("missing.env").err().expect("a missing file");
-    assert_eq!(e.key, "mcpServers.a.envFile");
-    assert!(e.message.contains("missing.env"), "{e}");
+    // A file that cannot be read refuses its server alone, with a warning naming the file.
+    let c = read("missing.env").expect("the other servers serve");
+    assert!(c.servers.is_empty());
+    let w = c.warnings.first().expect("a warning");
+    assert_eq!(w.key, "mcpServers.a.envFile");
+    assert!(w.message.contains("missing.env"), "{w}");
     let e = read("bad.env").err().expect("a line that is not KEY=VALUE");
     assert_eq!(e.key, "mcpServers.a.envFile");
     assert!(
@@ -472,4 +481,384 @@ fn an_env_file_error_names_the_file_and_shows_no_line() {
     );
     assert!(!e.message.contains("hush"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The one-edit misspellings of `key`: a letter left out, two neighbours swapped, a letter
+/// doubled, and the key in other case.
+fn misspellings(key: &str) -> Vec<String> {
+    let chars: Vec<char> = key.chars().collect();
+    let mut out = vec![key.to_uppercase(), key.to_lowercase()];
+    let mut first = chars.clone();
+    if let Some(c) = first.first_mut() {
+        *c = if c.is_uppercase() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_ascii_uppercase()
+        };
+    }
+    out.push(first.iter().collect());
+    for i in 0..chars.len() {
+        let mut left_out = chars.clone();
+        left_out.remove(i);
+        out.push(left_out.iter().collect());
+        let mut doubled = chars.clone();
+        doubled.insert(i, chars[i]);
+        out.push(doubled.iter().collect());
+        if i + 1 < chars.len() {
+            let mut swapped = chars.clone();
+            swapped.swap(i, i + 1);
+            out.push(swapped.iter().collect());
+        }
+    }
+    out.retain(|k| k != key);
+    out
+}
+
+/// A top-level key of the gateway's misspelt (`disko`, `Disco`, `mcpServer`) is an error that
+/// says which was meant: the section would be left out, and a `disco` left out takes its
+/// `tokens` with it (`--http` would serve without authentication). A client's own setting
+/// stays a warning.
+#[test]
+fn a_misspelt_top_level_key_is_an_error_and_a_clients_own_is_a_warning() {
+    let read = |text: &str, format: Format| {
+        let origin = Origin {
+            format,
+            ..Origin::default()
+        };
+        Config::read(text, &vars, origin)
+    };
+    let json = |key: &str| {
+        format!(
+            r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "{key}": {{"tokens": [{{"token": "t", "sees": "*"}}]}}}}"#
+        )
+    };
+    let toml = |key: &str| format!("[mcp_servers.a]\ncommand = \"x\"\n\n[\"{key}\"]\nx = 1\n");
+    type Text<'a> = &'a dyn Fn(&str) -> String;
+    let cases: [(Format, &[&str], Text); 2] = [
+        (Format::Json, &["disco", "mcpServers", "servers"], &json),
+        (Format::Toml, &["disco", "mcp_servers"], &toml),
+    ];
+    let mut checked = 0;
+    for (format, keys, text) in cases {
+        for key in keys {
+            for wrong in misspellings(key) {
+                if keys.contains(&wrong.as_str()) || (format == Format::Json && wrong == "inputs") {
+                    continue;
+                }
+                let text = text(&wrong);
+                match read(&text, format) {
+                    Ok(_) => panic!("{text}: `{wrong}` was accepted"),
+                    Err(e) => {
+                        assert_eq!(e.key, wrong, "{text}: {e}");
+                        assert!(e.message.contains("did you mean `"), "{text}: {e}");
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} misspellings");
+    // The found cases, and the message's suggestion.
+    for (wrong, meant) in [
+        ("disko", "disco"),
+        ("Disco", "disco"),
+        ("mcpservers", "mcpServers"),
+    ] {
+        let e = read(&json(wrong), Format::Json)
+            .err()
+            .map(|e| e.to_string());
+        let said = e.unwrap_or_default();
+        assert!(
+            said.contains(&format!("did you mean `{meant}`")),
+            "{wrong}: {said}"
+        );
+    }
+    // Clients' own top-level settings (Gemini CLI's, Codex's, Claude Code's, VS Code's).
+    for own in [
+        "mcp",
+        "ui",
+        "tools",
+        "theme",
+        "model",
+        "inputs",
+        "projects",
+        "numStartups",
+    ] {
+        let text = format!(r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "{own}": {{}}}}"#);
+        let config = read(&text, Format::Json).unwrap_or_else(|e| panic!("{own}: {e}"));
+        assert_eq!(config.servers.len(), 1, "{own}");
+    }
+    for own in [
+        "model",
+        "profile",
+        "sandbox_mode",
+        "approval_policy",
+        "notify",
+    ] {
+        let text = format!("{own} = \"x\"\n[mcp_servers.a]\ncommand = \"x\"\n");
+        let config = read(&text, Format::Toml).unwrap_or_else(|e| panic!("{own}: {e}"));
+        assert_eq!(config.servers.len(), 1, "{own}");
+    }
+}
+
+/// A server the gateway would serve otherwise than its client does is left out with a warning
+/// at the key that says so, and the file's other servers are served: Claude Code's WebSocket
+/// (`"type": "ws"`), a legacy SSE server, and one VS Code runs in its sandbox
+/// (`"sandboxEnabled": true`; `false` is served).
+#[test]
+fn a_server_served_otherwise_is_left_out_alone() {
+    let cases = [
+        (r#""type": "ws", "url": "ws://localhost:9/mcp""#, "type"),
+        (r#""type": "sse", "url": "http://localhost:9/sse""#, "type"),
+        (
+            r#""type": "stdio", "command": "x", "sandboxEnabled": true, "sandbox": {}"#,
+            "sandboxEnabled",
+        ),
+    ];
+    for (entry, key) in cases {
+        let text = format!(r#"{{"servers": {{"kept": {{"command": "k"}}, "left": {{{entry}}}}}}}"#);
+        let config = Config::parse(&text, &vars).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["kept"], "{text}");
+        let at = format!("servers.left.{key}");
+        assert!(
+            config
+                .warnings
+                .iter()
+                .any(|w| w.key == at && w.message.starts_with("not served")),
+            "{text}: {:?}",
+            config.warnings
+        );
+    }
+    let text = r#"{"servers": {"s": {"command": "x", "sandboxEnabled": false}}}"#;
+    let config = Config::parse(text, &vars).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(config.servers.len(), 1);
+}
+
+/// Codex's `env_vars`: the named variables of the gateway's environment are given to that
+/// server (an unset one is not), under its `env`; only a stdio server takes them.
+#[test]
+fn codex_env_vars_pass_the_named_variables() {
+    let read = |text: &str| {
+        let origin = Origin {
+            format: Format::Toml,
+            ..Origin::default()
+        };
+        Config::read(text, &vars, origin)
+    };
+    let text =
+        "[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [\"TOKEN\", \"FIGMA_ORG\", \"UNSET\"]\n\
+                env = { FIGMA_ORG = \"own\" }\n";
+    let config = read(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let Some(Transport::Stdio { env, .. }) = config.servers.first().map(|s| &s.transport) else {
+        panic!("{text}: not a stdio server");
+    };
+    let want = BTreeMap::from([
+        ("FIGMA_ORG".to_string(), "own".to_string()),
+        ("TOKEN".to_string(), "t-7".to_string()),
+    ]);
+    assert_eq!(env, &want);
+    let text = "[mcp_servers.a]\nurl = \"https://h/mcp\"\nenv_vars = [\"TOKEN\"]\n";
+    let e = read(text).err().map(|e| e.key).unwrap_or_default();
+    assert_eq!(e, "mcp_servers.a.env_vars", "{text}");
+}
+
+/// VS Code's predefined variables: `${userHome}` is `HOME`, `${workspaceFolder}` the
+/// gateway's working directory (and `${workspaceFolderBasename}` its name), `${/}` and
+/// `${pathSeparator}` the separator; another of VS Code's forms (`${config:...}`,
+/// `${command:...}`) refuses its server alone, the others serve.
+#[test]
+fn vs_codes_predefined_variables_are_read() {
+    let here = std::env::current_dir().expect("a working directory");
+    let home = "/home/me";
+    let env = |name: &str| (name == "HOME").then(|| home.to_string());
+    let sep = std::path::MAIN_SEPARATOR_STR;
+    let base = here
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let cases = [
+        ("${userHome}/notes", format!("{home}/notes")),
+        ("${workspaceFolder}", here.to_string_lossy().into_owned()),
+        ("${workspaceFolderBasename}", base),
+        ("a${/}b${pathSeparator}c", format!("a{sep}b{sep}c")),
+    ];
+    for (arg, want) in cases {
+        let text = format!(r#"{{"servers": {{"a": {{"command": "x", "args": ["{arg}"]}}}}}}"#);
+        let config = Config::parse(&text, &env).unwrap_or_else(|e| panic!("{arg}: {e}"));
+        let Some(Transport::Stdio { args, .. }) = config.servers.first().map(|s| &s.transport)
+        else {
+            panic!("{arg}: not served");
+        };
+        assert_eq!(args, &[want], "{arg}");
+    }
+    for arg in ["${config:editor.fontSize}", "${command:pickFile}"] {
+        let text = format!(
+            r#"{{"servers": {{"kept": {{"command": "k"}}, "a": {{"command": "x", "env": {{"K": "{arg}"}}}}}}}}"#
+        );
+        let config = Config::parse(&text, &env).unwrap_or_else(|e| panic!("{arg}: {e}"));
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["kept"], "{arg}");
+        let w = config
+            .warnings
+            .first()
+            .map(|w| w.to_string())
+            .unwrap_or_default();
+        assert!(
+            w.starts_with("servers.a.env.K") && w.contains("VS Code's"),
+            "{w}"
+        );
+    }
+}
+
+/// `disabled` (and Codex's `enabled`) is a boolean: `"disabled": "true"` is an error at the
+/// key, not a server served.
+#[test]
+fn disabled_and_enabled_are_booleans() {
+    for (format, text, key) in [
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": "true"}}}"#,
+            "mcpServers.s.disabled",
+        ),
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": 1}}}"#,
+            "mcpServers.s.disabled",
+        ),
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": null}}}"#,
+            "mcpServers.s.disabled",
+        ),
+        (
+            Format::Toml,
+            "[mcp_servers.s]\ncommand = \"x\"\nenabled = \"false\"\n",
+            "mcp_servers.s.enabled",
+        ),
+        (
+            Format::Toml,
+            "[mcp_servers.s]\ncommand = \"x\"\nenabled = 0\n",
+            "mcp_servers.s.enabled",
+        ),
+    ] {
+        let e = parse(format, text)
+            .err()
+            .unwrap_or_else(|| panic!("{text} was accepted"));
+        assert_eq!(e.key, key, "{text}: {e}");
+    }
+    for (format, text, served) in [
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": true}, "t": {"command": "y"}}}"#,
+            1,
+        ),
+        (
+            Format::Json,
+            r#"{"mcpServers": {"s": {"command": "x", "disabled": false}}}"#,
+            1,
+        ),
+        (
+            Format::Toml,
+            "[mcp_servers.s]\ncommand = \"x\"\nenabled = true\n",
+            1,
+        ),
+    ] {
+        let c = parse(format, text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(c.servers.len(), served, "{text}");
+    }
+}
+
+/// A value of `env` is a string, or as VS Code documents, a number (its decimal text) or null
+/// (the name left out); anything else is refused at its key.
+#[test]
+fn env_values_are_strings_numbers_or_null() {
+    let text = r#"{"servers": {"a": {"command": "x", "env": {"S": "s", "N": 3000, "F": 1.5, "Z": null}}}}"#;
+    let config = Config::parse(text, &vars).unwrap_or_else(|e| panic!("{e}"));
+    let Some(Transport::Stdio { env, .. }) = config.servers.first().map(|s| &s.transport) else {
+        panic!("not served");
+    };
+    let want = BTreeMap::from([
+        ("F".to_string(), "1.5".to_string()),
+        ("N".to_string(), "3000".to_string()),
+        ("S".to_string(), "s".to_string()),
+    ]);
+    assert_eq!(env, &want);
+    for bad in ["true", "[]", "{}"] {
+        let text = format!(r#"{{"servers": {{"a": {{"command": "x", "env": {{"B": {bad}}}}}}}}}"#);
+        let e = Config::parse(&text, &vars)
+            .err()
+            .map(|e| e.key)
+            .unwrap_or_default();
+        assert_eq!(e, "servers.a.env.B", "{bad}");
+    }
+}
+
+/// Gemini CLI's `mcp.allowed` and `mcp.excluded` (`excluded` over `allowed`): a server it would
+/// not start is not served, with a warning naming it; `mcp` without them is its own setting.
+#[test]
+fn gemini_clis_allowed_and_excluded_are_honoured() {
+    let servers =
+        r#""mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}, "c": {"command": "c"}}"#;
+    let cases: [(&str, &[&str]); 5] = [
+        (r#"{"allowed": ["a", "b"]}"#, &["a", "b"]),
+        (r#"{"excluded": ["b"]}"#, &["a", "c"]),
+        (r#"{"allowed": ["a", "b"], "excluded": ["a"]}"#, &["b"]),
+        (r#"{"allowed": []}"#, &[]),
+        (r#"{"serverCommand": "x"}"#, &["a", "b", "c"]),
+    ];
+    for (mcp, served) in cases {
+        let text = format!(r#"{{"mcp": {mcp}, {servers}}}"#);
+        let config = Config::parse(&text, &vars).unwrap_or_else(|e| panic!("{mcp}: {e}"));
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, served, "{mcp}");
+        for left in ["a", "b", "c"].iter().filter(|n| !served.contains(n)) {
+            let key = format!("mcpServers.{left}");
+            assert!(
+                config
+                    .warnings
+                    .iter()
+                    .any(|w| w.key == key && w.message.contains("mcp.")),
+                "{mcp}: {:?}",
+                config.warnings
+            );
+        }
+    }
+    let e = Config::parse(
+        &format!(r#"{{"mcp": {{"allowed": "a"}}, {servers}}}"#),
+        &vars,
+    );
+    assert_eq!(e.err().map(|e| e.key).as_deref(), Some("mcp.allowed"));
+}
+
+/// Claude Code's `disabledMcpServers` of the project read: the servers it names (of the user's
+/// and of the project's) are not served, each with a warning; another project's list is not
+/// read.
+#[test]
+fn claude_codes_disabled_servers_of_the_project_are_left_out() {
+    let text = r#"{"mcpServers": {"memory": {"command": "m"}, "time": {"command": "t"}},
+        "projects": {
+            "/home/me/app": {"disabledMcpServers": ["memory", "sentry"],
+                             "mcpServers": {"sentry": {"url": "https://h/mcp"}, "db": {"command": "d"}}},
+            "/home/me/other": {"disabledMcpServers": ["time", "db"]}}}"#;
+    let origin = Origin {
+        project: Some(Path::new("/home/me/app")),
+        ..Origin::default()
+    };
+    let c = Config::read(text, &vars, origin).unwrap_or_else(|e| panic!("{e}"));
+    let mut names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["db", "time"]);
+    for left in [
+        "mcpServers.memory",
+        "projects./home/me/app.mcpServers.sentry",
+    ] {
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.key == left && w.message.contains("disabledMcpServers")),
+            "{left}: {:?}",
+            c.warnings
+        );
+    }
 }

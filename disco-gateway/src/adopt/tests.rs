@@ -20,18 +20,34 @@ fn vars(name: &str) -> Option<String> {
     Some(format!("value-of-{name}"))
 }
 
-fn servers(text: &str) -> Vec<String> {
-    let dir = fixtures();
+/// The servers `text` serves, read from `dir` (where a relative `envFile` is found), each
+/// whole: its name, and every part of its transport (env and headers too).
+fn servers(text: &str, dir: &Path) -> Result<Vec<String>, String> {
     let origin = Origin {
         format: Format::Json,
-        dir: Some(&dir),
+        dir: Some(dir),
         project: None,
     };
-    let c = Config::read(text, &vars, origin).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    c.servers
-        .iter()
-        .map(|s: &ServerConfig| format!("{s:?}"))
-        .collect()
+    let c = Config::read(text, &vars, origin).map_err(|e| e.to_string())?;
+    Ok(c.servers.iter().map(whole).collect())
+}
+
+/// A server as one line: its name and every part of its transport (env and headers too).
+fn whole(s: &ServerConfig) -> String {
+    use crate::config::Transport;
+    match &s.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => format!("{} {command} {args:?} {env:?} {cwd:?}", s.name),
+        Transport::Http {
+            url,
+            headers,
+            forward_token,
+        } => format!("{} {url} {headers:?} {forward_token}", s.name),
+    }
 }
 
 /// Adopting each client's file moves its servers, as written, to the gateway's configuration,
@@ -59,9 +75,37 @@ fn each_clients_file_is_adopted_and_undone_keeping_the_rest_of_it() {
             &text[end..],
             "{name}"
         );
-        // The gateway serves what the client did; the client runs the gateway alone.
-        assert_eq!(servers(&plan.gateway_text), servers(&text), "{name}");
-        let after = Config::parse(&plan.client_text, &vars).expect("the client's file reads");
+        // The gateway serves what the client did, read from where its file is; a relative
+        // `envFile` is not found there, and `check` refuses the plan, as it does Gemini CLI's
+        // `mcp.allowed` (the fixture has it).
+        let here = servers(&text, &fixtures()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let moved = servers(&plan.gateway_text, config.parent().expect("a directory"));
+        let checked = check(&plan, *client, &file, &text, config);
+        if text.contains("\"envFile\"") {
+            assert_ne!(moved.as_ref(), Ok(&here), "{name}");
+            assert!(checked.is_err_and(|e| e.contains("envFile")), "{name}");
+        } else {
+            assert_eq!(moved.as_ref(), Ok(&here), "{name}");
+            match client {
+                Client::Gemini => assert!(checked.is_err_and(|e| e.contains("mcp.allowed"))),
+                _ => assert_eq!(checked, Ok(()), "{name}"),
+            }
+        }
+        // Beside the client's file, the gateway's serves every server as it does.
+        let beside = fixtures().join("x.json");
+        let moved = servers(&plan.gateway_text, &fixtures());
+        assert_eq!(moved.as_ref(), Ok(&here), "{name}");
+        if *client != Client::Gemini {
+            assert_eq!(
+                check(&plan, *client, &file, &text, &beside),
+                Ok(()),
+                "{name}"
+            );
+        }
+        // Without Gemini CLI's `mcp.allowed` (which `check` refuses, above), the client runs
+        // the gateway alone.
+        let client_text = plan.client_text.replace(r#""allowed": ["#, r#""other": ["#);
+        let after = Config::parse(&client_text, &vars).expect("the client's file reads");
         let entries: Vec<String> = after
             .servers
             .iter()
@@ -124,7 +168,7 @@ fn toml_servers(text: &str) -> (Vec<String>, Vec<String>) {
         ..Origin::default()
     };
     let c = Config::read(text, &vars, origin).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let servers = c.servers.iter().map(|s| format!("{s:?}")).collect();
+    let servers = c.servers.iter().map(whole).collect();
     let warned = c.warnings.iter().map(|w| w.key.clone()).collect();
     (servers, warned)
 }
@@ -146,7 +190,10 @@ fn codex_tables_are_adopted_and_undone_keeping_the_rest_of_the_file() {
     assert_eq!(toml_servers(&plan.gateway_text).0, toml_servers(&text).0);
     let (served, warned) = toml_servers(&plan.client_text);
     assert_eq!(served.len(), 1, "{served:?}");
-    assert!(served[0].contains("disco-gateway --config /home/me/.config/disco-gateway/codex.toml"));
+    assert!(
+        served[0].contains(r#"["--config", "/home/me/.config/disco-gateway/codex.toml"]"#),
+        "{served:?}"
+    );
     // The client's own settings are still there, and still the only warnings.
     assert_eq!(warned, ["model", "approval_policy"]);
     assert!(
@@ -183,5 +230,57 @@ fn codex_tables_apart_move_together_and_keys_are_refused() {
         "[mcp_servers]\na = { command = \"x\" }\n",
     ] {
         assert!(super::plan(Client::Codex, f, keys, b, f).is_err(), "{keys}");
+    }
+}
+
+/// Claude Code's `~/.claude.json` is never edited: refused by its name, and by its `projects`
+/// under any name; a project's `.mcp.json` is adopted.
+#[test]
+fn claude_codes_own_file_is_refused_by_name_and_by_its_projects() {
+    let binary = Path::new("/opt/disco/bin/disco-gateway");
+    let config = Path::new("/home/me/.config/disco-gateway/claude-code.json");
+    let user = std::fs::read_to_string(fixtures().join("claude.json")).expect("the fixture");
+    let project =
+        std::fs::read_to_string(fixtures().join("claude-code.mcp.json")).expect("the fixture");
+    let cases = [
+        ("/home/me/.claude.json", &user, false),
+        ("/home/me/backup.json", &user, false),
+        ("/home/me/.claude.json", &project, false),
+        ("/home/me/app/.mcp.json", &project, true),
+    ];
+    for (file, text, adopted) in cases {
+        let got = plan(Client::ClaudeCode, Path::new(file), text, binary, config);
+        match (got, adopted) {
+            (Ok(Some(_)), true) => {}
+            (Err(e), false) => assert!(e.contains("is not edited"), "{file}: {e}"),
+            (got, _) => panic!("{file}: {:?}", got.map(|p| p.map(|p| p.servers))),
+        }
+    }
+}
+
+/// The client's file is read as JSON with comments and trailing commas, and nothing looser
+/// (the parser's JSON5 extensions are refused, as the gateway's own reading refuses them).
+#[test]
+fn only_comments_and_trailing_commas_are_taken_beyond_json() {
+    let b = Path::new("/b");
+    let f = Path::new("/f.json");
+    let plan = |t: &str| plan(Client::Cursor, f, t, b, f).map(|p| p.is_some());
+    let server = r#""s": {"command": "x"}"#;
+    for ok in [
+        format!("{{\"mcpServers\": {{{server},}}, // note\n}}"),
+        format!("/* a */ {{\"mcpServers\": {{{server}}}}}"),
+    ] {
+        assert_eq!(plan(&ok), Ok(true), "{ok}");
+    }
+    for loose in [
+        format!("{{mcpServers: {{{server}}}}}"),
+        format!("{{'mcpServers': {{{server}}}}}"),
+        format!("{{\"mcpServers\": {{{server}}} \"n\": 0x1F}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": 0x1F}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": +1}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": .5}}"),
+        format!("{{\"mcpServers\": {{{server}}}, \"n\": NaN}}"),
+    ] {
+        assert!(plan(&loose).is_err(), "{loose}");
     }
 }

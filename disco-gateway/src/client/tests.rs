@@ -46,3 +46,51 @@ fn a_refusal_is_read_from_the_typed_error() {
         }
     }
 }
+
+/// A stdio server is given, of the gateway's environment, only the SDKs' default variables
+/// (a shell function's value left out), then its own `env` over them: every other variable
+/// of the gateway's (VS Code's inputs, another server's token) stays with the gateway.
+#[test]
+fn a_child_is_given_only_the_default_environment_and_its_own() {
+    use std::collections::BTreeMap;
+    use std::ffi::OsString;
+    let others = [
+        "DISCO_INPUT_API_KEY",
+        "GITHUB_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "RUST_LOG",
+        "XDG_CONFIG_HOME",
+    ];
+    let gateway: BTreeMap<&str, String> = super::INHERITED
+        .iter()
+        .chain(others.iter())
+        .map(|k| (*k, format!("value of {k}")))
+        .collect();
+    let own = BTreeMap::from([
+        ("PATH".to_string(), "/own/bin".to_string()),
+        ("API_KEY".to_string(), "k".to_string()),
+    ]);
+    let got = super::child_env(&own, |k| gateway.get(k).map(OsString::from));
+    for name in super::INHERITED {
+        let want = if *name == "PATH" {
+            "/own/bin".to_string()
+        } else {
+            format!("value of {name}")
+        };
+        assert_eq!(got.get(&OsString::from(name)), Some(&OsString::from(want)));
+    }
+    for name in others {
+        assert!(
+            !got.contains_key(&OsString::from(name)),
+            "{name} was passed"
+        );
+    }
+    assert_eq!(
+        got.get(&OsString::from("API_KEY")),
+        Some(&OsString::from("k"))
+    );
+    assert_eq!(got.len(), super::INHERITED.len() + 1);
+    // A shell function exported under a default name is not passed.
+    let function = |k: &str| (k == "TERM").then(|| OsString::from("() { evil; }"));
+    assert!(super::child_env(&BTreeMap::new(), function).is_empty());
+}

@@ -109,7 +109,18 @@ pub const CLIENTS: &[Client] = &[
         // https://code.visualstudio.com/docs/copilot/reference/mcp-configuration
         docs: "https://code.visualstudio.com/docs/copilot/reference/mcp-configuration",
         keys: &[
-            "type", "command", "args", "env", "envFile", "cwd", "url", "headers", "dev",
+            "type",
+            "command",
+            "args",
+            "env",
+            "envFile",
+            "cwd",
+            "url",
+            "headers",
+            "dev",
+            "oauth",
+            "sandboxEnabled",
+            "sandbox",
         ],
     },
     Client {
@@ -165,6 +176,7 @@ const TIMEOUT: &str =
 const TOOLS: &str =
     "to hide a server's tools from callers, give them `disco.tokens` with the tools they may see";
 const OAUTH: &str = "the gateway sends the static `headers` only";
+const SANDBOX: &str = "the gateway runs its servers in no sandbox of its own";
 const APPROVAL: &str = "the gateway asks no one before a call: its callers' clients do";
 
 /// What the gateway does with each key of a JSON file's server entry.
@@ -186,6 +198,9 @@ const JSON_USE: &[(&str, Use)] = &[
         Use::Ignored("the gateway runs no command to make headers: give `headers`"),
     ),
     ("oauth", Use::Ignored(OAUTH)),
+    // A server VS Code runs sandboxed (`"sandboxEnabled": true`) is not served (file.rs).
+    ("sandboxEnabled", Use::Ignored(SANDBOX)),
+    ("sandbox", Use::Ignored(SANDBOX)),
     ("auth", Use::Ignored(OAUTH)),
     ("authProviderType", Use::Ignored(OAUTH)),
     ("targetAudience", Use::Ignored(OAUTH)),
@@ -210,7 +225,7 @@ const TOML_USE: &[(&str, Use)] = &[
     ("command", Use::Read),
     ("args", Use::Read),
     ("env", Use::Read),
-    // The gateway's stdio servers inherit its whole environment: each of these is passed.
+    // Passed to the server besides the variables every stdio server is given (client.rs).
     ("env_vars", Use::Read),
     ("cwd", Use::Read),
     ("url", Use::Read),

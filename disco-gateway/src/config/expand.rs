@@ -71,6 +71,11 @@ pub(super) fn expand(
                 rest = &body[end + 1..];
                 continue;
             }
+            if let Some(value) = predefined(inner, key, env, secrecy) {
+                out.push_str(&value?);
+                rest = &body[end + 1..];
+                continue;
+            }
             let inner = inner.strip_prefix("env:").unwrap_or(inner);
             let (name, default) = match inner.split_once(":-") {
                 Some((n, d)) => (n, Some(d)),
@@ -108,4 +113,60 @@ pub(super) fn expand(
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// VS Code's predefined variables that a server's entry may use (its variables reference,
+/// https://code.visualstudio.com/docs/reference/variables-reference; Cursor reads them too):
+/// `${userHome}` is `HOME`; `${workspaceFolder}` the gateway's working directory (the folder
+/// the client starts it in), `${workspaceFolderBasename}` its last name; `${pathSeparator}`
+/// and `${/}` the platform's separator. Another of VS Code's forms (`${config:NAME}`,
+/// `${command:ID}`) refuses its server alone: the gateway cannot know its value. `None` for
+/// anything else (a variable of the environment).
+fn predefined(
+    inner: &str,
+    key: &str,
+    env: Vars,
+    secrecy: Secrecy,
+) -> Option<Result<String, ConfigError>> {
+    let server_only = |message: String| ConfigError {
+        server_only: true,
+        ..err(key, message)
+    };
+    let here = || {
+        std::env::current_dir().map_err(|e| {
+            server_only(format!(
+                "`${{{inner}}}` is the gateway's working directory, which cannot be read: {e}"
+            ))
+        })
+    };
+    Some(match inner {
+        "userHome" => env("HOME").ok_or_else(|| {
+            server_only("`${userHome}` is read from `HOME`, which is not set".into())
+        }),
+        "workspaceFolder" => here().map(|d| d.to_string_lossy().into_owned()),
+        "workspaceFolderBasename" => here().map(|d| {
+            d.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }),
+        "pathSeparator" | "/" => Ok(std::path::MAIN_SEPARATOR_STR.to_string()),
+        _ => {
+            let (kind, rest) = inner.split_once(':')?;
+            let vs_code = !kind.is_empty()
+                && kind.chars().all(|c| c.is_ascii_alphabetic())
+                && !matches!(kind, "env" | "input")
+                && !rest.starts_with('-');
+            if !vs_code {
+                return None;
+            }
+            Err(server_only(match secrecy {
+                Secrecy::Plain => {
+                    format!("`${{{inner}}}` is VS Code's, and the gateway cannot read it")
+                }
+                Secrecy::Secret => format!(
+                    "a `${{{kind}:...}}` in this value is VS Code's, and the gateway cannot read it"
+                ),
+            }))
+        }
+    })
 }

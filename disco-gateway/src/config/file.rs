@@ -66,7 +66,7 @@ pub(super) struct Server {
     pub(super) command: Option<Text>,
     #[serde(default, deserialize_with = "present")]
     pub(super) args: Option<Strings>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "env")]
     pub(super) env: Option<Secrets>,
     #[serde(default, deserialize_with = "present")]
     pub(super) cwd: Option<Text>,
@@ -93,6 +93,10 @@ pub(super) struct Server {
     /// Codex: headers whose values are the named environment variables' values.
     #[serde(rename = "env_http_headers", default, deserialize_with = "present")]
     pub(super) env_http_headers: Option<Secrets>,
+    /// Codex: the names of the gateway's environment variables a stdio server is given
+    /// besides the ones every server is (client.rs).
+    #[serde(rename = "env_vars", default, deserialize_with = "present")]
+    pub(super) env_vars: Option<Strings>,
     /// Codex: the environment variable whose value is sent as `Authorization: Bearer ...`.
     #[serde(rename = "bearer_token_env_var", default, deserialize_with = "present")]
     pub(super) bearer_token_env_var: Option<Text>,
@@ -220,6 +224,31 @@ impl<'de> Deserialize<'de> for Secrets {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         shape::object(d, "must be an object of strings").map(Secrets)
     }
+}
+
+/// A value of `env`: a string, or (as VS Code's MCP configuration reference documents) a
+/// number, its decimal text, or null, the name left out.
+struct EnvValue(Option<Text>);
+
+impl<'de> Deserialize<'de> for EnvValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        shape::scalar(d, "must be a string (or a number, or null)", |v| match v {
+            Value::String(s) => Some(EnvValue(Some(Text(s)))),
+            Value::Number(n) => Some(EnvValue(Some(Text(n.to_string())))),
+            Value::Null => Some(EnvValue(None)),
+            _ => None,
+        })
+    }
+}
+
+/// A server's `env`: its [`EnvValue`]s, a null one left out.
+fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Secrets>, D::Error> {
+    let values: BTreeMap<String, EnvValue> = shape::object(d, "must be an object of strings")?;
+    let set = values
+        .into_iter()
+        .filter_map(|(k, v)| v.0.map(|t| (k, t)))
+        .collect();
+    Ok(Some(Secrets(set)))
 }
 
 /// An array of strings.
@@ -361,6 +390,7 @@ pub(super) fn read(text: &str, format: Format, project: Option<&str>) -> Result<
         project,
         found: Cell::new(None),
         warnings: RefCell::new(Vec::new()),
+        disabled: RefCell::new(None),
     };
     let file = InObject {
         must: File::MUST,
@@ -380,6 +410,8 @@ struct Reading<'a> {
     /// Where the error of a server is kept (see [`read`]).
     found: Cell<Option<ConfigError>>,
     warnings: RefCell<Vec<ConfigWarning>>,
+    /// Claude Code's `disabledMcpServers` of the project read: where, and the names.
+    disabled: RefCell<Option<(String, Vec<String>)>>,
 }
 
 impl Reading<'_> {
@@ -434,6 +466,7 @@ impl<'de> Visitor<'de> for FileReader<'_> {
             disco: None,
             warnings: Vec::new(),
         };
+        let mut gemini: Option<Mcp> = None;
         // Each key once (shape.rs): nothing here is set twice.
         while let Some(key) = map.next_key::<String>()? {
             match (reading.format, key.as_str()) {
@@ -446,19 +479,102 @@ impl<'de> Visitor<'de> for FileReader<'_> {
                 (Format::Json, "inputs") => {
                     map.next_value::<IgnoredAny>()?;
                 }
+                // Gemini CLI's `mcp.allowed` and `mcp.excluded`: the servers it starts.
+                (Format::Json, "mcp") => {
+                    let mcp = map.next_value::<Object<Mcp>>()?.0;
+                    if mcp.allowed.is_some() || mcp.excluded.is_some() {
+                        gemini = Some(mcp);
+                    } else {
+                        reading.warn(key, "not read by the gateway (the client's own setting)");
+                    }
+                }
                 (Format::Json, "projects") => {
                     let servers = map.next_value_seed(ProjectsReader { reading })?;
                     add(&mut file, servers, reading);
                 }
                 (_, "disco") => file.disco = Some(map.next_value::<Object<Disco>>()?.0),
                 _ => {
+                    if let Some(meant) = misspelt(reading.format, &key) {
+                        let error = ConfigError::new(
+                            &key,
+                            format!(
+                                "unknown top-level key (did you mean `{meant}`?): a section the \
+                                 gateway reads, misspelt, would be left out (its servers, or \
+                                 its tokens with them the HTTP endpoint's authentication)"
+                            ),
+                        );
+                        let said = error.to_string();
+                        reading.found.set(Some(error));
+                        return Err(A::Error::custom(said));
+                    }
                     map.next_value::<IgnoredAny>()?;
                     reading.warn(key, "not read by the gateway (the client's own setting)");
                 }
             }
         }
+        if let (Some((at, names)), Some(servers)) = (reading.disabled.take(), file.servers.as_mut())
+        {
+            servers.retain(|e| {
+                let off = names.contains(&e.name);
+                if off {
+                    reading.warn(
+                        format!("{}.{}", e.section, e.name),
+                        format!("not served: Claude Code's `{at}` names it"),
+                    );
+                }
+                !off
+            });
+        }
+        if let (Some(mcp), Some(servers)) = (gemini, file.servers.as_mut()) {
+            servers.retain(|e| {
+                let named =
+                    |list: &Option<Strings>| list.as_ref().is_some_and(|l| l.0.contains(&e.name));
+                let why = if named(&mcp.excluded) {
+                    "Gemini CLI's `mcp.excluded` names it"
+                } else if mcp.allowed.is_some() && !named(&mcp.allowed) {
+                    "Gemini CLI's `mcp.allowed` does not name it"
+                } else {
+                    return true;
+                };
+                reading.warn(
+                    format!("{}.{}", e.section, e.name),
+                    format!("not served: {why}"),
+                );
+                false
+            });
+        }
         Ok(file)
     }
+}
+
+/// The top-level key of the gateway's that `key` (not one itself) is a misspelling of: within
+/// a Damerau-Levenshtein distance of 2 of it, or the same but for case. The clients' own
+/// settings (Gemini CLI's `mcp`, `ui`, `tools`, Codex's `model`, ...) are none of them.
+fn misspelt(format: Format, key: &str) -> Option<&'static str> {
+    let keys: &[&'static str] = match format {
+        Format::Json => &["disco", "mcpServers", "servers", "mcp_servers"],
+        Format::Toml => &["disco", "mcp_servers", "mcpServers"],
+    };
+    keys.iter()
+        .filter(|k| **k != key)
+        .map(|k| (strsim::damerau_levenshtein(k, key), *k))
+        .filter(|(d, k)| *d <= 2 || k.eq_ignore_ascii_case(key))
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Gemini CLI's `mcp` settings (https://geminicli.com/docs/tools/mcp-server/): the
+/// servers it starts, by name, `excluded` over `allowed`; its other keys are its own.
+#[derive(serde::Deserialize)]
+struct Mcp {
+    #[serde(default, deserialize_with = "present")]
+    allowed: Option<Strings>,
+    #[serde(default, deserialize_with = "present")]
+    excluded: Option<Strings>,
+}
+
+impl Must for Mcp {
+    const MUST: &'static str = "must be an object (Gemini CLI's `mcp` settings)";
 }
 
 /// Adds the servers of one section to the file's. A name given in two sections is served from
@@ -585,6 +701,10 @@ impl<'de> Visitor<'de> for Project<'_> {
             if key == "mcpServers" {
                 let section = format!("{}.mcpServers", self.at);
                 servers = map.next_value_seed(servers_in(section, self.reading))?;
+            } else if key == "disabledMcpServers" {
+                // The servers turned off in this project (Claude Code's `/mcp`), by name.
+                let names = map.next_value::<Strings>()?;
+                *self.reading.disabled.borrow_mut() = Some((format!("{}.{key}", self.at), names.0));
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -659,12 +779,8 @@ fn server(at: &str, entry: &RawValue, reading: &Reading) -> Result<Option<Server
             format!("{whose}'s key, not read by the gateway: {why}"),
         );
     }
-    if keys.sse {
-        reading.warn(
-            format!("{at}.type"),
-            "not served: a legacy SSE server (the gateway's MCP client, rmcp, speaks \
-             Streamable HTTP and stdio only)",
-        );
+    if let Some((key, why)) = keys.skipped {
+        reading.warn(format!("{at}.{key}"), format!("not served: {why}"));
         return Ok(None);
     }
     let server: Object<Server> = read_at(entry.get(), at, PhantomData)?;
@@ -675,13 +791,21 @@ fn server(at: &str, entry: &RawValue, reading: &Reading) -> Result<Option<Server
 struct Keys {
     /// `"disabled": true`, or Codex's `enabled = false`: the server is left out, its values
     /// not read (they may be variables not set here, or values only another client reads).
-    /// Any other value of these keys is ignored.
+    /// Any other value than a boolean is an error.
     disabled: bool,
-    /// `"type": "sse"`.
-    sse: bool,
+    /// A server the gateway cannot serve as the client would, left out with a warning: its
+    /// key, and why.
+    skipped: Option<(&'static str, &'static str)>,
     /// The keys the gateway does not read, with why.
     ignored: Vec<(String, &'static str)>,
 }
+
+const SSE: &str = "a legacy SSE server (the gateway's MCP client, rmcp, speaks Streamable HTTP \
+                   and stdio only)";
+const WS: &str = "a WebSocket server (the gateway's MCP client, rmcp, speaks Streamable HTTP and \
+                  stdio only)";
+const SANDBOXED: &str = "the client runs it in its sandbox, and the gateway would run it in \
+                         none; serve it from the client, or remove `sandboxEnabled`";
 
 /// Reads a server entry's keys: each one a client defines, or an error naming it.
 struct KeysReader {
@@ -706,21 +830,31 @@ impl<'de> Visitor<'de> for KeysReader {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
         let mut keys = Keys {
             disabled: false,
-            sse: false,
+            skipped: None,
             ignored: Vec::new(),
         };
         while let Some((key, used)) = map.next_key_seed(KeyReader {
             format: self.format,
         })? {
             match (self.format, key.as_str()) {
-                (Format::Json, "disabled") => {
-                    keys.disabled |= map.next_value::<Value>()? == Value::Bool(true);
-                }
-                (Format::Toml, "enabled") => {
-                    keys.disabled |= map.next_value::<Value>()? == Value::Bool(false);
-                }
+                // A boolean: `"disabled": "true"` is a mistake to show, not a server to serve.
+                (Format::Json, "disabled") => keys.disabled |= map.next_value::<bool>()?,
+                (Format::Toml, "enabled") => keys.disabled |= !map.next_value::<bool>()?,
                 (Format::Json, "type") => {
-                    keys.sse |= map.next_value::<Value>()? == "sse";
+                    let kind = map.next_value::<Value>()?;
+                    keys.skipped = keys.skipped.or(match kind.as_str() {
+                        Some("sse") => Some(("type", SSE)),
+                        // Claude Code's WebSocket transport.
+                        Some("ws") => Some(("type", WS)),
+                        _ => None,
+                    });
+                }
+                // VS Code's sandbox of a stdio server (its MCP configuration reference): served
+                // here, the server would run with none, so it is not served.
+                (Format::Json, "sandboxEnabled") => {
+                    if map.next_value::<Value>()? == Value::Bool(true) {
+                        keys.skipped = keys.skipped.or(Some(("sandboxEnabled", SANDBOXED)));
+                    }
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;

@@ -653,6 +653,8 @@ fn secrets_never_appear_in_errors() {
     // What fits each position: the one shape accepted there, every other refused unseen.
     enum Fits {
         String,
+        /// A string or a number (a value of `env`, as VS Code documents it).
+        Number,
         List,
         Object,
         /// A string, judged then by a rule that may quote it (a URL's scheme, a transport's
@@ -670,7 +672,7 @@ fn secrets_never_appear_in_errors() {
             server(r#"{"command": "x", "args": ["-y", @]}"#),
         ),
         (Fits::Object, server(r#"{"command": "x", "env": @}"#)),
-        (Fits::String, server(r#"{"command": "x", "env": {"K": @}}"#)),
+        (Fits::Number, server(r#"{"command": "x", "env": {"K": @}}"#)),
         (Fits::String, server(r#"{"command": "x", "cwd": @}"#)),
         (Fits::Judged, server(r#"{"url": @}"#)),
         (
@@ -712,6 +714,7 @@ fn secrets_never_appear_in_errors() {
             let text = position.replace('@', shape);
             let (fitting, judged) = match fits {
                 Fits::String => (i == 0, false),
+                Fits::Number => (i <= 3, false),
                 Fits::List => (i == 4, false),
                 Fits::Object => (i == 6, false),
                 Fits::Judged => (false, i == 0),
@@ -859,16 +862,16 @@ fn a_disabled_server_is_read_but_not_expanded() {
         let c = parse(&text).unwrap_or_else(|e| panic!("{off}: {e}"));
         assert_eq!(c.servers.len(), 1, "{off}");
     }
-    for disabled in ["false", "\"true\"", "1", "null", "{}"] {
-        let c = parse(&format!(
-            r#"{{"mcpServers": {{"a": {{"command": "x", "disabled": {disabled}}}}}}}"#
-        ))
-        .unwrap();
-        assert_eq!(c.servers.len(), 1, "disabled: {disabled}");
+    let c = parse(r#"{"mcpServers": {"a": {"command": "x", "disabled": false}}}"#).unwrap();
+    assert_eq!(c.servers.len(), 1);
+    let e = refused(r#"{"mcpServers": {"a": {"command": 1, "disabled": false}}}"#);
+    assert_eq!(e.to_string(), "mcpServers.a.command: must be a string");
+    // Only a boolean: `"true"` is a mistake shown at its key, not a server served.
+    for disabled in ["\"true\"", "1", "null", "{}"] {
         let e = refused(&format!(
-            r#"{{"mcpServers": {{"a": {{"command": 1, "disabled": {disabled}}}}}}}"#
+            r#"{{"mcpServers": {{"a": {{"command": "x", "disabled": {disabled}}}}}}}"#
         ));
-        assert_eq!(e.to_string(), "mcpServers.a.command: must be a string");
+        assert_eq!(e.key, "mcpServers.a.disabled", "{disabled}: {e}");
     }
     // Its keys are the keys of any server, and it is an object.
     let cases = [
