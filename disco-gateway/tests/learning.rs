@@ -5,7 +5,6 @@
 #![cfg(feature = "learning")]
 
 #[path = "hostile/harness.rs"]
-#[allow(dead_code)]
 mod harness;
 
 use std::time::Instant;

@@ -5,7 +5,8 @@
 //! liveness bound (the gateway must answer, and at once, not after a call timeout), never a
 //! measure of speed.
 
-// Two test binaries include this file (hostile.rs, live.rs), each using a part of it.
+// Three test binaries include this file (hostile.rs, live.rs, learning.rs), each using a part
+// of it.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
