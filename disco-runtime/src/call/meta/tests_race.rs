@@ -69,10 +69,11 @@ fn vectors_ready_in_the_middle_of_a_call_embed_nothing_there() {
             catalog.wait_semantic();
             assert!(catalog.semantic_ready());
             let calls = probe.calls.load(Ordering::SeqCst);
-            let raced = runtime.block_on(async { run_search(&view, &map, embedded.as_ref()) });
+            let raced =
+                runtime.block_on(async { run_search(&view, &map, embedded.as_ref(), &ctx) });
             let calls = [calls, probe.calls.load(Ordering::SeqCst)];
             let kview = keywords.for_caller(ctx.caller());
-            let alone = run_search(&kview, &map, None);
+            let alone = run_search(&kview, &map, None, &ctx);
             let next = runtime.block_on(catalog.call("tool_search", Value::Object(map)));
             let calls = [calls[0], calls[1], probe.calls.load(Ordering::SeqCst)];
             (raced, alone, next.unwrap(), calls)
