@@ -103,6 +103,15 @@ struct Opts {
 #[path = "eval/replay.rs"]
 mod replay;
 
+/// The share of `gold` (not empty) among the first five `results`.
+fn recall_at_5<G: AsRef<str>, R: AsRef<str>>(gold: &[G], results: &[R]) -> f64 {
+    let found = gold
+        .iter()
+        .filter(|g| results.iter().take(5).any(|r| r.as_ref() == g.as_ref()))
+        .count();
+    found as f64 / gold.len() as f64
+}
+
 impl Opts {
     fn parse(args: &[String]) -> Result<Opts, String> {
         let mut o = Opts {
@@ -481,11 +490,7 @@ fn search(o: &Opts) -> Result<(), String> {
             hit3 += usize::from(r < 3);
             hit5 += usize::from(r < 5);
         }
-        let found = gold
-            .iter()
-            .filter(|g| results.iter().take(5).any(|r| r == g))
-            .count();
-        let recall = found as f64 / gold.len() as f64;
+        let recall = recall_at_5(&gold, &results);
         recall5 += recall;
         if gold.len() > 1 {
             multi += 1;

@@ -29,7 +29,7 @@ use disco_runtime::learn::{self, Lesson, Status, StoredEvent};
 use disco_runtime::{Caller, Catalog};
 use serde_json::{json, Value};
 
-use super::{names, round, str_field, Opts};
+use super::{names, recall_at_5, round, str_field, Opts};
 
 /// The figures are taken after this many sessions.
 const CURVE: [usize; 4] = [0, 100, 1_000, 10_000];
@@ -238,11 +238,7 @@ fn figures(catalog: &Catalog, rows: &[Value], k: usize) -> Value {
                 single_hit5 += usize::from(r < 5);
             }
         }
-        let found = gold
-            .iter()
-            .filter(|g| results.iter().take(5).any(|r| r == g))
-            .count();
-        let recall = found as f64 / gold.len() as f64;
+        let recall = recall_at_5(&gold, &results);
         recall5 += recall;
         if gold.len() > 1 {
             multi += 1;
