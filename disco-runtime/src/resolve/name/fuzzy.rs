@@ -10,7 +10,7 @@ use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
 use crate::resolve::meaning::{read_word, Reading, RequestWord};
 use crate::resolve::vocab::is_known_word;
-use crate::text::edits::each_deletion;
+use crate::text::edits::each_char_deletion_hash;
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::words::char_len;
 
@@ -232,8 +232,8 @@ impl NameIndex {
         // Letters only, for requests that lost their word boundaries.
         let mut by_letters: Vec<u32> = Vec::new();
         if char_len(&query.compact) >= 6 {
-            each_deletion(&query.compact, 1, &mut |del| {
-                if let Some(list) = self.compact_deletes.get(del) {
+            each_char_deletion_hash(&query.compact, 1, &mut |del| {
+                if let Some(list) = self.compact_deletes.get(&del) {
                     by_letters.extend_from_slice(list);
                 }
             });

@@ -4,7 +4,7 @@
 
 use super::NameIndex;
 use crate::resolve::polarity::{typo_allowance, typo_possible_of, Polarity, Word};
-use crate::text::edits::each_deletion;
+use crate::text::edits::each_char_deletion_hash;
 use crate::text::words::char_len;
 
 /// A catalog spelling that shares a deletion with another (see `NameIndex::typo_lookup`).
@@ -28,8 +28,8 @@ impl NameIndex {
         let written_word = Word::new(written, &polarity);
         // A spelling shares many deletions with a word close to it: measure it once.
         let mut seen: Vec<u32> = Vec::new();
-        each_deletion(written, typo_allowance(len), &mut |del| {
-            let Some(ids) = self.word_deletes.get(del) else {
+        each_char_deletion_hash(written, typo_allowance(len), &mut |del| {
+            let Some(ids) = self.word_deletes.get(&del) else {
                 return;
             };
             for &id in ids {
