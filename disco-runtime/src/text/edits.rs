@@ -4,15 +4,17 @@
 use super::hash::fnv;
 
 /// Calls `f` with `word` and every string obtained by deleting up to `k` characters from it,
-/// without collecting them: this runs on every mistaken name. Deletions are made left to right
-/// (the second after the first), so each set of deleted positions is visited once rather than
-/// once per order: half the lookups at `k = 2`. A string can still come twice when it arises
-/// from different positions (`ab` from `aab`); callers keep their own seen-sets.
+/// spelled out: the reference the hashed neighbourhoods (`each_char_deletion_hash`) are tested
+/// against. Deletions are made left to right (the second after the first), so each set of
+/// deleted positions is visited once rather than once per order. A string can still come
+/// twice when it arises from different positions (`ab` from `aab`).
+#[cfg(test)]
 pub(crate) fn each_deletion(word: &str, k: usize, f: &mut impl FnMut(&str)) {
     f(word);
     deletions_from(word, 0, k, f);
 }
 
+#[cfg(test)]
 pub(crate) fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnMut(&str)) {
     if k == 0 {
         return;

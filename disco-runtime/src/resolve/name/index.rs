@@ -82,6 +82,7 @@ impl NameIndex {
     pub fn new<'a>(entries: impl IntoIterator<Item = NameEntry<'a>>) -> NameIndex {
         // The lexicon is read by the fuzzy tier: built with the index, not on a first typo.
         crate::text::lexicon::warm();
+        crate::resolve::meaning::warm();
         let mut index = NameIndex {
             tools: 0,
             destructive: Vec::new(),
