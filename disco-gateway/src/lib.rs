@@ -29,6 +29,8 @@ pub mod pins;
 #[doc(hidden)]
 pub mod provider;
 mod relay;
+#[doc(hidden)]
+pub mod search;
 mod text;
 #[doc(hidden)]
 pub mod upstream;

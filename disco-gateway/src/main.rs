@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use disco_runtime::catalog::docs;
 use disco_runtime::catalog::lint::{self, LintOptions, Severity};
-use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
 use disco_gateway::config::{self, Config, ExposureKind};
@@ -24,6 +24,7 @@ use disco_gateway::follow;
 use disco_gateway::metrics::Metrics;
 use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
+use disco_gateway::search;
 use disco_gateway::upstream::Hub;
 
 const USAGE: &str = "usage:
@@ -275,17 +276,6 @@ fn load_config(args: &Args) -> Result<Config, String> {
     Ok(config)
 }
 
-fn search_options(config: &Config) -> SearchOptions {
-    SearchOptions::default()
-        .enabled(true)
-        .exposure(match config.disco.exposure {
-            ExposureKind::All => Exposure::All,
-            ExposureKind::SearchFirst => Exposure::SearchFirst {
-                pinned: config.disco.pinned.clone(),
-            },
-        })
-}
-
 /// The tool pins of this configuration, in `disco.dataDir` or the default state directory;
 /// `writable` for the gateway that serves, not for `lint` and `docs` (they approve nothing).
 fn pins(config: &Config, writable: bool) -> Result<Pins, String> {
@@ -336,6 +326,8 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             );
         }
     }
+    // Before any upstream starts: a model that does not load stops the gateway here.
+    let search = search::serving(&config.disco)?;
     let (hub, provider) = start(&config, pins(&config, true)?).await;
     let metrics = config.disco.metrics.map(|_| Arc::new(Metrics::default()));
     let provider = match &metrics {
@@ -347,7 +339,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         .version(env!("CARGO_PKG_VERSION"))
         .provider(provider.clone())
         .resources(provider.clone())
-        .search(search_options(&config))
+        .search(search)
         .page_size(config.disco.page_size)
         .default_timeout(config.disco.call_timeout);
     if !config.disco.tokens.is_empty() {
@@ -535,7 +527,7 @@ async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog)
     let built = Catalog::builder()
         .server_name("disco-gateway")
         .provider(provider.clone())
-        .search(search_options(config))
+        .search(search::options(&config.disco))
         .default_timeout(config.disco.call_timeout)
         .from_inventory();
     match built {

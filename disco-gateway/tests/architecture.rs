@@ -34,6 +34,7 @@ const LAYERS: Layers = Layers {
         ("upstream", 4),
         ("provider", 5),
         ("follow", 5),
+        ("search", 5),
         ("lint", 6),
     ],
 };
