@@ -31,6 +31,20 @@ fn no_model(dir: &Dir) -> std::path::PathBuf {
     dir.0.join("no-model")
 }
 
+/// The gateway asked to serve with the model in `model`, stdin closed (a gateway that served
+/// would stop by itself, exit 0): its exit code, stderr and stdout.
+fn serve_with(dir: &Dir, model: &std::path::Path) -> (Option<i32>, String, String) {
+    let config = harness::config(dir, &SERVICES, disco(Some(model)));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .arg("--config")
+        .arg(&config)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the gateway runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stderr), text(&out.stdout))
+}
+
 /// `docs` and `lint` print the same with `disco.semantic` as without it: they build the
 /// catalog without the model (and do not even load it: the directory holds none).
 #[test]
@@ -49,20 +63,10 @@ fn docs_and_lint_are_the_same_with_the_key() {
 #[cfg(not(feature = "semantic"))]
 #[test]
 fn without_the_feature_the_key_is_refused() {
-    use std::process::{Command, Stdio};
-
     let dir = Dir::new("semantic-off");
     let model = no_model(&dir);
-    let config = harness::config(&dir, &SERVICES, disco(Some(&model)));
-    // With stdin closed, a gateway that served would stop by itself (exit 0).
-    let out = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
-        .arg("--config")
-        .arg(&config)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the gateway runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, stderr, stdout) = serve_with(&dir, &model);
+    assert_eq!(code, Some(2), "{stderr}");
     let said = format!(
         "disco-gateway: disco.semantic ({}): this disco-gateway was built without the \
          `semantic` feature; install it with `cargo install --locked --path disco-gateway \
@@ -70,11 +74,7 @@ fn without_the_feature_the_key_is_refused() {
         model.display()
     );
     assert!(stderr.contains(&said), "{stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert!(stdout.is_empty(), "{stdout}");
 }
 
 /// The names `tool_search` finds for `query`.
@@ -161,25 +161,11 @@ fn tool_search_finds_by_meaning_with_the_transformer() {
 #[cfg(feature = "semantic")]
 #[test]
 fn a_model_that_does_not_load_is_refused_at_start() {
-    use std::process::{Command, Stdio};
-
     let dir = Dir::new("semantic-bad");
     let model = no_model(&dir);
     std::fs::create_dir_all(&model).expect("the directory");
-    let config = harness::config(&dir, &SERVICES, disco(Some(&model)));
-    let out = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
-        .arg("--config")
-        .arg(&config)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the gateway runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(&format!(
-            "disco-gateway: disco.semantic ({}): ",
-            model.display()
-        )),
-        "{stderr}"
-    );
+    let (code, stderr, _) = serve_with(&dir, &model);
+    assert_eq!(code, Some(2), "{stderr}");
+    let said = format!("disco-gateway: disco.semantic ({}): ", model.display());
+    assert!(stderr.contains(&said), "{stderr}");
 }
