@@ -21,6 +21,8 @@ pub mod follow;
 pub mod forward;
 mod headers;
 #[doc(hidden)]
+pub mod learning;
+#[doc(hidden)]
 pub mod lint;
 #[doc(hidden)]
 pub mod metrics;

@@ -35,6 +35,7 @@ const LAYERS: Layers = Layers {
         ("provider", 5),
         ("follow", 5),
         ("search", 5),
+        ("learning", 5),
         ("lint", 6),
     ],
 };
