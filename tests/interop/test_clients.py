@@ -95,8 +95,8 @@ def installed(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
-    """The four servers every client is given, as (name, stdio command or URL), and the
-    gateway's memory file. The HTTP ones run for the module."""
+    """The four servers every client is given: the stdio ones as their command, the HTTP ones
+    (running for the module) as their URL, by the name each client gets them under."""
     for binary in (server_binary(), gateway_binary()):
         if not Path(binary).is_file():
             pytest.fail(f"binary not found: {binary} (cargo build --example conformance; "
@@ -115,7 +115,6 @@ def servers(tmp_path_factory):
     gateway_http = Gateway(config)
     try:
         yield {
-            "config": config,
             "stdio": {
                 "disco-stdio": [server_binary(), "--stdio"],
                 "gateway-stdio": [gateway_binary(), "--config", str(config)],
@@ -146,7 +145,6 @@ def test_claude_code_connects_to_each_server(servers, tmp_path):
                      DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1")
     project = tmp_path / "project"
     project.mkdir()
-    # The example's stdio server is started by Claude Code with Claude Code's environment.
     for name, command in servers["stdio"].items():
         must(run_client([claude, "mcp", "add", name, "--", *command], env, project))
     for name, url in servers["http"].items():
