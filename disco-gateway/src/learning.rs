@@ -70,18 +70,21 @@ mod with {
         Ok(())
     }
 
-    /// Every minute, the candidates of the events so far, against the catalog served now: the
-    /// ready aliases (read-only tools) and keywords are what it uses.
+    /// Every `period`, the candidates of the events so far, against the catalog served now:
+    /// the ready aliases (read-only tools) and keywords are what it uses. Each change of what
+    /// is in use is logged with its counts.
     pub fn online(
         config: &Config,
         handle: disco_runtime::ServerHandle,
+        period: std::time::Duration,
     ) -> Result<tokio::task::JoinHandle<()>, String> {
         let store = Arc::new(
             SqliteStore::open(&dir(config)?, learn::DEFAULT_MAX_BYTES)
                 .map_err(|e| e.to_string())?,
         );
         Ok(tokio::spawn(async move {
-            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+            let mut every = tokio::time::interval(period);
+            let mut in_use = (0, 0);
             loop {
                 every.tick().await;
                 let Some(catalog) = handle.catalog() else {
@@ -91,13 +94,25 @@ mod with {
                 let applied = tokio::task::spawn_blocking(move || {
                     let options = LearnOptions::default();
                     let candidates = learn::candidates(&*store, &catalog, &options)?;
-                    catalog.set_learned_aliases(learn::learned_aliases(&candidates));
-                    catalog.set_learned_keywords(learn::learned_keywords(&candidates));
-                    Ok::<usize, learn::StoreError>(candidates.len())
+                    let aliases = learn::learned_aliases(&candidates);
+                    let keywords = learn::learned_keywords(&candidates);
+                    let counts = (aliases.len(), keywords.len());
+                    catalog.set_learned_aliases(aliases);
+                    catalog.set_learned_keywords(keywords);
+                    Ok::<(usize, usize), learn::StoreError>(counts)
                 })
                 .await;
                 match applied {
-                    Ok(Ok(_)) => {}
+                    Ok(Ok(counts)) => {
+                        if counts != in_use {
+                            in_use = counts;
+                            tracing::info!(
+                                aliases = counts.0,
+                                keywords = counts.1,
+                                "learned aliases and keywords in use"
+                            );
+                        }
+                    }
                     Ok(Err(e)) => tracing::warn!(error = %e, "learned candidates not read"),
                     Err(e) => tracing::warn!(error = %e, "learned candidates not read"),
                 }
@@ -143,6 +158,7 @@ mod without {
     pub fn online(
         _: &Config,
         _: disco_runtime::ServerHandle,
+        _: std::time::Duration,
     ) -> Result<tokio::task::JoinHandle<()>, String> {
         Err(WHY.into())
     }

@@ -41,7 +41,9 @@ const USAGE: &str = "usage:
 
   --learn (when serving): record discovery events for `report` (feature `learning`)
   --learn-online (when serving): --learn, and use what is ready every minute: aliases of
-    read-only tools, keywords in search ranking";
+    read-only tools, keywords in search ranking
+  --learn-every SECONDS (when serving): --learn-online, reading what is ready every SECONDS
+    (1 to 86400) instead of every minute";
 
 const HELP: &str = "Any MCP servers behind disco's catalog: safe tool-name correction, argument \
 repair and tool search. FILE is a client's own configuration as it is (Claude Desktop, Claude \
@@ -71,6 +73,8 @@ struct Args {
     learn: bool,
     /// And use what they teach while serving.
     learn_online: bool,
+    /// How often what they teach is read again (`--learn-every`; default a minute).
+    learn_every: Option<Duration>,
     /// `report`'s output: table, json or attributes.
     format: Option<String>,
     /// `report --forget`: `all` or a name.
@@ -128,6 +132,19 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--learn-online" => {
                 a.learn = true;
                 a.learn_online = true;
+            }
+            "--learn-every" => {
+                let text = value("--learn-every")?;
+                let seconds = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|s| (1..=86_400).contains(s))
+                    .ok_or_else(|| {
+                        format!("--learn-every {text}: expected a number of seconds, 1 to 86400")
+                    })?;
+                a.learn = true;
+                a.learn_online = true;
+                a.learn_every = Some(Duration::from_secs(seconds));
             }
             "--format" => a.format = Some(value("--format")?),
             "--forget" => a.forget = Some(value("--forget")?),
@@ -421,10 +438,12 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             release_freed_memory();
         })
     };
-    // What traffic taught, used while serving (`--learn-online`), reread every minute.
+    // What traffic taught, used while serving (`--learn-online`), reread every minute (or
+    // every `--learn-every`).
+    let every = args.learn_every.unwrap_or(Duration::from_secs(60));
     let online = args
         .learn_online
-        .then(|| learning::online(&config, server.handle()))
+        .then(|| learning::online(&config, server.handle(), every))
         .transpose()?;
     let result = match args.http {
         Some(addr) => {

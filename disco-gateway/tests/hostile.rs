@@ -475,81 +475,6 @@ fn a_call_to_a_server_that_is_down_says_since_when_and_when_it_is_retried() {
     gw.assert_healthy();
 }
 
-/// A downstream client over HTTP with a bearer token, on a runtime of its own.
-struct Client {
-    runtime: tokio::runtime::Runtime,
-    service: disco_runtime::rmcp::service::RunningService<disco_runtime::rmcp::RoleClient, ()>,
-}
-
-impl Client {
-    fn connect(url: &str, token: &str) -> Client {
-        use disco_runtime::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-        use disco_runtime::rmcp::transport::StreamableHttpClientTransport;
-        use disco_runtime::rmcp::ServiceExt;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
-        let service = runtime
-            .block_on(async {
-                // The test's own HTTP client, beside the gateway's.
-                disco_gateway::install_tls();
-                let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(harness::LIVENESS, ().serve(transport)).await
-            })
-            .expect("connected within the liveness bound")
-            .expect("the client connects");
-        Client { runtime, service }
-    }
-
-    /// A call's text and whether it is an error (a JSON-RPC error counts, its message the
-    /// text).
-    fn call(&self, tool: &str) -> (String, bool) {
-        use disco_runtime::rmcp::model::CallToolRequestParams;
-        let call = self
-            .service
-            .peer()
-            .call_tool(CallToolRequestParams::new(tool.to_string()));
-        let answer = self
-            .runtime
-            .block_on(async { tokio::time::timeout(harness::LIVENESS, call).await })
-            .expect("answered within the liveness bound");
-        match answer {
-            Ok(result) => {
-                let text = result
-                    .content
-                    .iter()
-                    .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                (text, result.is_error == Some(true))
-            }
-            Err(e) => (e.to_string(), true),
-        }
-    }
-
-    fn status(&self) -> Value {
-        use disco_runtime::rmcp::model::{ReadResourceRequestParams, ResourceContents};
-        let read = self
-            .service
-            .peer()
-            .read_resource(ReadResourceRequestParams::new("disco://status"));
-        let result = self
-            .runtime
-            .block_on(async { tokio::time::timeout(harness::LIVENESS, read).await })
-            .expect("answered within the liveness bound")
-            .expect("the status");
-        match &result.contents[0] {
-            ResourceContents::TextResourceContents { text, .. } => {
-                serde_json::from_str(text).expect("the status is JSON")
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-}
-
 /// Over HTTP with callers' tokens: while a server is down, a caller who could see its tools
 /// is told of the outage; one whose token does not reach that server gets "unknown tool", as
 /// for a name that never existed, and its `disco://status` does not name the server.
@@ -563,8 +488,8 @@ fn only_a_caller_who_could_see_a_tool_hears_of_its_servers_outage() {
         {"token": "tok-guest-c29a", "caller": "guest", "servers": ["good"]},
     ]);
     let gw = harness::HttpGateway::start(&dir, &ups, settings);
-    let ops = Client::connect(&gw.url, "tok-ops-51f0");
-    let guest = Client::connect(&gw.url, "tok-guest-c29a");
+    let ops = harness::HttpClient::connect(&gw.url, "tok-ops-51f0");
+    let guest = harness::HttpClient::connect(&gw.url, "tok-guest-c29a");
     assert_eq!(ops.call("flaky.echo"), ("flaky:echo:{}".into(), false));
     let (text, error) = guest.call("flaky.echo");
     assert!(error && text.contains("Unknown tool"), "{text}");
@@ -613,8 +538,8 @@ fn a_caller_over_its_rate_is_refused_and_the_others_are_served() {
         {"token": "tok-other-04b9", "caller": "other"},
     ]);
     let gw = harness::HttpGateway::start(&dir, &ups, settings);
-    let greedy = Client::connect(&gw.url, "tok-greedy-7d1e");
-    let other = Client::connect(&gw.url, "tok-other-04b9");
+    let greedy = harness::HttpClient::connect(&gw.url, "tok-greedy-7d1e");
+    let other = harness::HttpClient::connect(&gw.url, "tok-other-04b9");
     let mut served = 0;
     let refused = loop {
         let (text, error) = greedy.call("good.echo");

@@ -88,3 +88,79 @@ fn a_learning_gateway_records_reports_and_forgets() {
     let out: Value = serde_json::from_str(&report(&dir, &ups, &["--format", "json"])).unwrap();
     assert_eq!(out["candidates"], json!([]));
 }
+
+/// `--learn-online` end to end over HTTP: three callers (three tokens), each in a session of
+/// its own (the 2025-06-18 era: a client of the sessionless era gives no sequence to learn
+/// from), ask for a name no tool has and then call the read-only tool they meant. Once the
+/// gateway next reads what is ready (`--learn-every 1`), the name is a learned alias of that
+/// tool for every caller, the log says so, and a name only one caller used stays unknown.
+#[test]
+fn a_learning_gateway_uses_what_three_callers_taught_while_serving() {
+    let dir = Dir::new("learning-online");
+    let ups = [up("shifty", "shifty")];
+    let mut disco = settings();
+    disco["tokens"] = json!([
+        {"token": "tok-ada-7f31", "caller": "ada"},
+        {"token": "tok-bo-0c9e", "caller": "bo"},
+        {"token": "tok-cy-d4a2", "caller": "cy"},
+    ]);
+    let gw = harness::HttpGateway::start_with(&dir, &ups, disco, &["--learn-every", "1"]);
+    let callers: Vec<harness::HttpClient> = ["tok-ada-7f31", "tok-bo-0c9e", "tok-cy-d4a2"]
+        .iter()
+        .map(|token| harness::HttpClient::connect_with_session(&gw.url, token))
+        .collect();
+    // `peek` is the upstream's read-only tool; `inspect_item` and `view_thing` are names no
+    // tool has, and nothing corrects or suggests them (a name whose tool was suggested teaches
+    // nothing: the model was told).
+    for (k, caller) in callers.iter().enumerate() {
+        let (text, unknown) = caller.call("inspect_item");
+        assert!(unknown && text.contains("Unknown tool"), "{text}");
+        if k == 0 {
+            let (text, unknown) = caller.call("view_thing");
+            assert!(unknown && text.contains("Unknown tool"), "{text}");
+        }
+        assert_eq!(caller.call("shifty.peek"), ("shifty:peek:{}".into(), false));
+    }
+    let started = Instant::now();
+    loop {
+        let (text, failed) = callers[1].call("inspect_item");
+        if !failed {
+            assert_eq!(text, "shifty:peek:{}");
+            break;
+        }
+        assert!(
+            started.elapsed() < LIVENESS,
+            "`inspect_item` never became an alias of `shifty.peek`: {text}\nreport:\n{}\nlog:\n{}",
+            report(&dir, &ups, &["--format", "json"]),
+            gw.log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(
+        gw.log().contains("learned aliases and keywords in use"),
+        "{}",
+        gw.log()
+    );
+    // One caller's mistake teaches nothing.
+    let (text, unknown) = callers[2].call("view_thing");
+    assert!(unknown && text.contains("Unknown tool"), "{text}");
+}
+
+#[test]
+fn learn_every_takes_seconds_from_1_to_86400() {
+    for bad in ["0", "86401", "-1", "1.5", "soon"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+            .args(["--learn-every", bad, "--config", "/nonexistent.json"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the gateway runs");
+        assert_eq!(out.status.code(), Some(2), "--learn-every {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "--learn-every {bad}: expected a number of seconds, 1 to 86400"
+            )),
+            "{err}"
+        );
+    }
+}

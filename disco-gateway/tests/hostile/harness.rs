@@ -408,7 +408,13 @@ impl HttpGateway {
     /// Starts the gateway with `--http 127.0.0.1:0` and waits, within [`LIVENESS`], for the
     /// address it says it bound.
     pub fn start(dir: &Dir, upstreams: &[Up], disco: Value) -> HttpGateway {
-        let http = ["--http", "127.0.0.1:0"];
+        HttpGateway::start_with(dir, upstreams, disco, &[])
+    }
+
+    /// [`HttpGateway::start`] with more of the gateway's arguments.
+    pub fn start_with(dir: &Dir, upstreams: &[Up], disco: Value, args: &[&str]) -> HttpGateway {
+        let mut http = vec!["--http", "127.0.0.1:0"];
+        http.extend_from_slice(args);
         let (mut child, log) = spawn(dir, upstreams, disco, &http, Stdio::null());
         let stdout = child.stdout.take().expect("its stdout");
         let (tx, rx) = mpsc::channel();
@@ -491,4 +497,98 @@ pub fn command(dir: &Dir, subcommand: &str, upstreams: &[Up], disco: Value) -> S
         std::thread::sleep(Duration::from_millis(50));
     }
     std::fs::read_to_string(&out).unwrap_or_default()
+}
+
+/// A downstream client over HTTP with a bearer token, on a runtime of its own.
+pub struct HttpClient {
+    runtime: tokio::runtime::Runtime,
+    service: disco_runtime::rmcp::service::RunningService<
+        disco_runtime::rmcp::RoleClient,
+        disco_runtime::rmcp::model::ClientConfig,
+    >,
+}
+
+impl HttpClient {
+    /// A client of rmcp's newest protocol era (no sessions).
+    pub fn connect(url: &str, token: &str) -> HttpClient {
+        HttpClient::connect_as(url, token, Default::default())
+    }
+
+    /// A client of the 2025-06-18 era, whose requests share a session.
+    pub fn connect_with_session(url: &str, token: &str) -> HttpClient {
+        use disco_runtime::rmcp::model::{ClientConfig, ProtocolVersion};
+        let config = ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_06_18);
+        HttpClient::connect_as(url, token, config)
+    }
+
+    fn connect_as(
+        url: &str,
+        token: &str,
+        client: disco_runtime::rmcp::model::ClientConfig,
+    ) -> HttpClient {
+        use disco_runtime::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        use disco_runtime::rmcp::transport::StreamableHttpClientTransport;
+        use disco_runtime::rmcp::ServiceExt;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+        let service = runtime
+            .block_on(async {
+                // The test's own HTTP client, beside the gateway's.
+                disco_gateway::install_tls();
+                let transport = StreamableHttpClientTransport::from_config(config);
+                tokio::time::timeout(LIVENESS, client.serve(transport)).await
+            })
+            .expect("connected within the liveness bound")
+            .expect("the client connects");
+        HttpClient { runtime, service }
+    }
+
+    /// A call's text and whether it is an error (a JSON-RPC error counts, its message the
+    /// text).
+    pub fn call(&self, tool: &str) -> (String, bool) {
+        use disco_runtime::rmcp::model::CallToolRequestParams;
+        let call = self
+            .service
+            .peer()
+            .call_tool(CallToolRequestParams::new(tool.to_string()));
+        let answer = self
+            .runtime
+            .block_on(async { tokio::time::timeout(LIVENESS, call).await })
+            .expect("answered within the liveness bound");
+        match answer {
+            Ok(result) => {
+                let text = result
+                    .content
+                    .iter()
+                    .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                (text, result.is_error == Some(true))
+            }
+            Err(e) => (e.to_string(), true),
+        }
+    }
+
+    pub fn status(&self) -> Value {
+        use disco_runtime::rmcp::model::{ReadResourceRequestParams, ResourceContents};
+        let read = self
+            .service
+            .peer()
+            .read_resource(ReadResourceRequestParams::new("disco://status"));
+        let result = self
+            .runtime
+            .block_on(async { tokio::time::timeout(LIVENESS, read).await })
+            .expect("answered within the liveness bound")
+            .expect("the status");
+        match &result.contents[0] {
+            ResourceContents::TextResourceContents { text, .. } => {
+                serde_json::from_str(text).expect("the status is JSON")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
