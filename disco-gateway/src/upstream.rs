@@ -28,6 +28,7 @@ use crate::client::{self, Endpoint, Role, Running};
 use crate::config::{DiscoConfig, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
 use crate::headers::header_map;
+use crate::oauth;
 use crate::pins::{Pins, Review, Sha, Waiting, Why};
 use crate::relay::Heard;
 
@@ -435,6 +436,18 @@ impl Upstream {
     }
 
     /// When its next start begins (`None`: one is under way), while it is down.
+    /// The file of its OAuth tokens, when it signs in with OAuth and the gateway has a state
+    /// directory.
+    fn token_file(&self, hub: &Hub) -> Option<std::path::PathBuf> {
+        match &self.config.transport {
+            Transport::Http { oauth: Some(_), .. } => {
+                let dir = hub.pins.as_ref()?.state_dir();
+                Some(oauth::token_file(dir, &self.config.name))
+            }
+            _ => None,
+        }
+    }
+
     fn set_next_start(&self, at: Option<Instant>) {
         let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
         if let Status::Down(outage) = &mut live.status {
@@ -519,6 +532,9 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
         }
         started = true;
         upstream.set_next_start(None);
+        // A `login` that writes its tokens from now on starts the next attempt at once.
+        let tokens = upstream.token_file(&hub);
+        let seen = tokens.as_deref().and_then(oauth::stamp);
         let outcome = tokio::select! {
             r = connect(&hub, &upstream) => Some(r),
             _ = upstream.stop.cancelled() => None,
@@ -582,6 +598,12 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
         tokio::select! {
             _ = tokio::time::sleep(backoff.current()) => {}
             _ = upstream.stop.cancelled() => break,
+            _ = async {
+                match &tokens {
+                    Some(file) => oauth::written(file, seen).await,
+                    None => std::future::pending().await,
+                }
+            } => tracing::info!(server = %name, "new OAuth tokens: starting it now"),
         }
         backoff.waited();
     }
@@ -645,13 +667,41 @@ async fn connect(
                 .map_err(|e| (e.detail, group))?;
             (running, group)
         }
-        Transport::Http { url, headers, .. } => {
+        Transport::Http {
+            url,
+            headers,
+            oauth,
+            ..
+        } => {
             // The values are secrets: an error names the header only.
             let headers = header_map(headers).map_err(|e| (e, None))?;
             let max = hub.disco.max_message_bytes;
-            let running = open(Endpoint::Http { url, headers, max })
-                .await
-                .map_err(|e| (e.detail, None))?;
+            let auth = match oauth {
+                Some(oauth) => Some(Box::new(
+                    signed_in(hub, upstream, url, oauth)
+                        .await
+                        .map_err(|e| (e, None))?,
+                )),
+                None => None,
+            };
+            let running = open(Endpoint::Http {
+                url,
+                headers,
+                max,
+                auth,
+            })
+            .await
+            .map_err(|e| match oauth {
+                Some(_) if e.refused => (
+                    oauth::sign_in_again(
+                        &upstream.config.name,
+                        "the server refused the gateway's token (revoked or expired, and no \
+                         refresh was accepted)",
+                    ),
+                    None,
+                ),
+                _ => (e.detail, None),
+            })?;
             (running, None)
         }
     };
@@ -690,6 +740,31 @@ async fn connect(
     upstream.set_up(running.peer().clone(), tools);
     hub.change();
     Ok((running, rx, group))
+}
+
+/// The OAuth manager of `upstream`'s next connection: its tokens read from the state
+/// directory, its authorization server found, within the start-up timeout.
+async fn signed_in(
+    hub: &Hub,
+    upstream: &Upstream,
+    url: &str,
+    config: &crate::config::OAuthConfig,
+) -> Result<rmcp::transport::auth::AuthorizationManager, String> {
+    let server = &upstream.config.name;
+    let Some(file) = upstream.token_file(hub) else {
+        return Err("OAuth needs the gateway's state directory for its tokens".into());
+    };
+    #[cfg(feature = "tls")]
+    client::install_tls();
+    let timeout = hub.disco.startup_timeout;
+    tokio::time::timeout(timeout, oauth::manager(server, url, file, config))
+        .await
+        .map_err(|_| {
+            format!(
+                "OAuth: its authorization server did not answer within {} ms",
+                timeout.as_millis()
+            )
+        })?
 }
 
 /// The most `tools/list` pages one listing reads. An upstream whose `nextCursor` never ends
