@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use disco_runtime::rmcp;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -244,12 +245,10 @@ async fn until(client: &Client, tool: &str, want: impl Fn(bool, &str) -> bool) -
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sign_in_refresh_revocation_and_a_new_sign_in() {
-    let Some(tools) = tools() else { return };
-    disco_gateway::install_tls();
-    let servers = servers(&tools).await;
-    let dir = std::env::temp_dir().join(format!("disco-oauth-e2e-{}", std::process::id()));
+/// A directory of its own for test `tag`, and the configuration of its two servers (with
+/// `tokens` for HTTP callers) in it.
+fn setup(servers: &Servers, tag: &str, tokens: Value) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("disco-oauth-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let state = dir.join("state");
@@ -261,11 +260,20 @@ async fn sign_in_refresh_revocation_and_a_new_sign_in() {
                 "remote": {"type": "http", "url": servers.mcp, "oauth": true},
                 "open": {"type": "http", "url": servers.open}
             },
-            "disco": {"dataDir": state, "restartMaxMs": 2000}
+            "disco": {"dataDir": state, "restartMaxMs": 2000, "tokens": tokens}
         })
         .to_string(),
     )
     .expect("the configuration");
+    (dir, state, config)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_refresh_revocation_and_a_new_sign_in() {
+    let Some(tools) = tools() else { return };
+    disco_gateway::install_tls();
+    let servers = servers(&tools).await;
+    let (dir, state, config) = setup(&servers, "e2e", serde_json::json!([]));
 
     // The gateway runs before anyone signed in: `remote` is down, and says how to sign in.
     let log = dir.join("gateway.log");
@@ -371,4 +379,151 @@ async fn sign_in_refresh_revocation_and_a_new_sign_in() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The gateway over HTTP, listening at the URL it printed; ended when dropped.
+struct Http {
+    _child: tokio::process::Child,
+    url: String,
+}
+
+async fn over_http(config: &Path) -> Http {
+    let log = config.with_extension("log");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+        .arg("--config")
+        .arg(config)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).expect("the log file"))
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the gateway runs");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let url = tokio::time::timeout(GUARD, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.strip_prefix("LISTENING ") {
+                return url.to_string();
+            }
+        }
+        panic!("the gateway ended without listening");
+    })
+    .await
+    .expect("the gateway listens");
+    Http { _child: child, url }
+}
+
+/// The tools `token`'s caller is listed (anonymous without one).
+async fn listed(url: &str, token: Option<&str>) -> Vec<String> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let client =
+        ().serve(StreamableHttpClientTransport::from_config(config))
+            .await
+            .expect("the caller connects");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let _ = client.cancel().await;
+    tools.into_iter().map(|t| t.name.to_string()).collect()
+}
+
+/// Over HTTP, an OAuth server's tools are listed only to the callers whose token entry names
+/// the server (`servers`) or the tool (`tools`): every shape of entry, and the anonymous
+/// caller of a gateway without tokens. The other server keeps its rule (all, without
+/// `servers`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_only_the_callers_that_name_an_oauth_server_see_it() {
+    let Some(tools) = tools() else { return };
+    disco_gateway::install_tls();
+    let servers = servers(&tools).await;
+    // Every combination of naming `remote`, naming `open`, and naming `remote`'s tool.
+    let mut entries = Vec::new();
+    for (i, (remote, open, tool)) in [
+        (false, false, false),
+        (true, false, false),
+        (false, true, false),
+        (true, true, false),
+        (false, false, true),
+        (false, true, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let names: Vec<&str> = [(remote, "remote"), (open, "open")]
+            .into_iter()
+            .filter_map(|(on, n)| on.then_some(n))
+            .collect();
+        let mut entry =
+            serde_json::json!({"token": format!("token-{i}"), "caller": format!("c{i}")});
+        // No server named at all: the entry without `servers` (every server but OAuth ones).
+        if remote || open {
+            entry["servers"] = serde_json::json!(names);
+        }
+        if tool {
+            entry["tools"] = serde_json::json!(["remote.whoami"]);
+        }
+        let sees_open = !(remote || open) || open;
+        entries.push((entry, remote || tool, sees_open));
+    }
+    let tokens: Vec<Value> = entries.iter().map(|(e, _, _)| e.clone()).collect();
+    let (dir, _, config) = setup(&servers, "http", Value::Array(tokens));
+    login(&config).await;
+    let gateway = over_http(&config).await;
+    // Until `remote` is up: its tools are listed to the first caller that names it.
+    let start = Instant::now();
+    while !listed(&gateway.url, Some("token-1"))
+        .await
+        .contains(&"remote.whoami".to_string())
+    {
+        assert!(start.elapsed() < GUARD, "remote never came up");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    for (i, (entry, sees_remote, sees_open)) in entries.iter().enumerate() {
+        let names = listed(&gateway.url, Some(&format!("token-{i}"))).await;
+        assert_eq!(
+            names.contains(&"remote.whoami".to_string()),
+            *sees_remote,
+            "{entry}: {names:?}"
+        );
+        assert_eq!(
+            names.contains(&"open.whoami".to_string()),
+            *sees_open,
+            "{entry}: {names:?}"
+        );
+    }
+    drop(gateway);
+
+    // Without `tokens`, the anonymous HTTP caller does not see it either.
+    let (dir2, state2, config2) = setup(&servers, "anonymous", serde_json::json!([]));
+    std::fs::create_dir_all(state2.join("oauth")).expect("the token directory");
+    std::fs::copy(
+        dir.join("state/oauth/remote.json"),
+        state2.join("oauth/remote.json"),
+    )
+    .expect("the signed-in tokens");
+    let gateway = over_http(&config2).await;
+    let start = Instant::now();
+    while !listed(&gateway.url, None)
+        .await
+        .contains(&"open.whoami".to_string())
+    {
+        assert!(start.elapsed() < GUARD, "open never came up");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // `remote` is up (its tokens are valid: the log says it listed its tool) yet not listed.
+    let start = Instant::now();
+    while !std::fs::read_to_string(config2.with_extension("log"))
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.contains("upstream ready") && l.contains("server=remote"))
+    {
+        assert!(start.elapsed() < GUARD, "remote never came up");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let names = listed(&gateway.url, None).await;
+    assert!(!names.contains(&"remote.whoami".to_string()), "{names:?}");
+    drop(gateway);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&dir2);
 }
