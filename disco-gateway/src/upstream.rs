@@ -28,7 +28,6 @@ use crate::client::{self, Endpoint, Role, Running};
 use crate::config::{DiscoConfig, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
 use crate::headers::header_map;
-use crate::oauth;
 use crate::pins::{Pins, Review, Sha, Waiting, Why};
 use crate::relay::Heard;
 
@@ -436,18 +435,6 @@ impl Upstream {
     }
 
     /// When its next start begins (`None`: one is under way), while it is down.
-    /// The file of its OAuth tokens, when it signs in with OAuth and the gateway has a state
-    /// directory.
-    fn token_file(&self, hub: &Hub) -> Option<std::path::PathBuf> {
-        match &self.config.transport {
-            Transport::Http { oauth: Some(_), .. } => {
-                let dir = hub.pins.as_ref()?.state_dir();
-                Some(oauth::token_file(dir, &self.config.name))
-            }
-            _ => None,
-        }
-    }
-
     fn set_next_start(&self, at: Option<Instant>) {
         let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
         if let Status::Down(outage) = &mut live.status {
@@ -508,11 +495,7 @@ impl Upstream {
                 Err(why) => error(why),
             },
             _ => {
-                let refused = matches!(
-                    &self.config.transport,
-                    Transport::Http { oauth: Some(_), .. }
-                )
-                .then(|| oauth::sign_in_again(name, "the server refused the gateway's token"));
+                let refused = self.refused_text("the server refused the gateway's token");
                 let refused = refused.as_deref();
                 call_on(name, &peer, &self.calls, tool, arguments, ctx, refused).await
             }
@@ -541,8 +524,7 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
         started = true;
         upstream.set_next_start(None);
         // A `login` that writes its tokens from now on starts the next attempt at once.
-        let tokens = upstream.token_file(&hub);
-        let seen = tokens.as_deref().and_then(oauth::stamp);
+        let tokens = signin::Tokens::now(&hub, &upstream);
         let outcome = tokio::select! {
             r = connect(&hub, &upstream) => Some(r),
             _ = upstream.stop.cancelled() => None,
@@ -606,12 +588,7 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
         tokio::select! {
             _ = tokio::time::sleep(backoff.current()) => {}
             _ = upstream.stop.cancelled() => break,
-            _ = async {
-                match &tokens {
-                    Some(file) => oauth::written(file, seen).await,
-                    None => std::future::pending().await,
-                }
-            } => tracing::info!(server = %name, "new OAuth tokens: starting it now"),
+            _ = tokens.written() => tracing::info!(server = %name, "new OAuth tokens: starting it now"),
         }
         backoff.waited();
     }
@@ -675,23 +652,13 @@ async fn connect(
                 .map_err(|e| (e.detail, group))?;
             (running, group)
         }
-        Transport::Http {
-            url,
-            headers,
-            oauth,
-            ..
-        } => {
+        Transport::Http { url, headers, .. } => {
             // The values are secrets: an error names the header only.
             let headers = header_map(headers).map_err(|e| (e, None))?;
             let max = hub.disco.max_message_bytes;
-            let auth = match oauth {
-                Some(oauth) => Some(Box::new(
-                    signed_in(hub, upstream, url, oauth)
-                        .await
-                        .map_err(|e| (e, None))?,
-                )),
-                None => None,
-            };
+            let auth = signin::manager(hub, upstream)
+                .await
+                .map_err(|e| (e, None))?;
             let running = open(Endpoint::Http {
                 url,
                 headers,
@@ -699,16 +666,13 @@ async fn connect(
                 auth,
             })
             .await
-            .map_err(|e| match oauth {
-                Some(_) if e.refused => (
-                    oauth::sign_in_again(
-                        &upstream.config.name,
-                        "the server refused the gateway's token (revoked or expired, and no \
-                         refresh was accepted)",
-                    ),
-                    None,
-                ),
-                _ => (e.detail, None),
+            .map_err(|e| {
+                let why = "the server refused the gateway's token (revoked or expired, and no \
+                           refresh was accepted)";
+                match upstream.refused_text(why) {
+                    Some(sign_in) if e.refused => (sign_in, None),
+                    _ => (e.detail, None),
+                }
             })?;
             (running, None)
         }
@@ -748,31 +712,6 @@ async fn connect(
     upstream.set_up(running.peer().clone(), tools);
     hub.change();
     Ok((running, rx, group))
-}
-
-/// The OAuth manager of `upstream`'s next connection: its tokens read from the state
-/// directory, its authorization server found, within the start-up timeout.
-async fn signed_in(
-    hub: &Hub,
-    upstream: &Upstream,
-    url: &str,
-    config: &crate::config::OAuthConfig,
-) -> Result<rmcp::transport::auth::AuthorizationManager, String> {
-    let server = &upstream.config.name;
-    let Some(file) = upstream.token_file(hub) else {
-        return Err("OAuth needs the gateway's state directory for its tokens".into());
-    };
-    #[cfg(feature = "tls")]
-    client::install_tls();
-    let timeout = hub.disco.startup_timeout;
-    tokio::time::timeout(timeout, oauth::manager(server, url, file, config))
-        .await
-        .map_err(|_| {
-            format!(
-                "OAuth: its authorization server did not answer within {} ms",
-                timeout.as_millis()
-            )
-        })?
 }
 
 /// The most `tools/list` pages one listing reads. An upstream whose `nextCursor` never ends
@@ -868,14 +807,8 @@ async fn watch(
     let mut missed = 0u32;
     let mut ping: Option<Ping> = None;
     // A `login` while it is up: its connection starts again with the new client and tokens.
-    let tokens = upstream.token_file(hub);
-    let seen = tokens.as_deref().and_then(oauth::stamp);
-    let signed_in = async {
-        match &tokens {
-            Some(file) => oauth::written(file, seen).await,
-            None => std::future::pending().await,
-        }
-    };
+    let tokens = signin::Tokens::now(hub, upstream);
+    let signed_in = tokens.written();
     tokio::pin!(signed_in);
     loop {
         let tick = async {
@@ -1028,6 +961,8 @@ mod review;
 
 use backoff::Backoff;
 use review::{review, watch_pins};
+
+mod signin;
 
 #[cfg(test)]
 mod tests;

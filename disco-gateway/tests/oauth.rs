@@ -463,7 +463,9 @@ async fn over_http_only_the_callers_that_name_an_oauth_server_see_it() {
         if tool {
             entry["tools"] = serde_json::json!(["remote.whoami"]);
         }
-        let sees_open = !(remote || open) || open;
+        // `open` is seen when named, or when no server is named (no `servers`: all of them
+        // but OAuth ones).
+        let sees_open = open || !remote;
         entries.push((entry, remote || tool, sees_open));
     }
     let tokens: Vec<Value> = entries.iter().map(|(e, _, _)| e.clone()).collect();
