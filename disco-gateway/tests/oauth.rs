@@ -24,6 +24,9 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+/// The secret of the client registered beforehand (`static-client`).
+const STATIC_SECRET: &str = "static-secret-5b7e1c";
+
 /// A hang guard, never a measure.
 const GUARD: Duration = Duration::from_secs(30);
 /// The access tokens' lifetime, in seconds: short, so that the test sees a refresh.
@@ -58,9 +61,15 @@ struct Servers {
 }
 
 async fn servers(tools: &Tools) -> Servers {
+    servers_with(tools, &[]).await
+}
+
+/// The servers, with `env` for servers.mjs (a client registered beforehand).
+async fn servers_with(tools: &Tools, env: &[(&str, &str)]) -> Servers {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oauth/servers.mjs");
     let mut child = tokio::process::Command::new(&tools.node)
         .arg(script)
+        .envs(env.iter().copied())
         .env("OIDC_PROVIDER", &tools.provider)
         .env("ACCESS_TTL", ACCESS_TTL.to_string())
         .stdout(Stdio::piped())
@@ -152,6 +161,7 @@ async fn login(config: &Path) -> Login {
         .arg(config)
         .arg("remote")
         .env("RUST_LOG", "trace")
+        .env("OAUTH_TEST_SECRET", STATIC_SECRET)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -528,4 +538,81 @@ async fn over_http_only_the_callers_that_name_an_oauth_server_see_it() {
     drop(gateway);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&dir2);
+}
+
+/// A client registered beforehand (`clientId`, a confidential one with `clientSecret` from the
+/// environment, a fixed `callbackPort`): no registration, the code exchanged and the token
+/// refreshed with the secret, and the secret in no log line or output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_registered_beforehand_signs_in_and_refreshes_with_its_secret() {
+    let Some(tools) = tools() else { return };
+    disco_gateway::install_tls();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let redirect = format!("http://127.0.0.1:{port}/callback");
+    let servers = servers_with(
+        &tools,
+        &[
+            ("STATIC_REDIRECT", &redirect),
+            ("STATIC_SECRET", STATIC_SECRET),
+        ],
+    )
+    .await;
+    let (dir, state, config) = setup(&servers, "static", serde_json::json!([]));
+    let mut text: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("JSON");
+    text["mcpServers"]["remote"]["oauth"] = serde_json::json!({
+        "clientId": "static-client",
+        "clientSecret": "${OAUTH_TEST_SECRET}",
+        "callbackPort": port,
+        "scopes": "mcp offline_access"
+    });
+    std::fs::write(&config, text.to_string()).expect("write");
+
+    let signed = login(&config).await;
+    let query: BTreeMap<String, String> = signed.auth_url.query_pairs().into_owned().collect();
+    assert_eq!(
+        query.get("client_id").map(String::as_str),
+        Some("static-client")
+    );
+    assert_eq!(query.get("redirect_uri"), Some(&redirect));
+    let s = stats(&servers).await;
+    assert_eq!(s["registrations"], 0, "{s}");
+    assert_eq!(s["grants"]["authorization_code"], 1, "{s}");
+    let first = secrets(&state);
+
+    let log = dir.join("gateway.log");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"));
+    cmd.arg("--config")
+        .arg(&config)
+        .env("RUST_LOG", "trace")
+        .env("OAUTH_TEST_SECRET", STATIC_SECRET);
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::fs::File::create(&log).expect("the log file"))
+        .spawn()
+        .expect("the gateway starts");
+    let client: Client = ().serve(transport).await.expect("the gateway answers");
+    until(&client, "remote.whoami", |e, t| !e && t == "user-1").await;
+    tokio::time::sleep(Duration::from_secs(ACCESS_TTL + 1)).await;
+    assert_eq!(
+        call(&client, "remote.whoami").await,
+        (false, "user-1".into())
+    );
+    let s = stats(&servers).await;
+    assert!(s["grants"]["refresh_token"].as_u64() >= Some(1), "{s}");
+    let _ = client.cancel().await;
+
+    let logged = std::fs::read_to_string(&log).expect("the log");
+    for secret in first
+        .iter()
+        .chain(&secrets(&state))
+        .map(String::as_str)
+        .chain([STATIC_SECRET])
+    {
+        assert!(!logged.contains(secret), "the gateway's log shows a secret");
+        assert!(!signed.output.contains(secret), "login shows a secret");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,6 +8,8 @@
 //   authorization server issued for it, and answers any other request 401 with its protected
 //   resource metadata (RFC 9728) named in `WWW-Authenticate`; its one tool, `whoami`, answers
 //   the signed-in account;
+// - with STATIC_REDIRECT set, a client registered beforehand: `static-client`, confidential
+//   (its secret STATIC_SECRET, sent with HTTP Basic), redirected to STATIC_REDIRECT;
 // - an MCP server without authorization (`/open/mcp`), the gateway's other upstream;
 // - `/control/stats` (what the authorization server did) and `/control/revoke` (every grant
 //   seen is revoked, its access and refresh tokens with it).
@@ -64,6 +66,16 @@ provider = new Provider(issuer, {
     },
   },
   issueRefreshToken: async () => true,
+  clients: process.env.STATIC_REDIRECT
+    ? [{
+      client_id: 'static-client',
+      client_secret: process.env.STATIC_SECRET,
+      token_endpoint_auth_method: 'client_secret_basic',
+      application_type: 'native',
+      grant_types: ['authorization_code', 'refresh_token'],
+      redirect_uris: [process.env.STATIC_REDIRECT],
+    }]
+    : [],
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
   findAccount: async (ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
 });
