@@ -18,8 +18,8 @@ use std::time::SystemTime;
 
 use disco_runtime::rmcp;
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession, CredentialStore,
-    OAuthClientConfig, StoredCredentials,
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    CredentialRefreshGuard, CredentialStore, OAuthClientConfig, StoredCredentials,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -80,6 +80,23 @@ impl CredentialStore for TokenFile {
         .await
         .map_err(|e| self.failed("cannot be written", e))?
         .map_err(|e| self.failed("cannot be written", e))
+    }
+
+    /// One refresh at a time across processes (two gateways of one user, or a gateway and
+    /// `login`): a refresh token the server rotates is used once. rmcp loads the tokens
+    /// again once this is held, so the second refresh starts from the first one's tokens.
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let path = self.path.clone();
+        let held = tokio::task::spawn_blocking(move || {
+            if let Some(dir) = path.parent() {
+                crate::pins::private_dir(dir)?;
+            }
+            crate::pins::lock_file(&path.with_extension("lock"))
+        })
+        .await
+        .map_err(|e| self.failed("cannot be locked", e))?
+        .map_err(|e| self.failed("cannot be locked", e))?;
+        Ok(Some(CredentialRefreshGuard::new(held)))
     }
 
     async fn clear(&self) -> Result<(), AuthError> {

@@ -406,27 +406,7 @@ impl Pins {
     /// processes (a gateway and `approve`). The lock file stays; it holds nothing.
     fn lock(&self, path: &Path) -> Result<Lock, String> {
         self.make_dirs()?;
-        let lock_path = path.with_extension("lock");
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).truncate(false).write(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options
-            .open(&lock_path)
-            .map_err(|e| format!("{}: {e}", lock_path.display()))?;
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: flock(2) on a descriptor this function owns; no memory is involved.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-                return Err(format!(
-                    "{}: cannot lock: {}",
-                    lock_path.display(),
-                    std::io::Error::last_os_error()
-                ));
-            }
-        }
-        Ok(Lock(file))
+        lock_file(&path.with_extension("lock")).map(Lock)
     }
 
     /// The state directory and its `pins`, each made 0700 when it is made here.
@@ -440,6 +420,32 @@ impl Pins {
         let text = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
         write_whole(path, &text, None)
     }
+}
+
+/// The lock file at `lock_path` (made 0600 when missing; it stays, holding nothing), locked
+/// exclusively across processes (flock(2)) until the returned file is closed; waits for
+/// another holder. Its directory must exist.
+pub(crate) fn lock_file(lock_path: &Path) -> Result<std::fs::File, String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options
+        .open(lock_path)
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock(2) on a descriptor this function owns; no memory is involved.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(format!(
+                "{}: cannot lock: {}",
+                lock_path.display(),
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(file)
 }
 
 /// Makes `dir` and its parents when missing, each made here of mode 0700 (the state

@@ -88,3 +88,33 @@ fn a_redirect_parameter_is_read_decoded() {
     );
     assert_eq!(url_param(url, "code"), None);
 }
+
+/// The refresh guard is held across processes' open files: a second holder waits until the
+/// first lets go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_refresh_at_a_time() {
+    let state = temp_dir();
+    let path = token_file(&state, "s");
+    let first = TokenFile::new(path.clone())
+        .acquire_refresh_guard()
+        .await
+        .unwrap()
+        .unwrap();
+    let (tx, mut rx) = tokio::sync::oneshot::channel();
+    let waiter = tokio::spawn(async move {
+        let second = TokenFile::new(path).acquire_refresh_guard().await.unwrap();
+        let _ = tx.send(());
+        second
+    });
+    // A liveness bound on the wait, not a measure: the second is still waiting.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        rx.try_recv().is_err(),
+        "the second guard was given while the first is held"
+    );
+    drop(first);
+    tokio::time::timeout(std::time::Duration::from_secs(20), waiter)
+        .await
+        .expect("the second guard after the first")
+        .unwrap();
+}
