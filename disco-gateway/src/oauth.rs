@@ -206,6 +206,10 @@ pub async fn login_server(
     }
 }
 
+/// How long `login` waits for the browser to come back: the authorization request (its
+/// state and PKCE verifier) is not kept longer.
+const SIGN_IN_WITHIN: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
 /// The largest request the redirect listener reads: a request line with a code and a state,
 /// and a browser's headers.
 const MAX_REDIRECT_BYTES: usize = 16 * 1024;
@@ -246,7 +250,14 @@ pub async fn login(
         .map_err(|(_, e)| said(e))?;
     show(session.get_authorization_url());
 
-    let callback = redirected(&listener, port).await?;
+    let callback = tokio::time::timeout(SIGN_IN_WITHIN, redirected(&listener, port))
+        .await
+        .map_err(|_| {
+            format!(
+                "the browser did not come back within {} minutes: run `login` again",
+                SIGN_IN_WITHIN.as_secs() / 60
+            )
+        })??;
     session.handle_callback_url(&callback).await.map_err(said)?;
     let stored = TokenFile::new(file.clone()).load().await.map_err(said)?;
     let scopes = stored
