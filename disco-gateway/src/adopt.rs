@@ -351,13 +351,15 @@ pub fn check(
                         url,
                         headers,
                         forward_token,
+                        oauth,
                     },
                     Transport::Http {
                         url: u,
                         headers: h,
                         forward_token: f,
+                        oauth: o,
                     },
-                ) => url == u && headers == h && forward_token == f,
+                ) => url == u && headers == h && forward_token == f && oauth == o,
                 _ => false,
             }
     };

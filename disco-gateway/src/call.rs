@@ -146,7 +146,9 @@ impl Calls {
 }
 
 /// One call over one connection: the main one, or a caller's own. Progress, log messages,
-/// cancellation and the result's reading are the same for both.
+/// cancellation and the result's reading are the same for both. `refused`: what the caller
+/// is told when the upstream refuses the gateway's credentials (an OAuth server's "sign in
+/// again"); `None`: the error as it is.
 pub(crate) async fn call_on(
     name: &str,
     peer: &Peer<RoleClient>,
@@ -154,6 +156,7 @@ pub(crate) async fn call_on(
     tool: &str,
     arguments: Map<String, Value>,
     ctx: Context,
+    refused: Option<&str>,
 ) -> CallToolResult {
     let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
     let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
@@ -206,6 +209,15 @@ pub(crate) async fn call_on(
         Ok(_) => error(format!(
             "Server `{name}` answered `{tool}` with something other than a tool result."
         )),
+        // The HTTP upstream refused the credentials (401 or 403, after rmcp's one refresh):
+        // what the caller can do about it, when the upstream says (an OAuth server: sign in).
+        Err(e) if refused.is_some() && credentials_refused(&e) => {
+            tracing::warn!(server = %name, tool = %tool, "upstream refused the gateway's credentials");
+            error(format!(
+                "Server `{name}` could not run `{tool}`: {}",
+                refused.unwrap_or_default()
+            ))
+        }
         Err(e) if answer_over_limit(&e).is_some() => {
             let limit = answer_over_limit(&e).unwrap_or_default();
             tracing::error!(server = %name, tool = %tool, max = limit, "upstream: an answer over the limit, not read");
@@ -221,6 +233,26 @@ pub(crate) async fn call_on(
             error(format!("Server `{name}` could not run `{tool}`: {e}"))
         }
     }
+}
+
+/// Whether a request failed because the HTTP upstream refused the credentials: rmcp's typed
+/// 401 (`AuthRequired`) or 403 (`InsufficientScope`), read from the error, never its text.
+fn credentials_refused(e: &rmcp::ServiceError) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let rmcp::ServiceError::TransportSend(error) = e else {
+        return false;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if let Some(
+            StreamableHttpError::AuthRequired(_) | StreamableHttpError::InsufficientScope(_),
+        ) = current.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
 }
 
 /// The limit an HTTP upstream's answer went over, when that is why a request failed: rmcp's

@@ -176,6 +176,10 @@ pub(crate) enum Endpoint<'a> {
         url: &'a str,
         headers: HashMap<http::HeaderName, http::HeaderValue>,
         max: usize,
+        /// An OAuth server's sign-in (oauth.rs): its token on every request, refreshed before
+        /// it expires and once after a 401, by rmcp's `AuthClient`.
+        /// (Boxed: the manager is many times the size of the rest.)
+        auth: Option<Box<rmcp::transport::auth::AuthorizationManager>>,
     },
 }
 
@@ -273,11 +277,25 @@ pub(crate) async fn open(
         Endpoint::Child(child) => {
             serve_within(client, role.relay(*child, heard), timeout, close).await
         }
-        Endpoint::Http { url, headers, max } => {
+        Endpoint::Http {
+            url,
+            headers,
+            max,
+            auth,
+        } => {
             // The configuration first: whatever it sets up for HTTP comes before the client.
             let config = http_config(url, headers, max);
-            let transport = StreamableHttpClientTransport::with_client(Http::new(), config);
-            serve_within(client, role.relay(transport, heard), timeout, close).await
+            match auth {
+                None => {
+                    let transport = StreamableHttpClientTransport::with_client(Http::new(), config);
+                    serve_within(client, role.relay(transport, heard), timeout, close).await
+                }
+                Some(manager) => {
+                    let signed = rmcp::transport::auth::AuthClient::new(Http::new(), *manager);
+                    let transport = StreamableHttpClientTransport::with_client(signed, config);
+                    serve_within(client, role.relay(transport, heard), timeout, close).await
+                }
+            }
         }
     }
 }

@@ -20,9 +20,11 @@ pub mod clients;
 mod expand;
 mod file;
 mod formats;
+mod oauth;
 mod shape;
 
 use expand::{expand, Secrecy};
+pub use oauth::OAuthConfig;
 
 /// Where `${VAR}` is read from: the value of a variable by its name, `None` when it is unset.
 pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -54,6 +56,9 @@ pub enum Transport {
         /// own that carries the caller's bearer token instead of the configured
         /// `Authorization` (forward.rs).
         forward_token: bool,
+        /// `"oauth"`: the gateway signs in to it with OAuth as the user who ran
+        /// `disco-gateway login <server>`, instead of sending a static `Authorization`.
+        oauth: Option<OAuthConfig>,
     },
 }
 
@@ -320,7 +325,7 @@ impl Config {
             if entry.name.is_empty() {
                 return Err(err(&entry.section, "a server name must not be empty"));
             }
-            match server(&entry, vars, origin) {
+            match server(&entry, vars, origin, &mut warnings) {
                 Ok(s) => servers.push(s),
                 // This server alone is refused; the others serve.
                 Err(e) if e.server_only => warnings.push(ConfigWarning {
@@ -471,7 +476,12 @@ impl Config {
 /// One server of the file (a disabled one is not read, file.rs): its transport from `command`
 /// (stdio) or its URL (Streamable HTTP: `url`, Windsurf's `serverUrl`, Gemini CLI's
 /// `httpUrl`), with what each allows.
-fn server(entry: &file::Entry, vars: Vars, origin: Origin) -> Result<ServerConfig, ConfigError> {
+fn server(
+    entry: &file::Entry,
+    vars: Vars,
+    origin: Origin,
+    warnings: &mut Vec<ConfigWarning>,
+) -> Result<ServerConfig, ConfigError> {
     let key = format!("{}.{}", entry.section, entry.name);
     let s = &entry.server;
     let at = |k: &str| format!("{key}.{k}");
@@ -526,6 +536,7 @@ fn server(entry: &file::Entry, vars: Vars, origin: Origin) -> Result<ServerConfi
                     ("http_headers", s.http_headers.is_some()),
                     ("env_http_headers", s.env_http_headers.is_some()),
                     ("bearer_token_env_var", s.bearer_token_env_var.is_some()),
+                    ("oauth", s.oauth.is_some()),
                 ],
             )?;
             let args = s.args.as_ref().map(|a| a.0.as_slice()).unwrap_or_default();
@@ -589,10 +600,48 @@ fn server(entry: &file::Entry, vars: Vars, origin: Origin) -> Result<ServerConfi
                 let token = variable(&at("bearer_token_env_var"), &var.0, vars)?;
                 headers.insert("Authorization".into(), format!("Bearer {token}"));
             }
+            let forward_token = s.forward_token.unwrap_or(false);
+            let mut oauth = match &s.oauth {
+                None | Some(serde_json::Value::Null) => None,
+                Some(value) => {
+                    let (oauth, said) = oauth::read(&at("oauth"), value, vars)?;
+                    warnings.extend(said);
+                    oauth
+                }
+            };
+            if oauth.is_some() {
+                // Each is a different identity upstream: the caller's own token, or the user
+                // who signed in; the gateway cannot send both.
+                if forward_token {
+                    return Err(err(
+                        &at("oauth"),
+                        "cannot go with `forwardToken`: a server is called either with each \
+                         caller's own token or as the user signed in with `disco-gateway \
+                         login`, not both",
+                    ));
+                }
+                // A token written in the file is what the file's own client sends too: it is
+                // kept, and the sign-in left out.
+                if let Some(k) = headers
+                    .keys()
+                    .find(|k| k.eq_ignore_ascii_case("authorization"))
+                {
+                    warnings.push(ConfigWarning {
+                        key: at("oauth"),
+                        message: format!(
+                            "not read: `headers.{k}` is sent instead (remove it to sign in \
+                             with `disco-gateway login {}`)",
+                            entry.name
+                        ),
+                    });
+                    oauth = None;
+                }
+            }
             Transport::Http {
                 url,
                 headers,
-                forward_token: s.forward_token.unwrap_or(false),
+                forward_token,
+                oauth,
             }
         }
     };

@@ -253,6 +253,7 @@ impl Forwarded {
             url,
             headers,
             forward_token: true,
+            ..
         } = &config.transport
         else {
             return None;
@@ -420,6 +421,8 @@ impl Forwarded {
                     url: &self.url,
                     headers,
                     max: self.max_message,
+                    // A forwarding server sends each caller's own token, never a sign-in.
+                    auth: None,
                 },
                 Role::Beside,
                 calls.clone(),

@@ -27,6 +27,8 @@ pub mod lint;
 #[doc(hidden)]
 pub mod metrics;
 #[doc(hidden)]
+pub mod oauth;
+#[doc(hidden)]
 pub mod pins;
 #[doc(hidden)]
 pub mod provider;

@@ -43,11 +43,54 @@ impl fmt::Display for Finding {
     }
 }
 
+/// Whose identity an OAuth server's calls act as, and who may make them over HTTP: the user
+/// who signed in, and the callers whose token entry names the server (provider.rs,
+/// `can_see`).
+fn oauth_identity(server: &str, hub: &Hub) -> Finding {
+    let named: Vec<String> = hub
+        .disco
+        .tokens
+        .iter()
+        .filter(|t| {
+            t.servers
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|n| n == server))
+        })
+        .map(|t| format!("`{}`", t.caller))
+        .collect();
+    let callers = if named.is_empty() {
+        "no HTTP caller (no `disco.tokens` entry names it)".to_string()
+    } else {
+        format!("the HTTP callers {}", named.join(", "))
+    };
+    Finding {
+        server: Some(server.to_string()),
+        severity: Severity::Info,
+        code: "upstream-oauth-identity",
+        tool: server.to_string(),
+        problem: format!(
+            "server `{server}` signs in with OAuth: every call to it acts as the user who ran \
+             `disco-gateway login {server}`, whoever makes it; over stdio that is the one \
+             caller, over HTTP {callers} (or one of its tools in `tools`)"
+        ),
+        fix: format!(
+            "give a caller its tools by naming `{server}` in its `disco.tokens[].servers`; \
+             take them away by leaving it out"
+        ),
+    }
+}
+
 /// The gateway's findings over the upstreams as they are now.
 pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
     let mut out = Vec::new();
     for upstream in hub.upstreams().iter() {
         let server = &upstream.config.name;
+        if matches!(
+            &upstream.config.transport,
+            crate::config::Transport::Http { oauth: Some(_), .. }
+        ) {
+            out.push(oauth_identity(server, hub));
+        }
         let (listed, _) = upstream.tools();
         for r in &listed.refused {
             out.push(Finding {
@@ -448,5 +491,36 @@ mod tests {
         assert!(lines[0].contains("error(s)"), "{lines:?}");
         assert_eq!(lines[1], "server `idle`: 0 tool(s); nothing found");
         assert!(lines[2].starts_with("disco's own tools: "), "{lines:?}");
+    }
+
+    /// An OAuth server's finding names the identity its calls act as and, over HTTP, the
+    /// callers whose entry names it, for every way an entry can name servers or not.
+    #[tokio::test]
+    async fn lint_says_whose_identity_an_oauth_server_acts_as() {
+        let text = r#"{"mcpServers": {
+            "remote": {"url": "http://127.0.0.1:9/mcp", "oauth": true},
+            "plain": {"url": "http://127.0.0.1:9/other"}},
+          "disco": {"tokens": [
+            {"token": "t1", "caller": "ann", "servers": ["remote", "plain"]},
+            {"token": "t2", "caller": "bob"},
+            {"token": "t3", "caller": "cid", "servers": ["plain"]},
+            {"token": "t4", "caller": "dee", "servers": ["remote"]}]}}"#;
+        let config = crate::config::Config::parse(text, &|_| None).unwrap();
+        let hub = Hub::new(config.servers.clone(), config.disco.clone());
+        let provider = GatewayProvider::new(hub.clone());
+        let found: Vec<Finding> = findings(&hub, &provider)
+            .into_iter()
+            .filter(|f| f.code == "upstream-oauth-identity")
+            .collect();
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let f = &found[0];
+        assert_eq!(f.server.as_deref(), Some("remote"));
+        assert_eq!(f.severity, Severity::Info);
+        assert!(f.problem.contains("`disco-gateway login remote`"), "{f}");
+        assert!(f.problem.contains("`ann`, `dee`"), "{f}");
+        for other in ["`bob`", "`cid`"] {
+            assert!(!f.problem.contains(other), "{f}");
+        }
+        assert!(f.fix.contains("disco.tokens"), "{f}");
     }
 }

@@ -8,6 +8,7 @@
 //! disco-gateway docs --config servers.json [--out DIR]
 //! disco-gateway lint --config servers.json [--deny warnings|errors]
 //! disco-gateway approve [--config servers.json] fs.read_file
+//! disco-gateway login --config servers.json SERVER
 //! ```
 
 use std::net::SocketAddr;
@@ -34,6 +35,7 @@ const USAGE: &str = "usage:
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
   disco-gateway approve [--config FILE] SERVER[.TOOL]...
+  disco-gateway login --config FILE SERVER   (OAuth sign-in to a server with \"oauth\")
   disco-gateway adopt --from CLIENT [--file FILE] [--write] [--undo]
       CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode, codex
   disco-gateway report (--config FILE | -- COMMAND...) [--format table|json|attributes]
@@ -88,7 +90,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         if first
             && matches!(
                 arg.as_str(),
-                "docs" | "lint" | "approve" | "adopt" | "report"
+                "docs" | "lint" | "approve" | "adopt" | "report" | "login"
             )
         {
             a.command = Some(arg);
@@ -163,7 +165,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     return Err("`--` must be followed by the command of a stdio server".into());
                 }
             }
-            name if a.command.as_deref() == Some("approve") && !name.starts_with('-') => {
+            name if matches!(a.command.as_deref(), Some("approve" | "login"))
+                && !name.starts_with('-') =>
+            {
                 a.names.push(name.to_string())
             }
             other => return Err(format!("unknown argument `{other}`")),
@@ -183,6 +187,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             Ok(a)
         } else {
             Err("report --forget: give --config FILE or nothing, not a command".into())
+        };
+    }
+    if a.command.as_deref() == Some("login") {
+        return match (&a.config, a.names.len()) {
+            (Some(_), 1) if a.upstream.is_empty() => Ok(a),
+            _ => Err("login: give --config FILE and the name of one server".into()),
         };
     }
     if a.command.as_deref() == Some("approve") {
@@ -352,6 +362,12 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         Some(m) => provider.with_metrics(m.clone()),
         None => provider,
     };
+    // Over HTTP an OAuth server is seen only by the callers whose token entry names it, also
+    // one a reload adds: the rule is in place whatever the configuration is now.
+    let provider = match args.http {
+        Some(_) => provider.over_http(),
+        None => provider,
+    };
     let mut server = Server::from_inventory()
         .name("disco-gateway")
         .version(env!("CARGO_PKG_VERSION"))
@@ -360,7 +376,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         .search(search)
         .page_size(config.disco.page_size)
         .default_timeout(config.disco.call_timeout);
-    if !config.disco.tokens.is_empty() {
+    if !config.disco.tokens.is_empty() || args.http.is_some() {
         server = server.visibility(visibility(provider.clone()));
     }
     let mut flush_events: Option<Flush> = None;
@@ -646,13 +662,7 @@ fn adopt(args: &Args) -> Result<ExitCode, String> {
     // gateway's files 0600 in a directory made 0700, the client's file keeping its own mode.
     let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
         if let Some(dir) = path.parent() {
-            let mut builder = std::fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder
-                .create(dir)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            disco_gateway::pins::private_dir(dir)?;
         }
         let keep = (path == file).then_some(&mode);
         disco_gateway::pins::write_whole(path, text.as_bytes(), keep)
@@ -773,6 +783,17 @@ async fn run(args: Args) -> Result<ExitCode, String> {
     if args.command.as_deref() == Some("adopt") {
         return adopt(&args);
     }
+    if args.command.as_deref() == Some("login") {
+        let config = load_config(&args)?;
+        let dir = state_dir(config.disco.data_dir.as_deref(), &|k| std::env::var(k).ok())?;
+        let server = args.names.first().map(String::as_str).unwrap_or_default();
+        let said = disco_gateway::oauth::login_server(&config, server, &dir, |url| {
+            println!("Open this URL in your browser to sign in to `{server}`:\n{url}");
+        })
+        .await?;
+        println!("{server}: {said}");
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.command.as_deref() == Some("report") {
         if let Some(what) = &args.forget {
             let dir = match &args.config {
@@ -868,6 +889,12 @@ async fn run(args: Args) -> Result<ExitCode, String> {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+    // rmcp's debug lines of an OAuth code exchange show the authorization code: the gateway
+    // logs nothing of a sign-in's secrets, whatever RUST_LOG asks.
+    let filter = match "rmcp::transport::auth=info".parse() {
+        Ok(quiet) => filter.add_directive(quiet),
+        Err(_) => filter,
+    };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

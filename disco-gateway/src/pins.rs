@@ -206,7 +206,7 @@ pub fn hex(sha: &Sha) -> String {
 /// The name of a server's pin file: letters, digits, `-` and `_` as they are, any other byte
 /// `%XX` (so that no name reaches outside the directory or collides with another), and a long
 /// name cut and told apart by its hash.
-fn file_name(server: &str) -> String {
+pub(crate) fn file_name(server: &str) -> String {
     let mut out = String::new();
     for b in server.bytes() {
         if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
@@ -248,6 +248,11 @@ impl Pins {
         self.dir
             .join("pins")
             .join(format!("{}.json", file_name(server)))
+    }
+
+    /// The state directory the pins are kept in (with the other state of the gateway).
+    pub fn state_dir(&self) -> &Path {
+        &self.dir
     }
 
     /// When the pin file of `server` was last written, and its length: what the gateway
@@ -401,42 +406,12 @@ impl Pins {
     /// processes (a gateway and `approve`). The lock file stays; it holds nothing.
     fn lock(&self, path: &Path) -> Result<Lock, String> {
         self.make_dirs()?;
-        let lock_path = path.with_extension("lock");
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).truncate(false).write(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options
-            .open(&lock_path)
-            .map_err(|e| format!("{}: {e}", lock_path.display()))?;
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: flock(2) on a descriptor this function owns; no memory is involved.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-                return Err(format!(
-                    "{}: cannot lock: {}",
-                    lock_path.display(),
-                    std::io::Error::last_os_error()
-                ));
-            }
-        }
-        Ok(Lock(file))
+        lock_file(&path.with_extension("lock")).map(Lock)
     }
 
     /// The state directory and its `pins`, each made 0700 when it is made here.
     fn make_dirs(&self) -> Result<(), String> {
-        let pins = self.dir.join("pins");
-        if pins.is_dir() {
-            return Ok(());
-        }
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder
-            .create(&pins)
-            .map_err(|e| format!("{}: {e}", pins.display()))
+        private_dir(&self.dir.join("pins"))
     }
 
     /// Writes `file` to `path` whole or not at all ([`write_whole`]).
@@ -445,6 +420,47 @@ impl Pins {
         let text = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
         write_whole(path, &text, None)
     }
+}
+
+/// The lock file at `lock_path` (made 0600 when missing; it stays, holding nothing), locked
+/// exclusively across processes (flock(2)) until the returned file is closed; waits for
+/// another holder. Its directory must exist.
+pub(crate) fn lock_file(lock_path: &Path) -> Result<std::fs::File, String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options
+        .open(lock_path)
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock(2) on a descriptor this function owns; no memory is involved.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(format!(
+                "{}: cannot lock: {}",
+                lock_path.display(),
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(file)
+}
+
+/// Makes `dir` and its parents when missing, each made here of mode 0700 (the state
+/// directory's rule: its pins and tokens are the owner's alone).
+pub fn private_dir(dir: &Path) -> Result<(), String> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 /// Writes `bytes` to `path` whole or not at all: a temporary file beside it, of mode 0600 (or

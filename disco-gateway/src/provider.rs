@@ -43,6 +43,8 @@ pub struct GatewayProvider {
     routes: Arc<RwLock<HashMap<String, Route>>>,
     /// The calls, errors and latency of each tool (metrics.rs).
     metrics: Option<Arc<Metrics>>,
+    /// Served over HTTP: a caller without a token entry sees no OAuth server's tools.
+    http: bool,
 }
 
 /// An upstream tool the catalog cannot take under its downstream name: another server's tool
@@ -86,7 +88,27 @@ impl GatewayProvider {
             hub,
             routes: Arc::new(RwLock::new(HashMap::new())),
             metrics: None,
+            http: false,
         }
+    }
+
+    /// Served over HTTP: an OAuth server acts as the user who signed in to it, so only
+    /// callers whose token entry names it (in `servers`, or one of its tools in `tools`) see
+    /// it; over stdio the one caller is that user.
+    pub fn over_http(mut self) -> Self {
+        self.http = true;
+        self
+    }
+
+    /// Whether `server` is one the gateway signs in to with OAuth.
+    fn is_oauth(&self, server: &str) -> bool {
+        self.hub.upstreams().iter().any(|u| {
+            u.config.name == server
+                && matches!(
+                    &u.config.transport,
+                    crate::config::Transport::Http { oauth: Some(_), .. }
+                )
+        })
     }
 
     /// Counts each forwarded call in `metrics`.
@@ -113,15 +135,18 @@ impl GatewayProvider {
     /// sees its servers' tools and the tools it names; any other (stdio, the local user, a
     /// token without an entry) sees everything. The catalog's visibility and the answers
     /// about tools out of service both ask this.
+    /// An OAuth server's tools are the exception: over HTTP they are seen only by a caller
+    /// whose entry names the server in `servers` or the tool in `tools`.
     pub fn can_see(&self, caller: &Caller, tool: &str) -> bool {
+        let oauth = || self.http && self.server_of(tool).is_some_and(|s| self.is_oauth(&s));
         let Some(token) = self.token_of(caller) else {
-            return true;
+            return !oauth();
         };
         if token.tools.iter().any(|n| n == tool) {
             return true;
         }
         match &token.servers {
-            None => true,
+            None => !oauth(),
             Some(servers) => self.server_of(tool).is_some_and(|s| servers.contains(&s)),
         }
     }
@@ -134,23 +159,27 @@ impl GatewayProvider {
     /// The servers `caller` may use: those of its token entry and those of the tools it
     /// names, or every one.
     fn servers_of(&self, caller: &Caller) -> Vec<Arc<Upstream>> {
-        let all = self.hub.upstreams().to_vec();
-        let Some(token) = self.token_of(caller) else {
-            return all;
-        };
-        let Some(servers) = &token.servers else {
-            return all;
-        };
+        let token = self.token_of(caller);
         let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
-        all.into_iter()
+        let names_a_tool = |u: &Arc<Upstream>| {
+            token.is_some_and(|t| {
+                t.tools
+                    .iter()
+                    .any(|n| routes.get(n).is_some_and(|(r, _)| Arc::ptr_eq(r, u)))
+            })
+        };
+        self.hub
+            .upstreams()
+            .iter()
             .filter(|u| {
                 let name = &u.config.name;
-                servers.contains(name)
-                    || token
-                        .tools
-                        .iter()
-                        .any(|t| routes.get(t).is_some_and(|(r, _)| Arc::ptr_eq(r, u)))
+                match token.and_then(|t| t.servers.as_ref()) {
+                    Some(servers) => servers.contains(name) || names_a_tool(u),
+                    // Every server but, over HTTP, those that sign in with OAuth (`can_see`).
+                    None => !(self.http && self.is_oauth(name)) || names_a_tool(u),
+                }
             })
+            .cloned()
             .collect()
     }
 

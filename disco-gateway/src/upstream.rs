@@ -490,11 +490,15 @@ impl Upstream {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
                 Ok(lease) => {
                     let conn = &lease.conn;
-                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx).await
+                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx, None).await
                 }
                 Err(why) => error(why),
             },
-            _ => call_on(name, &peer, &self.calls, tool, arguments, ctx).await,
+            _ => {
+                let refused = self.refused_text("the server refused the gateway's token");
+                let refused = refused.as_deref();
+                call_on(name, &peer, &self.calls, tool, arguments, ctx, refused).await
+            }
         }
     }
 }
@@ -519,6 +523,8 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
         }
         started = true;
         upstream.set_next_start(None);
+        // A `login` that writes its tokens from now on starts the next attempt at once.
+        let tokens = signin::Tokens::now(&hub, &upstream);
         let outcome = tokio::select! {
             r = connect(&hub, &upstream) => Some(r),
             _ = upstream.stop.cancelled() => None,
@@ -582,6 +588,7 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
         tokio::select! {
             _ = tokio::time::sleep(backoff.current()) => {}
             _ = upstream.stop.cancelled() => break,
+            _ = tokens.written() => tracing::info!(server = %name, "new OAuth tokens: starting it now"),
         }
         backoff.waited();
     }
@@ -649,9 +656,24 @@ async fn connect(
             // The values are secrets: an error names the header only.
             let headers = header_map(headers).map_err(|e| (e, None))?;
             let max = hub.disco.max_message_bytes;
-            let running = open(Endpoint::Http { url, headers, max })
+            let auth = signin::manager(hub, upstream)
                 .await
-                .map_err(|e| (e.detail, None))?;
+                .map_err(|e| (e, None))?;
+            let running = open(Endpoint::Http {
+                url,
+                headers,
+                max,
+                auth,
+            })
+            .await
+            .map_err(|e| {
+                let why = "the server refused the gateway's token (revoked or expired, and no \
+                           refresh was accepted)";
+                match upstream.refused_text(why) {
+                    Some(sign_in) if e.refused => (sign_in, None),
+                    _ => (e.detail, None),
+                }
+            })?;
             (running, None)
         }
     };
@@ -784,6 +806,10 @@ async fn watch(
     });
     let mut missed = 0u32;
     let mut ping: Option<Ping> = None;
+    // A `login` while it is up: its connection starts again with the new client and tokens.
+    let tokens = signin::Tokens::now(hub, upstream);
+    let signed_in = tokens.written();
+    tokio::pin!(signed_in);
     loop {
         let tick = async {
             match pings.as_mut() {
@@ -808,6 +834,10 @@ async fn watch(
             Some(()) = relist.recv() => {
                 while relist.try_recv().is_ok() {}
                 relist_tools(hub, upstream, &peer).await;
+            }
+            () = &mut signed_in => {
+                cancel.cancel();
+                return End::Closed("signed in again: its connection starts with the new tokens".into());
             }
             _ = tick, if idle => {
                 let peer = peer.clone();
@@ -931,6 +961,8 @@ mod review;
 
 use backoff::Backoff;
 use review::{review, watch_pins};
+
+mod signin;
 
 #[cfg(test)]
 mod tests;

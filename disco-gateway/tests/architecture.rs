@@ -30,6 +30,7 @@ const LAYERS: Layers = Layers {
         ("pins", 1),
         ("client", 2),
         ("adopt", 2),
+        ("oauth", 2),
         ("forward", 3),
         ("upstream", 4),
         ("provider", 5),

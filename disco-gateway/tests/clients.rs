@@ -60,9 +60,11 @@ fn shown(s: &ServerConfig) -> String {
             url,
             headers,
             forward_token,
+            oauth,
         } => format!(
-            "{}: {url} headers={headers:?} forward={forward_token}",
-            s.name
+            "{}: {url} headers={headers:?} forward={forward_token}{}",
+            s.name,
+            if oauth.is_some() { " oauth" } else { "" }
         ),
     }
 }
@@ -96,7 +98,8 @@ fn claude_code_project_file() {
             r#"airtable: npx ["-y", "airtable-mcp-server"] env={"AIRTABLE_API_KEY": "none"} cwd=None"#,
             r#"notion: https://mcp.notion.com/mcp headers={"Authorization": "Bearer ntn-2"} forward=false"#,
         ],
-        &["mcpServers.notion.oauth", "mcpServers.old.type"],
+        // The file's own warnings first, then those of what its servers mean together.
+        &["mcpServers.old.type", "mcpServers.notion.oauth"],
     );
 }
 
@@ -290,7 +293,7 @@ fn entry(format: Format, key: &str) -> String {
         "headers" | "http_headers" => (true, r#"{"X": "y"}"#.into()),
         "env_http_headers" => (true, r#"{"X": "TOKEN"}"#.into()),
         "bearer_token_env_var" => (true, r#""TOKEN""#.into()),
-        "forwardToken" => (true, "true".into()),
+        "forwardToken" | "oauth" => (true, "true".into()),
         "disabled" => (false, "false".into()),
         "enabled" => (false, "true".into()),
         // A key the gateway leaves out: its value is not read.

@@ -46,7 +46,14 @@ fn whole(s: &ServerConfig) -> String {
             url,
             headers,
             forward_token,
-        } => format!("{} {url} {headers:?} {forward_token}", s.name),
+            oauth,
+        } => format!(
+            "{} {url} {headers:?} {forward_token} {:?}",
+            s.name,
+            oauth
+                .as_ref()
+                .map(|o| (&o.client_id, &o.scopes, o.callback_port))
+        ),
     }
 }
 

@@ -137,6 +137,7 @@ pub const CLIENTS: &[Client] = &[
             "headers",
             "disabled",
             "forwardToken",
+            "oauth",
         ],
     },
     Client {
@@ -197,7 +198,8 @@ const JSON_USE: &[(&str, Use)] = &[
         "headersHelper",
         Use::Ignored("the gateway runs no command to make headers: give `headers`"),
     ),
-    ("oauth", Use::Ignored(OAUTH)),
+    // OAuth sign-in (oauth.rs), as Claude Code, VS Code and Gemini CLI write it.
+    ("oauth", Use::Read),
     // A server VS Code runs sandboxed (`"sandboxEnabled": true`) is not served (file.rs).
     ("sandboxEnabled", Use::Ignored(SANDBOX)),
     ("sandbox", Use::Ignored(SANDBOX)),

@@ -100,6 +100,9 @@ pub(super) struct Server {
     /// Codex: the environment variable whose value is sent as `Authorization: Bearer ...`.
     #[serde(rename = "bearer_token_env_var", default, deserialize_with = "present")]
     pub(super) bearer_token_env_var: Option<Text>,
+    /// OAuth instead of static headers: `true`, `false` or an object, read by `oauth.rs`.
+    #[serde(default)]
+    pub(super) oauth: Option<Value>,
 }
 
 /// The `disco` key: disco's own settings, each `None` when not given.

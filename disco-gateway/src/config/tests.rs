@@ -3,6 +3,8 @@ use serde::Deserialize;
 
 /// The `disco` section's settings of HTTP serving.
 mod disco;
+/// A URL server's `oauth`.
+mod oauth;
 
 fn env(name: &str) -> Option<String> {
     match name {
@@ -306,6 +308,7 @@ fn the_unknown_key_error_lists_the_server_keys() {
         ("headers", "{}", "url"),
         ("type", r#""http""#, "url"),
         ("forwardToken", "true", "url"),
+        ("oauth", "true", "url"),
         ("disabled", "false", "command"),
         ("envFile", r#""/dev/null""#, "command"),
         ("serverUrl", r#""http://h/mcp""#, "serverUrl"),
@@ -526,7 +529,7 @@ fn every_error_is_its_json_path_and_what_is_wrong() {
             "mcpServers.fs.argz: unknown key `argz` (did you mean `args`?): no client's \
              documentation defines it; a server's keys are `type`, `command`, `args`, `env`, \
              `envFile`, `cwd`, `url`, `serverUrl`, `httpUrl`, `headers`, `disabled`, \
-             `forwardToken`",
+             `forwardToken`, `oauth`",
         ),
         (
             server(r#"{"url": "http://h/mcp", "headers": {"X-Key": 7}}"#),
