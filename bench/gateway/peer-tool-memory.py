@@ -1,0 +1,206 @@
+"""Resident memory per upstream tool, disco-gateway beside two peers, in front of the same
+scripted upstream (BENCHMARKS.md, "disco-gateway: memory per upstream tool"):
+
+    python3 bench/gateway/peer-tool-memory.py KIND BIN TOOLS [--rounds R]
+
+KIND and BIN:
+  disco      the disco-gateway binary (stdio downstream);
+  fastmcp    a Python with fastmcp installed (FastMCP's `create_proxy`, stdio downstream);
+  mcp-proxy  the Rust `mcp-proxy` binary (Streamable HTTP downstream at `/`, 127.0.0.1 only).
+
+Each proxy is started with one stdio upstream, disco-gateway/tests/hostile/upstream.py's
+`count` scenario (TOOLS tools in pages of 1,000, a two-parameter schema each), is initialized,
+and walks the whole `tools/list` (every page) twice, as a client does that lists and lists
+again; then its resident memory is read once it has settled (three readings half a second
+apart within 1%), with its peak (VmHWM). The proxy's own process only: the upstream is its
+child, a process of its own, the same for every KIND. Prints one JSON line per round.
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+UPSTREAM = os.path.join(ROOT, "disco-gateway", "tests", "hostile", "upstream.py")
+
+FASTMCP_PROXY = """
+import sys
+from fastmcp.server import create_proxy
+config = {"mcpServers": {"up": {"command": sys.argv[1], "args": sys.argv[2:]}}}
+create_proxy(config, name="bench").run(show_banner=False)
+"""
+
+
+def memory(pid):
+    status = open(f"/proc/{pid}/status").read()
+    return {k: int(v.split()[0]) for k, v in (l.split(":", 1) for l in status.splitlines())
+            if k in ("VmRSS", "VmHWM")}
+
+
+def settled(pid):
+    readings = [memory(pid)["VmRSS"]]
+    for _ in range(120):
+        time.sleep(0.5)
+        readings.append(memory(pid)["VmRSS"])
+        last = readings[-3:]
+        if len(last) == 3 and max(last) - min(last) <= max(last) // 100:
+            break
+    return memory(pid)
+
+
+class Stdio:
+    def __init__(self, cmd):
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        self.pid = self.p.pid
+
+    def send(self, message):
+        self.p.stdin.write(json.dumps(message) + "\n")
+        self.p.stdin.flush()
+
+    def request(self, i, method, params):
+        self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit(f"the proxy closed its output during {method}")
+            if not line.startswith("{"):
+                continue
+            m = json.loads(line)
+            if m.get("id") == i:
+                return m
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+class Http:
+    def __init__(self, cmd, port):
+        self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        self.pid = self.p.pid
+        self.url = f"http://127.0.0.1:{port}/"
+        self.session = None
+        for _ in range(600):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        sys.exit("mcp-proxy did not listen within a minute")
+
+    def post(self, message):
+        headers = {"content-type": "application/json",
+                   "accept": "application/json, text/event-stream",
+                   "mcp-protocol-version": "2025-06-18"}
+        if self.session:
+            headers["mcp-session-id"] = self.session
+        req = urllib.request.Request(self.url, data=json.dumps(message).encode(),
+                                     headers=headers, method="POST")
+        with urllib.request.urlopen(req, timeout=300) as r:
+            self.session = r.headers.get("mcp-session-id") or self.session
+            body = r.read().decode()
+        if not body.strip():
+            return None
+        if body.lstrip().startswith("{"):
+            return json.loads(body)
+        # An event stream: the last `data:` line that holds the answer.
+        answers = [json.loads(l[5:]) for l in body.splitlines() if l.startswith("data:")
+                   and l[5:].strip().startswith("{")]
+        return answers[-1] if answers else None
+
+    def send(self, message):
+        self.post(message)
+
+    def request(self, i, method, params):
+        return self.post({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start(kind, binary, tools, scratch):
+    upstream = [sys.executable, UPSTREAM, "count", f"n{tools}"]
+    if kind == "disco":
+        cfg = {"mcpServers": {"up": {"command": upstream[0], "args": upstream[1:]}},
+               "disco": {"maxTools": 100000, "startupTimeoutMs": 120000,
+                         "dataDir": os.path.join(scratch, "state")}}
+        path = os.path.join(scratch, "gateway.json")
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+        return Stdio([binary, "--config", path])
+    if kind == "fastmcp":
+        return Stdio([binary, "-c", FASTMCP_PROXY] + upstream)
+    if kind == "mcp-proxy":
+        port = free_port()
+        path = os.path.join(scratch, "proxy.toml")
+        with open(path, "w") as f:
+            f.write("[proxy]\nname = \"bench\"\nseparator = \"/\"\n\n[proxy.listen]\n"
+                    f"host = \"127.0.0.1\"\nport = {port}\n\n[[backends]]\nname = \"up\"\n"
+                    f"transport = \"stdio\"\ncommand = {json.dumps(upstream[0])}\n"
+                    f"args = {json.dumps(upstream[1:])}\n")
+        return Http([binary, "--config", path], port)
+    sys.exit(f"unknown kind {kind}")
+
+
+def walk(proxy, first_id):
+    """Every page of tools/list; returns the number of tools and the next free id."""
+    count, cursor, i = 0, None, first_id
+    while True:
+        r = proxy.request(i, "tools/list", {"cursor": cursor} if cursor else {})
+        i += 1
+        if r is None or "result" not in r:
+            sys.exit(f"tools/list failed: {str(r)[:300]}")
+        count += len(r["result"].get("tools", []))
+        cursor = r["result"].get("nextCursor")
+        if not cursor:
+            return count, i
+
+
+def main():
+    kind, binary, tools = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+    for _ in range(rounds):
+        scratch = tempfile.mkdtemp(prefix="peer-tool-memory-")
+        proxy = start(kind, binary, tools, scratch)
+        try:
+            r = proxy.request(1, "initialize", {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "peer-tool-memory", "version": "1"}})
+            if r is None or "result" not in r:
+                sys.exit(f"initialize failed: {str(r)[:300]}")
+            proxy.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            # The gateway lists its upstream's tools in the background after `initialize`;
+            # a peer may list them at the first request. Either way, the count is waited for.
+            listed, i = 0, 2
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 120:
+                listed, i = walk(proxy, i)
+                if listed >= tools:
+                    break
+                time.sleep(0.5)
+            listed, i = walk(proxy, i)
+            m = settled(proxy.pid)
+            print(json.dumps({"kind": kind, "tools": tools, "listed": listed,
+                              "VmRSS_kB": m["VmRSS"], "VmHWM_kB": m["VmHWM"]}), flush=True)
+        finally:
+            proxy.stop()
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+main()
