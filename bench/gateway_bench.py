@@ -121,12 +121,16 @@ def med(rows, key):
 
 
 def calls(a):
-    env = {**os.environ, "RUST_LOG": "error"}
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for up_name, upstream in upstreams(a.ci_tools).items():
             if up_name not in a.upstreams.split(","):
                 continue
+            # The gateway approves an upstream's tools on first use and keeps that in its state
+            # directory: a fresh one per upstream, so no earlier approval holds a tool back.
+            state = os.path.join(tmp, f"state-{up_name}")
+            os.makedirs(state)
+            env = {**os.environ, "RUST_LOG": "error", "XDG_STATE_HOME": state}
             config_path = os.path.join(tmp, f"{up_name}.json")
             with open(config_path, "w") as f:
                 json.dump({"mcpServers": {"up": {"command": upstream[0][0], "args": upstream[0][1:]}},
