@@ -401,7 +401,9 @@ async fn http_measure(
             break;
         }
         let t0 = Instant::now();
-        let response = conn.post(&request(100 + i as u64, offset + i, &calls)).await?;
+        let response = conn
+            .post(&request(100 + i as u64, offset + i, &calls))
+            .await?;
         out.latencies.push(t0.elapsed());
         if !ok(&response) {
             out.errors += 1;
@@ -612,7 +614,11 @@ mod tests {
     #[test]
     fn listening_line_gives_authority_and_path() {
         for (line, authority, path) in [
-            ("LISTENING http://127.0.0.1:4000/mcp\n", "127.0.0.1:4000", "/mcp"),
+            (
+                "LISTENING http://127.0.0.1:4000/mcp\n",
+                "127.0.0.1:4000",
+                "/mcp",
+            ),
             ("LISTENING http://127.0.0.1:4000/", "127.0.0.1:4000", "/"),
             ("LISTENING http://127.0.0.1:4000", "127.0.0.1:4000", "/"),
             ("LISTENING http://127.0.0.1:1/a/b", "127.0.0.1:1", "/a/b"),
@@ -642,7 +648,10 @@ mod tests {
 
     #[test]
     fn calls_are_sent_in_turn() {
-        let calls = vec![("a".to_string(), json!({})), ("b".to_string(), json!({"x": 1}))];
+        let calls = vec![
+            ("a".to_string(), json!({})),
+            ("b".to_string(), json!({"x": 1})),
+        ];
         let names: Vec<Value> = (0..4)
             .map(|i| request(i as u64, i, &calls)["params"]["name"].clone())
             .collect();
