@@ -182,15 +182,15 @@ def line(row):
 
 def table(results):
     lines = ["| upstream | transport | in flight | series | calls/s | p50 us | p50 added us | server CPU us/call | "
-             "context switches/call | throughput / direct |",
-             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+             "context switches/call | peak RSS MiB | throughput / direct |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for s, v in r["series"].items():
             added = "" if s == "direct" else f"{v['p50_added_us']:+.0f}"
             ratio = "" if s == "direct" else f"{v['throughput_ratio']:.3f}"
             lines.append(f"| {r['upstream']} | {r['transport']} | {r['concurrency']} | {s} | {v['calls_per_s']:,.0f} | "
                          f"{v['p50_us']:,.0f} | {added} | {v['cpu_us_per_call']:.1f} | "
-                         f"{v['context_switches_per_call']:.2f} | {ratio} |")
+                         f"{v['context_switches_per_call']:.2f} | {v['peak_rss_kb'] / 1024:.1f} | {ratio} |")
     return "\n".join(lines)
 
 
@@ -340,13 +340,23 @@ def main():
                     help="calls per run through FastMCP's proxy, a hundred times slower than the rest")
     ap.add_argument("--upstreams", default="disco-tools,everything")
     ap.add_argument("--ci-tools", default=os.environ.get("DISCO_CI_TOOLS", os.path.join(ROOT, "target", "ci-tools")))
-    ap.add_argument("--fastmcp-python", default=os.environ.get("FASTMCP_PYTHON", "/work/bench-tools/fm/bin/python"),
+    tools = os.path.join(ROOT, "target", "bench-tools")
+    ap.add_argument("--fastmcp-python", default=os.environ.get("FASTMCP_PYTHON", os.path.join(tools, "fm", "bin", "python")),
                     help="python of a venv with FastMCP 4.2.3 (bench/gateway/peers/requirements-fastmcp.txt); '' leaves it out")
-    ap.add_argument("--mcp-proxy", default=os.environ.get("MCP_PROXY", "/work/bench-tools/mcp-proxy/bin/mcp-proxy"),
+    ap.add_argument("--mcp-proxy", default=os.environ.get("MCP_PROXY", os.path.join(tools, "mcp-proxy", "bin", "mcp-proxy")),
                     help="the mcp-proxy 0.6.0 binary; '' leaves it out")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", choices=["calls", "startup"], default=None)
+    ap.add_argument("--show", metavar="JSON", default=None,
+                    help="print the tables of an earlier run's --out file, and run nothing")
     a = ap.parse_args()
+    if a.show:
+        with open(a.show) as f:
+            earlier = json.load(f)
+        print(table(earlier["calls"]))
+        print()
+        print(targets(earlier["calls"]))
+        return
     for flag, path in (("--fastmcp-python", a.fastmcp_python), ("--mcp-proxy", a.mcp_proxy)):
         if path and not os.path.exists(path):
             sys.exit(f"{flag} {path}: not found (install it as bench/gateway/peers/ says, or pass '')")

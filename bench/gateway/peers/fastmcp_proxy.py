@@ -11,8 +11,8 @@ arguments; one trailing `--stdio` is dropped, since this peer serves stdio only.
 FastMCP 4.2.3 with mcp 2.3.0, in a virtual environment of its own (pinned in
 requirements-fastmcp.txt next to this file):
 
-    python3 -m venv /work/bench-tools/fm
-    /work/bench-tools/fm/bin/pip install -r bench/gateway/peers/requirements-fastmcp.txt
+    python3 -m venv target/bench-tools/fm
+    target/bench-tools/fm/bin/pip install -r bench/gateway/peers/requirements-fastmcp.txt
 """
 import os
 import sys

@@ -16,7 +16,7 @@ unless given): the calls must use those names (gateway_bench.py passes `--call u
 
 Install, pinned, outside the workspace:
 
-    cargo install --locked mcp-proxy --version 0.6.0 --root /work/bench-tools/mcp-proxy
+    cargo install --locked mcp-proxy --version 0.6.0 --root target/bench-tools/mcp-proxy
 """
 import argparse
 import json
