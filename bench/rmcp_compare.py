@@ -3,7 +3,7 @@
 stdio and loopback HTTP at concurrency 1, 16 and 64, as same-run ratios disco/rmcp.
 
     CARGO_TARGET_DIR=/work/target-bench cargo build --release -p loadgen -p disco-tools -p rmcp-tools
-    python3 bench/rmcp_compare.py [--rounds 5] [--out bench/results/rmcp.json]
+    python3 bench/rmcp_compare.py [--rounds 9] [--pin-server 0 --pin-driver 1] [--out bench/results/rmcp.json]
 
 Three servers: disco (bench/disco-tools), rmcp with its router built once and stored (the
 baseline the 5% target is measured against) and rmcp as its README writes it
@@ -11,12 +11,20 @@ baseline the 5% target is measured against) and rmcp as its README writes it
 
 Each round runs the servers back to back (alternating which goes first) on the same
 transport and concurrency, so a ratio compares two runs seconds apart on the same noisy
-machine. Reported: the median over rounds, with min and max. Every run is bounded
-(fixed request count, loadgen's time limit) and uses 127.0.0.1 only.
+machine: the rounds are paired. Reported: the median over rounds, with min and max; for
+disco/rmcp the median of the paired rounds' ratios with its 90% bootstrap lower bound (the
+10th percentile of the medians of 10,000 resamples of the rounds, a fixed seed, so one-sided
+90%); server CPU and context switches per call of each.
+
+`--pin-server CPUS` and `--pin-driver CPUS` pin the server and loadgen with `taskset -c`
+(the server as `taskset -c CPUS SERVER`, which execs it, so loadgen still measures the
+server's own process). Unpinned by default.
 """
 import argparse
 import json
 import os
+import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,9 +42,14 @@ SERVERS = {
 }
 
 
-def run(series, transport, extra, conc, requests):
+def run(series, transport, extra, conc, requests, pin_server=None, pin_driver=None):
     binary, server_args = SERVERS[series]
-    cmd = [os.path.join(BIN, "loadgen"), "--server", os.path.join(BIN, binary), *server_args,
+    server = ["--server", os.path.join(BIN, binary)]
+    if pin_server:
+        server = ["--server", shutil.which("taskset") or "taskset", "--server-arg", "-c",
+                  "--server-arg", pin_server, "--server-arg", os.path.join(BIN, binary)]
+    driver = ["taskset", "-c", pin_driver] if pin_driver else []
+    cmd = [*driver, os.path.join(BIN, "loadgen"), *server, *server_args,
            "--transport", transport.split("-")[0], *extra, "--concurrency", str(conc),
            "--requests", str(requests), "--warmup", str(max(500, requests // 10)),
            "--max-seconds", "60"]
@@ -46,32 +59,49 @@ def run(series, transport, extra, conc, requests):
     return json.loads(out.stdout)
 
 
+def lower_bound(values, level=0.90, resamples=10_000, seed=0):
+    """One-sided bootstrap lower bound of the median of paired-round values: the (1 - level)
+    quantile of the medians of `resamples` resamples with replacement."""
+    if not values:
+        return float("nan")
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int((1 - level) * (resamples - 1))]
+
+
 def mmm(values, fmt="{:.0f}"):
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--stdio-requests", type=int, default=20000)
     ap.add_argument("--http-requests", type=int, default=8000)
     ap.add_argument("--out", default=None)
     ap.add_argument("--transports", default="stdio,http,http-stateless")
+    ap.add_argument("--concurrency", default=",".join(map(str, CONCURRENCY)))
+    ap.add_argument("--pin-server", default=None, help="CPU list for the server (taskset -c)")
+    ap.add_argument("--pin-driver", default=None, help="CPU list for loadgen (taskset -c)")
     a = ap.parse_args()
+    if (a.pin_server or a.pin_driver) and not shutil.which("taskset"):
+        sys.exit("taskset not found (util-linux)")
     results = []
     for transport, extra in [t for t in TRANSPORTS if t[0] in a.transports.split(",")]:
-        for conc in CONCURRENCY:
+        for conc in [int(c) for c in a.concurrency.split(",")]:
             n = a.stdio_requests if transport == "stdio" else a.http_requests
             rows = {s: [] for s in SERVERS}
             for r in range(a.rounds):
                 order = list(SERVERS) if r % 2 == 0 else list(reversed(SERVERS))
                 for s in order:
-                    rows[s].append(run(s, transport, extra, conc, n))
-            results.append({"transport": transport, "concurrency": conc, "runs": rows})
+                    rows[s].append(run(s, transport, extra, conc, n, a.pin_server, a.pin_driver))
+            results.append({"transport": transport, "concurrency": conc, "runs": rows,
+                            "pin_server": a.pin_server, "pin_driver": a.pin_driver})
             d, m = rows["disco"], rows["rmcp"]
             ratio = [x["calls_per_s"] / y["calls_per_s"] for x, y in zip(d, m)]
             print(f"{transport:15} c={conc:<3} disco {mmm([x['calls_per_s'] for x in d])}/s "
-                  f"rmcp {mmm([x['calls_per_s'] for x in m])}/s ratio {mmm(ratio, '{:.3f}')}",
+                  f"rmcp {mmm([x['calls_per_s'] for x in m])}/s ratio {mmm(ratio, '{:.3f}')} "
+                  f"(90% lower bound {lower_bound(ratio):.3f})",
                   file=sys.stderr, flush=True)
     if a.out:
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
@@ -82,8 +112,8 @@ def main():
 
 def table(results):
     lines = [
-        "| transport | in flight | disco calls/s | rmcp calls/s | **disco/rmcp** | rmcp README form calls/s | disco/rmcp README | p50 us disco / rmcp | p99 us disco / rmcp | server CPU us/call disco / rmcp | errors |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| transport | in flight | disco calls/s | rmcp calls/s | **disco/rmcp** | 90% lower bound | rmcp README form calls/s | disco/rmcp README | p50 us disco / rmcp | p99 us disco / rmcp | server CPU us/call disco / rmcp | CPU disco/rmcp | context switches/call disco / rmcp | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         d, m, rd = r["runs"]["disco"], r["runs"]["rmcp"], r["runs"]["rmcp-readme"]
@@ -91,13 +121,17 @@ def table(results):
         ratio_rd = [x["calls_per_s"] / y["calls_per_s"] for x, y in zip(d, rd)]
         med = lambda rows, k: statistics.median(x[k] for x in rows)
         cpu = lambda rows: statistics.median(x["server_cpu_us_per_call"] or 0 for x in rows)
+        switches = lambda rows: statistics.median(x.get("server_context_switches_per_call") or 0 for x in rows)
+        cpu_ratios = [(x["server_cpu_us_per_call"] or 0) / y["server_cpu_us_per_call"]
+                      for x, y in zip(d, m) if y["server_cpu_us_per_call"]]
+        cpu_ratio = statistics.median(cpu_ratios) if cpu_ratios else float("nan")
         errors = sum(x["errors"] for x in d + m + rd)
         lines.append(
             f"| {r['transport']} | {r['concurrency']} | {mmm([x['calls_per_s'] for x in d])} | "
-            f"{mmm([x['calls_per_s'] for x in m])} | **{mmm(ratio, '{:.3f}')}** | "
+            f"{mmm([x['calls_per_s'] for x in m])} | **{mmm(ratio, '{:.3f}')}** | {lower_bound(ratio):.3f} | "
             f"{mmm([x['calls_per_s'] for x in rd])} | {mmm(ratio_rd, '{:.3f}')} | "
             f"{med(d, 'p50_us'):.0f} / {med(m, 'p50_us'):.0f} | {med(d, 'p99_us'):.0f} / {med(m, 'p99_us'):.0f} | "
-            f"{cpu(d):.1f} / {cpu(m):.1f} | {errors} |")
+            f"{cpu(d):.1f} / {cpu(m):.1f} | {cpu_ratio:.3f} | {switches(d):.2f} / {switches(m):.2f} | {errors} |")
     return "\n".join(lines)
 
 

@@ -1,12 +1,22 @@
 //! A bounded load generator for MCP servers: starts the server itself, sends a fixed number
-//! of exact `tools/call` requests (the ten benchmark tools in turn) with a fixed number in
-//! flight, and prints one JSON line: calls per second, latency percentiles, the server's CPU
-//! time per call and its peak resident memory.
+//! of exact `tools/call` requests (the ten benchmark tools of bench/disco-tools in turn, or the
+//! calls given with `--call`) with a fixed number in flight, and prints one JSON line: calls
+//! per second, latency percentiles, the server's CPU time and context switches per call and
+//! its peak resident memory.
 //!
 //! ```text
-//! loadgen --server PATH --transport stdio|http [--stateless] [--concurrency N]
-//!         [--requests M] [--warmup W] [--max-seconds S]
+//! loadgen --server PATH [--server-arg ARG]... --transport stdio|http [--stateless]
+//!         [--call NAME=JSON]... [--concurrency N] [--requests M] [--warmup W]
+//!         [--max-seconds S]
 //! ```
+//!
+//! The server is started as `PATH ARG... --stdio`, or `PATH ARG... --http 127.0.0.1:0
+//! [--stateless]`, and must then print `LISTENING http://127.0.0.1:PORT/PATH` as its first
+//! line; the calls go to that path. Connecting is retried for up to 10 s, since a wrapper may
+//! print the line before the server it starts listens.
+//!
+//! `--call NAME=JSON` (repeatable) replaces the built-in calls: the tool `NAME` with the JSON
+//! object as its arguments, the calls sent in turn.
 //!
 //! stdio: N requests in flight on the one pipe (a new one is sent as each answer arrives).
 //! HTTP: N connections to 127.0.0.1, each with its own session, each sending its share of the
@@ -34,29 +44,54 @@ struct Options {
     requests: usize,
     warmup: usize,
     max_seconds: f64,
+    /// The calls sent in turn: tool name and arguments. Never empty.
+    calls: Vec<(String, Value)>,
 }
 
-/// The ten tools with valid arguments: every call resolves exactly and needs no repair.
-fn call(i: usize) -> (&'static str, Value) {
-    match i % 10 {
-        0 => ("add", json!({"a": 2, "b": 3})),
-        1 => ("multiply", json!({"a": 2.5, "b": 4})),
-        2 => ("echo", json!({"text": "hello world"})),
-        3 => ("reverse_text", json!({"text": "hello world"})),
-        4 => ("uppercase", json!({"text": "hello"})),
-        5 => ("word_count", json!({"text": "the quick brown fox"})),
-        6 => ("celsius_to_fahrenheit", json!({"celsius": 21.5})),
-        7 => ("is_prime", json!({"n": 7919})),
-        8 => ("fibonacci", json!({"n": 50})),
-        _ => (
+/// bench/disco-tools' ten tools with valid arguments: every call resolves exactly and needs no
+/// repair.
+fn default_calls() -> Vec<(String, Value)> {
+    [
+        ("add", json!({"a": 2, "b": 3})),
+        ("multiply", json!({"a": 2.5, "b": 4})),
+        ("echo", json!({"text": "hello world"})),
+        ("reverse_text", json!({"text": "hello world"})),
+        ("uppercase", json!({"text": "hello"})),
+        ("word_count", json!({"text": "the quick brown fox"})),
+        ("celsius_to_fahrenheit", json!({"celsius": 21.5})),
+        ("is_prime", json!({"n": 7919})),
+        ("fibonacci", json!({"n": 50})),
+        (
             "join_words",
             json!({"words": ["a", "b", "c"], "separator": "-"}),
         ),
-    }
+    ]
+    .into_iter()
+    .map(|(name, args)| (name.to_string(), args))
+    .collect()
 }
 
-fn request(id: u64, i: usize) -> Value {
-    let (name, arguments) = call(i);
+/// Reads `NAME=JSON`: the name up to the first `=`, then a JSON object of arguments.
+fn parse_call(spec: &str) -> Result<(String, Value), String> {
+    let (name, args) = spec
+        .split_once('=')
+        .ok_or(format!("--call {spec}: expected NAME=JSON"))?;
+    if name.is_empty() {
+        return Err(format!("--call {spec}: the tool name is empty"));
+    }
+    let args: Value =
+        serde_json::from_str(args).map_err(|e| format!("--call {spec}: arguments: {e}"))?;
+    if !args.is_object() {
+        return Err(format!("--call {spec}: arguments must be a JSON object"));
+    }
+    Ok((name.to_string(), args))
+}
+
+fn request(id: u64, i: usize, calls: &[(String, Value)]) -> Value {
+    // `calls` is never empty (parse() fills in the defaults); the fallback keeps this total.
+    let (name, arguments) = calls
+        .get(i % calls.len().max(1))
+        .map_or(("", &Value::Null), |(n, a)| (n.as_str(), a));
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"name": name, "arguments": arguments}})
 }
@@ -80,6 +115,27 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+/// Context switches (voluntary and not) of all of a process's live threads, from
+/// /proc/PID/task/*/status: hand-offs between threads cost time without instructions.
+fn context_switches(pid: u32) -> Option<u64> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let Ok(task) = task else { continue };
+        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+            continue;
+        };
+        for line in status.lines() {
+            if let Some(v) = line
+                .strip_prefix("voluntary_ctxt_switches:")
+                .or_else(|| line.strip_prefix("nonvoluntary_ctxt_switches:"))
+            {
+                total += v.trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+    }
+    Some(total)
 }
 
 fn peak_rss_kb(pid: u32) -> Option<u64> {
@@ -116,7 +172,7 @@ async fn run_stdio(
     let send = |next: &mut usize, sent_at: &mut HashMap<u64, Instant>, buf: &mut Vec<u8>| {
         let id = start_id + *next as u64;
         buf.clear();
-        serde_json::to_writer(&mut *buf, &request(id, *next)).ok();
+        serde_json::to_writer(&mut *buf, &request(id, *next, &o.calls)).ok();
         buf.push(b'\n');
         sent_at.insert(id, Instant::now());
         *next += 1;
@@ -170,10 +226,22 @@ async fn stdio(o: &Options) -> Result<Value, Error> {
     {
         let stdout = child.stdout.as_mut().ok_or("no stdout")?;
         let mut reader = BufReader::new(stdout);
-        let mut line = String::new();
-        reader.read_line(&mut line).await?;
-        if !line.contains("\"result\"") {
-            return Err(format!("initialize failed: {line}").into());
+        // Skip what the server sends before its answer (log notifications, for one).
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).await? == 0 {
+                return Err("server closed stdout before answering initialize".into());
+            }
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message.get("id") != Some(&json!(0)) {
+                continue;
+            }
+            if message.get("result").is_none() {
+                return Err(format!("initialize failed: {line}").into());
+            }
+            break;
         }
     }
     {
@@ -184,24 +252,45 @@ async fn stdio(o: &Options) -> Result<Value, Error> {
     }
     run_stdio(&mut child, o, o.warmup, 1_000_000).await?;
     let cpu0 = cpu_ticks(pid);
+    let cs0 = context_switches(pid);
     let t0 = Instant::now();
     let outcome = run_stdio(&mut child, o, o.requests, 10_000_000).await?;
     let elapsed = t0.elapsed();
     let cpu1 = cpu_ticks(pid);
+    let cs1 = context_switches(pid);
     let rss = peak_rss_kb(pid);
     child.kill().await.ok();
-    Ok(report(o, outcome, elapsed, cpu0.zip(cpu1), rss))
+    let server = Server {
+        cpu: cpu0.zip(cpu1),
+        switches: cs0.zip(cs1),
+        rss_kb: rss,
+    };
+    Ok(report(o, outcome, elapsed, server))
 }
 
 struct Conn {
     sender: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
     authority: String,
+    path: String,
     session: Option<String>,
 }
 
+/// How long connecting is retried: a wrapper may print `LISTENING` before the server it
+/// starts has bound its port.
+const CONNECT_FOR: Duration = Duration::from_secs(10);
+
 impl Conn {
-    async fn open(authority: &str) -> Result<Conn, Error> {
-        let tcp = tokio::net::TcpStream::connect(authority).await?;
+    async fn open(authority: &str, path: &str) -> Result<Conn, Error> {
+        let give_up = Instant::now() + CONNECT_FOR;
+        let tcp = loop {
+            match tokio::net::TcpStream::connect(authority).await {
+                Ok(tcp) => break tcp,
+                Err(_) if Instant::now() < give_up => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => return Err(format!("connecting to {authority}: {e}").into()),
+            }
+        };
         tcp.set_nodelay(true)?;
         let (sender, conn) =
             hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await?;
@@ -209,6 +298,7 @@ impl Conn {
         Ok(Conn {
             sender,
             authority: authority.to_string(),
+            path: path.to_string(),
             session: None,
         })
     }
@@ -216,7 +306,7 @@ impl Conn {
     /// POSTs one JSON-RPC message; returns the JSON-RPC response (from a JSON body or the
     /// SSE event that carries it), or Null for a notification.
     async fn post(&mut self, body: &Value) -> Result<Value, Error> {
-        let mut req = hyper::Request::post("/mcp")
+        let mut req = hyper::Request::post(self.path.as_str())
             .header("host", &self.authority)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
@@ -261,15 +351,23 @@ impl Conn {
     }
 }
 
-async fn http_worker(
+/// Where one benchmark connection goes and what it sends.
+#[derive(Clone)]
+struct Target {
     authority: String,
+    path: String,
     stateless: bool,
+    calls: std::sync::Arc<Vec<(String, Value)>>,
+}
+
+async fn http_worker(
+    target: Target,
     warmup: usize,
     count: usize,
     deadline: Instant,
 ) -> Result<(Conn, Outcome), Error> {
-    let mut conn = Conn::open(&authority).await?;
-    if !stateless {
+    let mut conn = Conn::open(&target.authority, &target.path).await?;
+    if !target.stateless {
         let init = conn.post(&initialize(0)).await?;
         if init.get("result").is_none() {
             return Err(format!("initialize failed: {init}").into());
@@ -281,7 +379,7 @@ async fn http_worker(
         if Instant::now() >= deadline {
             break;
         }
-        conn.post(&request(1 + i as u64, i)).await?;
+        conn.post(&request(1 + i as u64, i, &target.calls)).await?;
     }
     let out = Outcome {
         latencies: Vec::with_capacity(count),
@@ -296,13 +394,16 @@ async fn http_measure(
     count: usize,
     offset: usize,
     deadline: Instant,
+    calls: std::sync::Arc<Vec<(String, Value)>>,
 ) -> Result<Outcome, Error> {
     for i in 0..count {
         if Instant::now() >= deadline {
             break;
         }
         let t0 = Instant::now();
-        let response = conn.post(&request(100 + i as u64, offset + i)).await?;
+        let response = conn
+            .post(&request(100 + i as u64, offset + i, &calls))
+            .await?;
         out.latencies.push(t0.elapsed());
         if !ok(&response) {
             out.errors += 1;
@@ -329,21 +430,20 @@ async fn http(o: &Options) -> Result<Value, Error> {
         .await
         .map_err(|_| "server did not say where it listens")??
         .ok_or("server exited")?;
-    let url = line
-        .strip_prefix("LISTENING http://")
-        .ok_or("unexpected first line")?;
-    let authority = url.trim_end_matches("/mcp").to_string();
-    if !authority.starts_with("127.0.0.1:") {
-        return Err("refusing a non-loopback address".into());
-    }
+    let (authority, path) = listening(&line)?;
+    let target = Target {
+        authority,
+        path,
+        stateless: o.stateless,
+        calls: std::sync::Arc::new(o.calls.clone()),
+    };
     let deadline = Instant::now() + Duration::from_secs_f64(o.max_seconds);
     let n = o.concurrency.max(1);
     let warm_each = o.warmup.div_ceil(n);
     let mut ready = Vec::new();
     for _ in 0..n {
         ready.push(tokio::spawn(http_worker(
-            authority.clone(),
-            o.stateless,
+            target.clone(),
             warm_each,
             o.requests / n,
             deadline,
@@ -354,11 +454,19 @@ async fn http(o: &Options) -> Result<Value, Error> {
         conns.push(r.await??);
     }
     let cpu0 = cpu_ticks(pid);
+    let cs0 = context_switches(pid);
     let t0 = Instant::now();
     let per = o.requests / n;
     let mut tasks = Vec::new();
     for (k, (conn, out)) in conns.into_iter().enumerate() {
-        tasks.push(tokio::spawn(http_measure(conn, out, per, k, deadline)));
+        tasks.push(tokio::spawn(http_measure(
+            conn,
+            out,
+            per,
+            k,
+            deadline,
+            target.calls.clone(),
+        )));
     }
     let mut all = Outcome::default();
     for t in tasks {
@@ -368,18 +476,43 @@ async fn http(o: &Options) -> Result<Value, Error> {
     }
     let elapsed = t0.elapsed();
     let cpu1 = cpu_ticks(pid);
+    let cs1 = context_switches(pid);
     let rss = peak_rss_kb(pid);
     child.kill().await.ok();
-    Ok(report(o, all, elapsed, cpu0.zip(cpu1), rss))
+    let server = Server {
+        cpu: cpu0.zip(cpu1),
+        switches: cs0.zip(cs1),
+        rss_kb: rss,
+    };
+    Ok(report(o, all, elapsed, server))
 }
 
-fn report(
-    o: &Options,
-    mut out: Outcome,
-    elapsed: Duration,
+/// Reads `LISTENING http://127.0.0.1:PORT[/PATH]` into the authority and the path (`/` when
+/// none is given). Anything but loopback is refused.
+fn listening(line: &str) -> Result<(String, String), Error> {
+    let url = line
+        .trim()
+        .strip_prefix("LISTENING http://")
+        .ok_or_else(|| format!("unexpected first line: {line}"))?;
+    let (authority, path) = match url.find('/') {
+        Some(i) => url.split_at(i),
+        None => (url, "/"),
+    };
+    if !authority.starts_with("127.0.0.1:") {
+        return Err("refusing a non-loopback address".into());
+    }
+    Ok((authority.to_string(), path.to_string()))
+}
+
+/// What was read of the server process around the measured calls: CPU ticks and context
+/// switches before and after, and its peak resident memory.
+struct Server {
     cpu: Option<(u64, u64)>,
+    switches: Option<(u64, u64)>,
     rss_kb: Option<u64>,
-) -> Value {
+}
+
+fn report(o: &Options, mut out: Outcome, elapsed: Duration, server_stats: Server) -> Value {
     out.latencies.sort();
     let n = out.latencies.len();
     let pct = |p: f64| -> f64 {
@@ -405,8 +538,9 @@ fn report(
         "p90_us": pct(90.0),
         "p99_us": pct(99.0),
         "max_us": pct(100.0),
-        "server_cpu_us_per_call": cpu.map(|(a, b)| (b - a) as f64 * 10_000.0 / n.max(1) as f64),
-        "server_peak_rss_kb": rss_kb,
+        "server_cpu_us_per_call": server_stats.cpu.map(|(a, b)| b.saturating_sub(a) as f64 * 10_000.0 / n.max(1) as f64),
+        "server_context_switches_per_call": server_stats.switches.map(|(a, b)| b.saturating_sub(a) as f64 / n.max(1) as f64),
+        "server_peak_rss_kb": server_stats.rss_kb,
     })
 }
 
@@ -420,6 +554,7 @@ fn parse() -> Result<Options, String> {
         requests: 20_000,
         warmup: 2_000,
         max_seconds: 60.0,
+        calls: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -433,11 +568,15 @@ fn parse() -> Result<Options, String> {
             "--requests" => o.requests = value()?.parse().map_err(|e| format!("{e}"))?,
             "--warmup" => o.warmup = value()?.parse().map_err(|e| format!("{e}"))?,
             "--max-seconds" => o.max_seconds = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--call" => o.calls.push(parse_call(&value()?)?),
             _ => return Err(format!("unknown argument {a}")),
         }
     }
     if o.server.is_empty() {
         return Err("--server is required".into());
+    }
+    if o.calls.is_empty() {
+        o.calls = default_calls();
     }
     o.concurrency = o.concurrency.clamp(1, 1024);
     o.requests = o.requests.min(10_000_000);
@@ -450,7 +589,7 @@ async fn main() {
     let o = match parse() {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e}\nusage: loadgen --server PATH --transport stdio|http [--stateless] [--concurrency N] [--requests M] [--warmup W] [--max-seconds S]");
+            eprintln!("error: {e}\nusage: loadgen --server PATH [--server-arg ARG]... --transport stdio|http [--stateless] [--call NAME=JSON]... [--concurrency N] [--requests M] [--warmup W] [--max-seconds S]");
             std::process::exit(2);
         }
     };
@@ -465,5 +604,58 @@ async fn main() {
             eprintln!("error: {e}");
             std::process::exit(1);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listening_line_gives_authority_and_path() {
+        for (line, authority, path) in [
+            (
+                "LISTENING http://127.0.0.1:4000/mcp\n",
+                "127.0.0.1:4000",
+                "/mcp",
+            ),
+            ("LISTENING http://127.0.0.1:4000/", "127.0.0.1:4000", "/"),
+            ("LISTENING http://127.0.0.1:4000", "127.0.0.1:4000", "/"),
+            ("LISTENING http://127.0.0.1:1/a/b", "127.0.0.1:1", "/a/b"),
+        ] {
+            let (a, p) = listening(line).expect(line);
+            assert_eq!((a.as_str(), p.as_str()), (authority, path), "{line}");
+        }
+        for line in [
+            "LISTENING http://0.0.0.0:4000/mcp",
+            "LISTENING http://example.com/mcp",
+            "listening on 4000",
+            "",
+        ] {
+            assert!(listening(line).is_err(), "{line}");
+        }
+    }
+
+    #[test]
+    fn call_option_takes_a_name_and_an_object() {
+        let (name, args) = parse_call(r#"everything/echo={"message": "a=b"}"#).expect("valid");
+        assert_eq!(name, "everything/echo");
+        assert_eq!(args, json!({"message": "a=b"}));
+        for bad in ["echo", "={}", "echo=[1]", "echo=\"x\"", "echo={"] {
+            assert!(parse_call(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn calls_are_sent_in_turn() {
+        let calls = vec![
+            ("a".to_string(), json!({})),
+            ("b".to_string(), json!({"x": 1})),
+        ];
+        let names: Vec<Value> = (0..4)
+            .map(|i| request(i as u64, i, &calls)["params"]["name"].clone())
+            .collect();
+        assert_eq!(names, [json!("a"), json!("b"), json!("a"), json!("b")]);
+        assert_eq!(default_calls().len(), 10);
     }
 }
