@@ -100,40 +100,53 @@ pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
 
 /// A request that reads as a misspelling of the opposite of a word of the tool
 /// (`dcrement_counter` against `increment_counter`, `decrese_volume` against `increase_volume`,
-/// `perform_aabductor` against `perform_abductee`, `sortdsc` against `sort_asc`): word by word
-/// where the words pair up, a request word within a typo of an opposed rival of the tool's word
-/// and at least as close to it as to the tool's word; letter by letter where they do not
-/// (`resolve/meaning.rs`).
+/// `perform_aabductor` against `perform_abductee`, `sortdsc` against `sort_asc`): word by word,
+/// a request word within a typo of an opposed rival of a word of the tool and at least as close
+/// to it as to the tool's word, whether or not the other words pair up (`server.get_cliet`
+/// against `get_server`: the misspelled `client` is no extra word to drop); and letter by
+/// letter where the words do not pair up (`resolve/meaning.rs`).
 fn misspelled_opposite(query: &Query, form: &Form) -> bool {
-    if query.raw.len() == form.raw.len() {
-        return query.raw.iter().any(|q| {
-            form.raw.iter().any(|w| {
-                if form.raw.iter().any(|x| **x == **q) || query.raw.iter().any(|x| **x == **w) {
-                    return false;
-                }
-                // Only a misspelling: a word is weighed by `opposed_words`.
-                // The tool's word behind a prefix is a word made from it: opposed when the
-                // prefix negates (`noadsorbent`), another word otherwise (`reinstall`).
-                if prefixed_form(q, w) {
-                    return negated_form(q, w);
-                }
-                if is_known_word(q) {
-                    return false;
-                }
-                // An allowance is at most two edits: a distance past it counts as three.
-                let dw = osa_within(q, w, 2).unwrap_or(3);
-                rivals_of(w).opposed.iter().any(|x| {
-                    let allowance = typo_allowance(x.chars().count()).max(1);
-                    osa_within(q, x, dw.min(allowance)).is_some()
-                })
-            })
-        });
+    // Where the words pair up, a request word stands for the tool's word it replaces; where
+    // they do not, a request word may be a misspelled opposite beside the tool's word itself
+    // (`get_server_cleint_events` against `get_server_events`).
+    let paired = query.raw.len() == form.raw.len();
+    let by_words = query.raw.iter().any(|q| {
+        form.raw
+            .iter()
+            .any(|w| misspelled_rival(q, w, paired.then_some(&query.raw[..]), &form.raw))
+    });
+    if by_words || query.raw.len() == form.raw.len() {
+        return by_words;
     }
     // Letters within two edits of an opposite spelling of the tool, and no farther from it
     // than from the tool's own.
     // Rival spellings are measured within two edits: a distance over that counts as three.
     let d = osa_within(&query.compact, &form.compact, 2).unwrap_or(3);
     d > 0 && read_letters_within(&query.compact, &form.raw, d, 2) == Reading::Opposed
+}
+
+/// Whether request word `q` reads as a misspelling of an opposite of the tool's word `w`: `q`
+/// not a word of the tool as it is, nor `w` a word of `request` when it is given (the words
+/// pair up).
+fn misspelled_rival(q: &str, w: &str, request: Option<&[String]>, tool: &[Box<str>]) -> bool {
+    if tool.iter().any(|x| **x == *q) || request.is_some_and(|r| r.iter().any(|x| **x == *w)) {
+        return false;
+    }
+    // Only a misspelling: a word is weighed by `opposed_words`.
+    // The tool's word behind a prefix is a word made from it: opposed when the prefix negates
+    // (`noadsorbent`), another word otherwise (`reinstall`).
+    if prefixed_form(q, w) {
+        return negated_form(q, w);
+    }
+    if is_known_word(q) {
+        return false;
+    }
+    // An allowance is at most two edits: a distance past it counts as three.
+    let dw = osa_within(q, w, 2).unwrap_or(3);
+    rivals_of(w).opposed.iter().any(|x| {
+        let allowance = typo_allowance(x.chars().count()).max(1);
+        osa_within(q, x, dw.min(allowance)).is_some()
+    })
 }
 
 /// A word on one side only that is an inflection of the opposite of a word on the other side

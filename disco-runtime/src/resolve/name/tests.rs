@@ -1,4 +1,5 @@
 use super::*;
+use crate::resolve::vocab::is_known_word;
 use crate::text::words::{singular, split_words};
 
 fn index(names: &[(&str, bool)]) -> NameIndex {
@@ -1552,4 +1553,79 @@ fn review_cases_of_the_rules_of_meaning() {
     }
     let ix = index(&[("get_live_panel", false)]);
     assert_eq!(resolved(&ix, "get_liver_panel"), None);
+}
+
+/// A misspelled opposite is no stray word to drop, and a namespace in front changes nothing:
+/// for opposed pairs, every single-letter typo of one side that is no word and at least as
+/// close to it as to the declared side, written beside the declared tool's other words with a
+/// namespace before them (the declared word itself among them) or the declared word after,
+/// never resolves to the declared tool nor is suggested for it.
+#[test]
+fn a_misspelled_opposite_beside_more_words_never_crosses() {
+    let pairs = [
+        ("server", "client"),
+        ("interspecies", "intraspecies"),
+        ("payer", "payee"),
+        ("include", "exclude"),
+        ("increment", "decrement"),
+        ("upload", "download"),
+    ];
+    let mut cases = 0;
+    for (a, b) in pairs {
+        for (declared, opposite) in [(a, b), (b, a)] {
+            let tool = format!("get_{declared}_events");
+            let ix = index(&[(tool.as_str(), false), ("track_parcel", false)]);
+            for typo in single_letter_typos(opposite) {
+                if typo == declared
+                    || is_known_word(&typo)
+                    || strsim::osa_distance(&typo, opposite) > strsim::osa_distance(&typo, declared)
+                {
+                    continue;
+                }
+                for request in [
+                    format!("{declared}.get_{typo}_events"),
+                    format!("mcp__tools__get_{typo}_events"),
+                    format!("tools.get_{typo}_events"),
+                    format!("get_{typo}_{declared}_events"),
+                ] {
+                    cases += 1;
+                    let r = resolve(&ix, &request);
+                    assert_eq!(r.outcome, Outcome::Unknown, "{request} resolved to {tool}");
+                    assert!(!r.suggestions.contains(&0), "{request} suggests {tool}");
+                }
+            }
+        }
+    }
+    assert!(cases > 1_000, "only {cases} cases");
+}
+
+/// Every string one deletion, substitution (lowercase ASCII), insertion or transposition
+/// away from `word`.
+fn single_letter_typos(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = std::collections::BTreeSet::new();
+    for i in 0..=chars.len() {
+        for c in 'a'..='z' {
+            let mut v = chars.clone();
+            v.insert(i, c);
+            out.insert(v.iter().collect::<String>());
+            if i < chars.len() {
+                let mut v = chars.clone();
+                v[i] = c;
+                out.insert(v.iter().collect::<String>());
+            }
+        }
+        if i < chars.len() {
+            let mut v = chars.clone();
+            v.remove(i);
+            out.insert(v.iter().collect::<String>());
+        }
+        if i + 1 < chars.len() {
+            let mut v = chars.clone();
+            v.swap(i, i + 1);
+            out.insert(v.iter().collect::<String>());
+        }
+    }
+    out.remove(word);
+    out.into_iter().collect()
 }
