@@ -463,23 +463,30 @@ fn affix_change(typo: &str, word: &str) -> bool {
     })
 }
 
-/// Lowercase words of a name: split at separators and case changes.
+/// Lowercase words of a name: split at separators and case changes, an acronym ending where a
+/// capitalised word starts (`XAxis` is `x` and `axis`, `HTTPServer` `http` and `server`), as
+/// the runtime reads names.
 fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
-    for c in name.chars() {
+    let mut prev_upper = false;
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
         if !c.is_ascii_alphanumeric() {
             if !cur.is_empty() {
                 out.push(std::mem::take(&mut cur));
             }
-            prev_lower = false;
+            (prev_lower, prev_upper) = (false, false);
             continue;
         }
-        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+        let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+        let starts_word = c.is_ascii_uppercase() && (prev_lower || (prev_upper && next_lower));
+        if starts_word && !cur.is_empty() {
             out.push(std::mem::take(&mut cur));
         }
         prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        prev_upper = c.is_ascii_uppercase();
         cur.push(c.to_ascii_lowercase());
     }
     if !cur.is_empty() {
