@@ -122,16 +122,9 @@ impl Catalog {
     /// lint). Replaces the previous set; catalogs rebuilt from this one keep it.
     pub fn set_learned_keywords(&self, keywords: Vec<(String, String, f32)>) {
         self.search.set_learned(&keywords);
-        *self
-            .config
-            .learned_keywords
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(keywords);
+        *crate::util::write(&self.config.learned_keywords) = Arc::new(keywords);
         // Catalogs merged with a caller's scoped tools are made again, with them.
-        self.scoped_cache
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
+        crate::util::lock(&self.scoped_cache).clear();
     }
 
     pub(crate) fn search_options(&self) -> &SearchOptions {

@@ -299,7 +299,7 @@ impl Catalog {
             return None;
         }
         let key = caller.id().map(str::to_string);
-        let mut cache = self.scoped_cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = crate::util::lock(&self.scoped_cache);
         if let Some(found) = cache.get(&key) {
             return found.clone();
         }
@@ -341,10 +341,7 @@ impl Catalog {
 
     /// Forgets the merged catalogs of scoped callers (after their providers changed).
     pub fn invalidate_scoped(&self) {
-        self.scoped_cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        crate::util::lock(&self.scoped_cache).clear();
     }
 
     /// [`View::list`] for `caller`.
