@@ -16,6 +16,15 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// How much of a request's text (a tool's name, a method, a resource's URI, a parser's error) a
+/// message or a log line quotes.
+pub(crate) const QUOTED_CHARS: usize = 128;
+
+/// A request's text as messages and logs quote it: at most [`QUOTED_CHARS`] characters.
+pub(crate) fn clip_quoted(s: &str) -> String {
+    clip(s, QUOTED_CHARS)
+}
+
 // The locks of the runtime guard data that every writer replaces or updates in one step (a
 // map swapped whole, a counter, a queue pushed to), so a thread that panicked while holding one
 // left the data whole. A poisoned lock is taken as it is rather than spreading one tool's
