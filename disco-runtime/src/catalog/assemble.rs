@@ -89,9 +89,7 @@ impl Catalog {
         let meta = if config.search.enabled {
             meta::definitions(&config.search)
                 .into_iter()
-                .map(|(def, kind)| {
-                    CatalogTool::from_dynamic(def, ToolHandler::Meta(kind)).map(Arc::new)
-                })
+                .map(|(def, kind)| CatalogTool::from_dynamic(def, kind).map(Arc::new))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|error| CatalogError::new(vec![CatalogProblem::MetaTool { error }]))?
         } else {

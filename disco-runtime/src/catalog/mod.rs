@@ -25,6 +25,7 @@ use crate::search::SearchIndex;
 
 pub use crate::resolve::name::{Policy as NamePolicy, Rule as NameRule};
 pub use crate::search::{Exposure, SearchOptions};
+use crate::tool::built::MetaKind;
 pub use crate::tool::built::{CatalogTool, ParamInfo};
 pub use builder::CatalogBuilder;
 pub(crate) use builder::Config;
@@ -43,7 +44,9 @@ pub struct Catalog {
     lookup: HashMap<String, usize>,
     names: NameIndex,
     search: SearchIndex,
-    pub(crate) meta: Vec<Arc<CatalogTool>>,
+    /// The meta-tools (`tool_search`, `execute_tool`) when search is on: found by their
+    /// exact names only, before any other tool, and run by the call pipeline itself.
+    pub(crate) meta: Vec<Arc<CatalogTool<MetaKind>>>,
     /// Catalogs merged with a caller's scoped tools, by caller id.
     scoped_cache: Mutex<HashMap<Option<String>, Option<Arc<Catalog>>>>,
 }

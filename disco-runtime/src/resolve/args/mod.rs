@@ -129,8 +129,8 @@ pub fn normalise_key(key: &str) -> String {
 }
 
 /// Repairs and validates `args` for `tool`. The error is the message for an `isError` result.
-pub fn prepare(
-    tool: &CatalogTool,
+pub fn prepare<H>(
+    tool: &CatalogTool<H>,
     args: Map<String, Value>,
     repair: Repair,
 ) -> Result<Prepared, String> {
@@ -183,8 +183,8 @@ pub fn prepare(
 }
 
 /// The arguments as the repair rules below leave them, checked against the schema.
-fn repair_and_check(
-    tool: &CatalogTool,
+fn repair_and_check<H>(
+    tool: &CatalogTool<H>,
     args: Map<String, Value>,
     repair: Repair,
 ) -> Result<Prepared, String> {
