@@ -1,8 +1,8 @@
 //! Small helpers of every layer.
 
-use std::sync::{
-    Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard,
-};
+#[cfg(feature = "semantic")]
+use std::sync::Condvar;
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use serde_json::Value;
 
@@ -46,6 +46,7 @@ pub(crate) fn write<T: ?Sized>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
 }
 
 /// `guard` given back once `changed` is notified, poisoned or not.
+#[cfg(feature = "semantic")]
 pub(crate) fn wait<'a, T>(changed: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
     changed.wait(guard).unwrap_or_else(PoisonError::into_inner)
 }
