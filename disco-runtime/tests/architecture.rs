@@ -146,7 +146,9 @@ fn the_length_check_counts_from_fn_to_brace_and_leaves_tests_out() {
     // `fn` line + body + closing brace: 80 lines pass, 81 do not.
     let at_limit = format!("/// doc\n/// doc\nfn fits() {{\n{}}}\n", body(78));
     let over = format!("fn long() {{\n{}}}\n", body(79));
-    let cases: Vec<(String, Vec<(usize, &str, usize)>)> = vec![
+    // (source, the functions found: line, name, lines)
+    type Found<'a> = Vec<(usize, &'a str, usize)>;
+    let cases: Vec<(String, Found)> = vec![
         (at_limit.clone(), vec![]),
         (over.clone(), vec![(1, "long", 81)]),
         (
@@ -168,7 +170,7 @@ fn the_length_check_counts_from_fn_to_brace_and_leaves_tests_out() {
     for (source, expected) in cases {
         let found = lengths::long_functions("x.rs", &source, lengths::MAX_FN_LINES)
             .unwrap_or_else(|e| panic!("{e}\n{source}"));
-        let found: Vec<(usize, &str, usize)> = found
+        let found: Found = found
             .iter()
             .map(|(_, line, name, n)| (*line, name.as_str(), *n))
             .collect();
