@@ -156,6 +156,9 @@ pub struct DiscoConfig {
     /// `disco.metrics.listen`: the address of the Prometheus endpoint (`GET /metrics`);
     /// `None`: none is served.
     pub metrics: Option<std::net::SocketAddr>,
+    /// `disco.semantic`: the directory of the semantic model `tool_search` ranks by besides
+    /// the keywords (feature `semantic`; search.rs); `None`: keywords alone.
+    pub semantic: Option<std::path::PathBuf>,
 }
 
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
@@ -185,6 +188,7 @@ impl Default for DiscoConfig {
             on_change: OnChange::Hold,
             rate_limit: None,
             metrics: None,
+            semantic: None,
         }
     }
 }
@@ -722,20 +726,10 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
             .enumerate()
             .map(|(i, t)| token(&format!("disco.tokens[{i}]"), t.0, vars))
             .collect::<Result<_, _>>()?,
-        data_dir: match d.data_dir {
-            Some(dir) => {
-                let dir = expand(&dir.0, "disco.dataDir", vars, Secrecy::Plain)?;
-                if !std::path::Path::new(&dir).is_absolute() {
-                    return Err(err(
-                        "disco.dataDir",
-                        "must be an absolute path (the gateway's working directory is its \
-                         client's)",
-                    ));
-                }
-                Some(dir.into())
-            }
-            None => None,
-        },
+        data_dir: d
+            .data_dir
+            .map(|dir| absolute(&dir.0, "disco.dataDir", vars))
+            .transpose()?,
         on_change: d.on_change.unwrap_or(default.on_change),
         rate_limit: d.rate_limit,
         metrics: match d.metrics.map(|m| m.0.listen) {
@@ -751,7 +745,24 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
                 )
             }
         },
+        semantic: d
+            .semantic
+            .map(|dir| absolute(&dir.0, "disco.semantic", vars))
+            .transpose()?,
     })
+}
+
+/// A directory of the `disco` key: `${VAR}` expanded, and absolute, since the gateway's
+/// working directory is whatever its client's is.
+fn absolute(text: &str, at: &str, vars: Vars) -> Result<std::path::PathBuf, ConfigError> {
+    let dir = expand(text, at, vars, Secrecy::Plain)?;
+    if !std::path::Path::new(&dir).is_absolute() {
+        return Err(err(
+            at,
+            "must be an absolute path (the gateway's working directory is its client's)",
+        ));
+    }
+    Ok(dir.into())
 }
 
 /// One caller's token; the token expanded, neither it nor the caller empty.

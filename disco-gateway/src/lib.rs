@@ -21,6 +21,8 @@ pub mod follow;
 pub mod forward;
 mod headers;
 #[doc(hidden)]
+pub mod learning;
+#[doc(hidden)]
 pub mod lint;
 #[doc(hidden)]
 pub mod metrics;
@@ -29,6 +31,8 @@ pub mod pins;
 #[doc(hidden)]
 pub mod provider;
 mod relay;
+#[doc(hidden)]
+pub mod search;
 mod text;
 #[doc(hidden)]
 pub mod upstream;

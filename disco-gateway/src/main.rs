@@ -15,15 +15,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use disco_runtime::catalog::docs;
 use disco_runtime::catalog::lint::{self, LintOptions, Severity};
-use disco_runtime::catalog::{docs, Exposure, SearchOptions};
 use disco_runtime::{BearerTokens, Caller, Catalog, CatalogTool, HttpOptions, Server};
 
 use disco_gateway::config::{self, Config, ExposureKind};
 use disco_gateway::follow;
+use disco_gateway::learning::{self, Flush};
 use disco_gateway::metrics::Metrics;
 use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
+use disco_gateway::search;
 use disco_gateway::upstream::Hub;
 
 const USAGE: &str = "usage:
@@ -275,17 +277,6 @@ fn load_config(args: &Args) -> Result<Config, String> {
     Ok(config)
 }
 
-fn search_options(config: &Config) -> SearchOptions {
-    SearchOptions::default()
-        .enabled(true)
-        .exposure(match config.disco.exposure {
-            ExposureKind::All => Exposure::All,
-            ExposureKind::SearchFirst => Exposure::SearchFirst {
-                pinned: config.disco.pinned.clone(),
-            },
-        })
-}
-
 /// The tool pins of this configuration, in `disco.dataDir` or the default state directory;
 /// `writable` for the gateway that serves, not for `lint` and `docs` (they approve nothing).
 fn pins(config: &Config, writable: bool) -> Result<Pins, String> {
@@ -336,6 +327,8 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
             );
         }
     }
+    // Before any upstream starts: a model that does not load stops the gateway here.
+    let search = search::serving(&config.disco)?;
     let (hub, provider) = start(&config, pins(&config, true)?).await;
     let metrics = config.disco.metrics.map(|_| Arc::new(Metrics::default()));
     let provider = match &metrics {
@@ -347,7 +340,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         .version(env!("CARGO_PKG_VERSION"))
         .provider(provider.clone())
         .resources(provider.clone())
-        .search(search_options(&config))
+        .search(search)
         .page_size(config.disco.page_size)
         .default_timeout(config.disco.call_timeout);
     if !config.disco.tokens.is_empty() {
@@ -535,7 +528,7 @@ async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog)
     let built = Catalog::builder()
         .server_name("disco-gateway")
         .provider(provider.clone())
-        .search(search_options(config))
+        .search(search::options(&config.disco))
         .default_timeout(config.disco.call_timeout)
         .from_inventory();
     match built {
@@ -973,147 +966,5 @@ mod tests {
         assert!(parse("approve --config a.json fs").is_ok());
         assert!(parse("approve").is_err());
         assert!(parse("approve --bogus fs").is_err());
-    }
-}
-
-/// What writes a recorder's queued events to its store.
-type Flush = Box<dyn FnOnce() + Send>;
-
-/// Discovery events (feature `learning`): the recorder a serving gateway writes into, and
-/// `report`, both on `learning.sqlite` in the state directory.
-#[cfg(feature = "learning")]
-mod learning {
-    use std::path::Path;
-    use std::sync::Arc;
-
-    use disco_runtime::catalog::DiscoverySink;
-    use disco_runtime::learn::{self, EventStore, Forget, LearnOptions, Recorder, SqliteStore};
-    use disco_runtime::Catalog;
-
-    use super::{state_dir, Config, Flush};
-
-    fn dir(config: &Config) -> Result<std::path::PathBuf, String> {
-        state_dir(config.disco.data_dir.as_deref(), &|k| std::env::var(k).ok())
-    }
-
-    /// The recorder to serve with, and what writes its queued events at shutdown.
-    pub(super) fn recorder(config: &Config) -> Result<(Arc<dyn DiscoverySink>, Flush), String> {
-        let dir = dir(config)?;
-        let store = SqliteStore::open(&dir, learn::DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
-        let secret = learn::secret_in(&dir)?;
-        let recorder = Recorder::new(Arc::new(store), secret, Default::default())
-            .map_err(|e| format!("the discovery recorder: {e}"))?;
-        tracing::info!(dir = %dir.display(), "recording discovery events");
-        let recorder = Arc::new(recorder);
-        let flushed = recorder.clone();
-        Ok((recorder, Box::new(move || flushed.flush())))
-    }
-
-    pub(super) fn report(
-        config: &Config,
-        catalog: &Catalog,
-        format: Option<&str>,
-    ) -> Result<(), String> {
-        let store = SqliteStore::open(&dir(config)?, learn::DEFAULT_MAX_BYTES)
-            .map_err(|e| e.to_string())?;
-        let candidates = learn::candidates(&store, catalog, &LearnOptions::default())
-            .map_err(|e| e.to_string())?;
-        match format.unwrap_or("table") {
-            "table" => print!("{}", learn::report::table(&candidates)),
-            "json" => {
-                let out = serde_json::json!({
-                    "candidates": candidates,
-                    "disco": learn::report::gateway_entries(&candidates, false),
-                });
-                println!("{out:#}");
-            }
-            "attributes" => {
-                for line in learn::report::attribute_lines(&candidates, false) {
-                    println!("{line}");
-                }
-            }
-            other => {
-                return Err(format!(
-                    "--format {other}: expected table, json or attributes"
-                ))
-            }
-        }
-        Ok(())
-    }
-
-    /// Every minute, the candidates of the events so far, against the catalog served now: the
-    /// ready aliases (read-only tools) and keywords are what it uses.
-    pub(super) fn online(
-        config: &Config,
-        handle: disco_runtime::ServerHandle,
-    ) -> Result<tokio::task::JoinHandle<()>, String> {
-        let store = Arc::new(
-            SqliteStore::open(&dir(config)?, learn::DEFAULT_MAX_BYTES)
-                .map_err(|e| e.to_string())?,
-        );
-        Ok(tokio::spawn(async move {
-            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
-            loop {
-                every.tick().await;
-                let Some(catalog) = handle.catalog() else {
-                    continue;
-                };
-                let store = store.clone();
-                let applied = tokio::task::spawn_blocking(move || {
-                    let options = LearnOptions::default();
-                    let candidates = learn::candidates(&*store, &catalog, &options)?;
-                    catalog.set_learned_aliases(learn::learned_aliases(&candidates));
-                    catalog.set_learned_keywords(learn::learned_keywords(&candidates));
-                    Ok::<usize, learn::StoreError>(candidates.len())
-                })
-                .await;
-                match applied {
-                    Ok(Ok(_)) => {}
-                    Ok(Err(e)) => tracing::warn!(error = %e, "learned candidates not read"),
-                    Err(e) => tracing::warn!(error = %e, "learned candidates not read"),
-                }
-            }
-        }))
-    }
-
-    pub(super) fn forget(dir: &Path, what: &str) -> Result<(), String> {
-        let store = SqliteStore::open(dir, learn::DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
-        let what = match what {
-            "all" => Forget::All,
-            name => Forget::Name(name.to_string()),
-        };
-        let n = store.forget(&what).map_err(|e| e.to_string())?;
-        println!("forgot {n} event(s)");
-        Ok(())
-    }
-}
-
-/// Without feature `learning`, `--learn` and `report` say how to get them.
-#[cfg(not(feature = "learning"))]
-mod learning {
-    use std::path::Path;
-    use std::sync::Arc;
-
-    use disco_runtime::catalog::DiscoverySink;
-    use disco_runtime::Catalog;
-
-    use super::{Config, Flush};
-
-    const WHY: &str = "discovery events need disco-gateway built with feature `learning`";
-
-    pub(super) fn recorder(_: &Config) -> Result<(Arc<dyn DiscoverySink>, Flush), String> {
-        Err(WHY.into())
-    }
-    pub(super) fn report(_: &Config, _: &Catalog, _: Option<&str>) -> Result<(), String> {
-        Err(WHY.into())
-    }
-    pub(super) fn forget(_: &Path, _: &str) -> Result<(), String> {
-        Err(WHY.into())
-    }
-    pub(super) fn online(
-        _: &Config,
-        _: disco_runtime::ServerHandle,
-    ) -> Result<tokio::task::JoinHandle<()>, String> {
-        Err(WHY.into())
     }
 }

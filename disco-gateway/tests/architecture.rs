@@ -34,6 +34,8 @@ const LAYERS: Layers = Layers {
         ("upstream", 4),
         ("provider", 5),
         ("follow", 5),
+        ("search", 5),
+        ("learning", 5),
         ("lint", 6),
     ],
 };

@@ -145,6 +145,8 @@ pub(super) struct Disco {
     pub(super) rate_limit: Option<disco_runtime::RateLimit>,
     #[serde(default, deserialize_with = "present")]
     pub(super) metrics: Option<Object<Metrics>>,
+    #[serde(default, deserialize_with = "present")]
+    pub(super) semantic: Option<Text>,
 }
 
 /// `disco.metrics`: where Prometheus scrapes the gateway's counters.

@@ -92,6 +92,11 @@ pub fn state(dir: &Dir) -> PathBuf {
     dir.0.join("state")
 }
 
+/// The test's stand-in for the user's cache directory (`XDG_CACHE_HOME`).
+pub fn cache(dir: &Dir) -> PathBuf {
+    dir.0.join("cache")
+}
+
 /// Starts the gateway binary over the configuration of `upstreams`, with `args` after it and
 /// `stdin`; its stdout piped, its log in the test's directory (returned).
 fn spawn(
@@ -108,6 +113,9 @@ fn spawn(
         .arg(&config)
         .args(args)
         .env("RUST_LOG", "info,rmcp=warn")
+        // What the gateway would keep in the user's cache directory (a semantic model's
+        // vectors) stays in the test's.
+        .env("XDG_CACHE_HOME", cache(dir))
         .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(&log).expect("the log file"))
@@ -456,10 +464,16 @@ pub fn says(report: &str, part: &str) {
 /// `disco-gateway lint` over the configuration of `upstreams`: its output (within
 /// [`LIVENESS`]).
 pub fn lint(dir: &Dir, upstreams: &[Up], disco: Value) -> String {
+    command(dir, "lint", upstreams, disco)
+}
+
+/// `disco-gateway <subcommand>` (`lint`, `docs`) over the configuration of `upstreams`: its
+/// output (within [`LIVENESS`]).
+pub fn command(dir: &Dir, subcommand: &str, upstreams: &[Up], disco: Value) -> String {
     let config = config(dir, upstreams, disco);
-    let out = dir.0.join("lint.out");
+    let out = dir.0.join(format!("{subcommand}.out"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
-        .arg("lint")
+        .arg(subcommand)
         .arg("--config")
         .arg(&config)
         .env("RUST_LOG", "error")
@@ -467,12 +481,12 @@ pub fn lint(dir: &Dir, upstreams: &[Up], disco: Value) -> String {
         .stdout(std::fs::File::create(&out).expect("the output file"))
         .stderr(Stdio::null())
         .spawn()
-        .expect("lint runs");
+        .expect("the gateway runs");
     let deadline = Instant::now() + LIVENESS;
     while matches!(child.try_wait(), Ok(None)) {
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("lint did not finish within {LIVENESS:?}");
+            panic!("{subcommand} did not finish within {LIVENESS:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -115,6 +115,12 @@ def tools_of(scenario: str, cursor):
                 tool("change")], None
     if scenario == "flaky":
         return [tool("echo"), tool("exit")], None
+    if scenario == "services":
+        # Tools described in words, for search by meaning (tests/semantic.rs).
+        return [tool("astrology", description="Provides astrology services."),
+                tool("convert_currency", description="Convert an amount between currencies."),
+                tool("forecast", description="Get the weather forecast for a city."),
+                tool("send_email", description="Send an email message.")], None
     if scenario == "patient":
         return [tool("echo"), tool("wait")], None
     if scenario == "log_flood":

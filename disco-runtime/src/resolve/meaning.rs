@@ -22,8 +22,8 @@
 
 use super::polarity::{opposed, opposite_words};
 use super::vocab::{api_words, is_known_role, is_known_word};
-use crate::text::edits::{each_deletion, each_deletion_hash, osa_within, LetterCounts};
-use crate::text::hash::{fnv, FastMap};
+use crate::text::edits::{each_char_deletion_hash, each_deletion_hash, osa_within, LetterCounts};
+use crate::text::hash::FastMap;
 use crate::text::lexicon::same_lemma;
 use crate::text::words::{char_len, singular, split_words};
 use std::sync::OnceLock;
@@ -131,6 +131,13 @@ pub(crate) fn rivals_of(word: &str) -> std::rc::Rc<Rivals> {
     made
 }
 
+/// Builds the tables the rules of meaning read on a first typo (the words of APIs by their
+/// deletions), so that a name index built before requests arrive leaves none of that work to
+/// the first mistaken name.
+pub(crate) fn warm() {
+    api_deletes();
+}
+
 /// The words of APIs by the hashes of their deletion neighbourhoods (up to two letters
 /// deleted), to find those within two edits of a request word without measuring each. The
 /// words of APIs are ASCII; a hit is measured before it counts (hashes may collide).
@@ -165,18 +172,9 @@ pub(crate) fn api_words_within(word: &str, d: usize) -> Vec<(&'static str, usize
         }
     };
     let map = api_deletes();
-    if !word.is_ascii() {
-        // Deleting bytes is not deleting characters: the word's deletions are spelled out by
-        // character, and looked up by their hashes (the words of APIs are ASCII, so their
-        // byte deletions are their character deletions).
-        each_deletion(word, d, &mut |del| {
-            for &candidate in map.get(&fnv(del.bytes())).map_or(&[][..], Vec::as_slice) {
-                consider(candidate);
-            }
-        });
-        return out;
-    }
-    each_deletion_hash(word.as_bytes(), d, &mut |h| {
+    // By characters: the words of APIs are ASCII, so their byte deletions are their character
+    // deletions, and a request word's character deletions hash as those strings would.
+    each_char_deletion_hash(word, d, &mut |h| {
         for &candidate in map.get(&h).map_or(&[][..], Vec::as_slice) {
             consider(candidate);
         }
@@ -405,6 +403,7 @@ mod tests {
     /// Whether the two share a non-empty string each reaches by deleting at most `k`
     /// characters (the symmetric-delete rule), measured by spelling both neighbourhoods out.
     fn common_deletion(a: &str, b: &str, k: usize) -> bool {
+        use crate::text::edits::each_deletion;
         let mut left = std::collections::BTreeSet::new();
         each_deletion(a, k, &mut |d| {
             left.insert(d.to_string());

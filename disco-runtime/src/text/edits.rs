@@ -3,40 +3,18 @@
 
 use super::hash::fnv;
 
-/// Every string obtained by deleting up to `k` characters (the symmetric-delete typo index).
-pub(crate) fn deletions(word: &str, k: usize) -> Vec<String> {
-    let mut out = vec![word.to_string()];
-    let mut frontier = vec![word.chars().collect::<Vec<char>>()];
-    for _ in 0..k {
-        let mut next = Vec::new();
-        for chars in &frontier {
-            if chars.len() <= 1 {
-                continue;
-            }
-            for i in 0..chars.len() {
-                let mut shorter = chars.clone();
-                shorter.remove(i);
-                out.push(shorter.iter().collect());
-                next.push(shorter);
-            }
-        }
-        frontier = next;
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
 /// Calls `f` with `word` and every string obtained by deleting up to `k` characters from it,
-/// without collecting them: this runs on every mistaken name. Deletions are made left to right
-/// (the second after the first), so each set of deleted positions is visited once rather than
-/// once per order: half the lookups at `k = 2`. A string can still come twice when it arises
-/// from different positions (`ab` from `aab`); callers keep their own seen-sets.
+/// spelled out: the reference the hashed neighbourhoods (`each_char_deletion_hash`) are tested
+/// against. Deletions are made left to right (the second after the first), so each set of
+/// deleted positions is visited once rather than once per order. A string can still come
+/// twice when it arises from different positions (`ab` from `aab`).
+#[cfg(test)]
 pub(crate) fn each_deletion(word: &str, k: usize, f: &mut impl FnMut(&str)) {
     f(word);
     deletions_from(word, 0, k, f);
 }
 
+#[cfg(test)]
 pub(crate) fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnMut(&str)) {
     if k == 0 {
         return;
@@ -59,7 +37,37 @@ pub(crate) fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnM
 /// neighbourhood of an ASCII word as hashes, without making a string for each. Equal
 /// strings from different positions (`ab` from `aab`) come once each; callers verify hits.
 pub(crate) fn each_deletion_hash(bytes: &[u8], k: usize, f: &mut impl FnMut(u64)) {
-    debug_assert!(k <= 2, "deletions of up to two bytes");
+    deletion_hashes(bytes, bytes.len(), |i| i, k, f);
+}
+
+/// `each_deletion_hash` by characters: the hashes of `word`'s UTF-8 bytes and of every string
+/// made by deleting one or two of its characters, in the order and with the repeats of
+/// `each_deletion`, each equal to `fnv` of that string's bytes. The typo index is built and
+/// looked up with it, so that neither makes a string per deletion.
+pub(crate) fn each_char_deletion_hash(word: &str, k: usize, f: &mut impl FnMut(u64)) {
+    if word.is_ascii() {
+        return each_deletion_hash(word.as_bytes(), k, f);
+    }
+    // Where each character starts, and the end: deleting a character deletes its bytes.
+    let bounds: Vec<usize> = word
+        .char_indices()
+        .map(|(at, _)| at)
+        .chain([word.len()])
+        .collect();
+    deletion_hashes(word.as_bytes(), bounds.len() - 1, |i| bounds[i], k, f);
+}
+
+/// The deletions of up to `k` (at most 2) of the `n` units of `bytes`, unit `i` being the
+/// bytes from `bound(i)` to `bound(i + 1)`, as FNV-1a hashes: each hash extends the hash of
+/// the prefix it shares with the others, so no string is made.
+fn deletion_hashes(
+    bytes: &[u8],
+    n: usize,
+    bound: impl Fn(usize) -> usize,
+    k: usize,
+    f: &mut impl FnMut(u64),
+) {
+    debug_assert!(k <= 2, "deletions of up to two units");
     const START: u64 = 0xcbf2_9ce4_8422_2325;
     let step = |h: u64, b: &[u8]| {
         b.iter().fold(h, |h, &x| {
@@ -70,20 +78,19 @@ pub(crate) fn each_deletion_hash(bytes: &[u8], k: usize, f: &mut impl FnMut(u64)
     if k == 0 {
         return;
     }
-    let n = bytes.len();
-    let mut before = START; // the hash of bytes[..i]
+    let mut before = START; // the hash of units ..i
     for i in 0..n {
         if n > 1 {
-            f(step(before, &bytes[i + 1..]));
+            f(step(before, &bytes[bound(i + 1)..]));
         }
         if k >= 2 && n > 2 {
-            let mut between = before; // the hash of bytes[..i] ++ bytes[i + 1..j]
+            let mut between = before; // the hash of units ..i and i + 1..j
             for j in i + 1..n {
-                f(step(between, &bytes[j + 1..]));
-                between = step(between, &bytes[j..=j]);
+                f(step(between, &bytes[bound(j + 1)..]));
+                between = step(between, &bytes[bound(j)..bound(j + 1)]);
             }
         }
-        before = step(before, &bytes[i..=i]);
+        before = step(before, &bytes[bound(i)..bound(i + 1)]);
     }
 }
 
@@ -266,7 +273,7 @@ pub(crate) fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{each_deletion, each_deletion_hash, osa_within};
+    use super::{each_char_deletion_hash, each_deletion, each_deletion_hash, osa_within};
     use crate::text::hash::fnv;
     use std::collections::BTreeSet;
 
@@ -283,6 +290,25 @@ mod tests {
             words.extend(next);
         }
         words
+    }
+
+    /// By characters, the hashed neighbourhood is the neighbourhood's strings hashed, in the
+    /// same order with the same repeats, for every word of up to six characters over an
+    /// alphabet of one, two, three and four UTF-8 bytes a character, and up to two deletions.
+    #[test]
+    fn hashed_char_deletions_are_the_deletions_hashed_in_order() {
+        let words = every_word(6);
+        for w in &words {
+            for mixed in [w.clone(), w.replace('b', "é").replace('c', "€🙂")] {
+                for k in 0..=2 {
+                    let mut strings = Vec::new();
+                    each_deletion(&mixed, k, &mut |d| strings.push(fnv(d.bytes())));
+                    let mut hashes = Vec::new();
+                    each_char_deletion_hash(&mixed, k, &mut |h| hashes.push(h));
+                    assert_eq!(hashes, strings, "{mixed:?} with {k} deletions");
+                }
+            }
+        }
     }
 
     /// The hashed neighbourhood is the hashes of the neighbourhood's strings, for every word

@@ -47,3 +47,42 @@ fn the_rate_limit_is_read_and_off_by_default() {
         }
     }
 }
+
+/// `disco.semantic`: the model's directory, absolute, `${VAR}` expanded; no model by default;
+/// any other shape refused at the key. Read the same with the `semantic` feature or without:
+/// what a build without it does with the key is search.rs's.
+#[test]
+fn the_semantic_model_is_an_absolute_directory() {
+    let vars = |name: &str| (name == "MODELS").then(|| "/opt/models".to_string());
+    let read = |disco: &str| {
+        let text = format!(r#"{{"mcpServers": {{"a": {{"command": "a"}}}}, "disco": {disco}}}"#);
+        Config::parse(&text, &vars)
+    };
+    assert_eq!(read("{}").unwrap().disco.semantic, None);
+    let c = read(r#"{"semantic": "${MODELS}/minilm"}"#).unwrap();
+    assert_eq!(
+        c.disco.semantic.as_deref(),
+        Some(std::path::Path::new("/opt/models/minilm"))
+    );
+    for bad in [
+        r#""minilm""#,
+        r#""./minilm""#,
+        r#""""#,
+        r#""${UNSET}/minilm""#,
+        "7",
+        "true",
+        "null",
+        r#"["/opt/models/minilm"]"#,
+        r#"{"model": "/opt/models/minilm"}"#,
+    ] {
+        match read(&format!(r#"{{"semantic": {bad}}}"#)) {
+            Ok(c) => panic!("{bad} was accepted: {:?}", c.disco.semantic),
+            Err(e) => assert_eq!(e.key, "disco.semantic", "{bad}: {e}"),
+        }
+    }
+    // A misspelt key is no setting of its own.
+    let e = read(r#"{"semantics": "/opt/models/minilm"}"#)
+        .err()
+        .unwrap();
+    assert_eq!(e.key, "disco.semantics", "{e}");
+}

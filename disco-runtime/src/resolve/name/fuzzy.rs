@@ -10,7 +10,7 @@ use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
 use crate::resolve::meaning::{read_word, Reading, RequestWord};
 use crate::resolve::vocab::is_known_word;
-use crate::text::edits::each_deletion;
+use crate::text::edits::each_char_deletion_hash;
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::words::char_len;
 
@@ -101,6 +101,30 @@ impl NameIndex {
         }
     }
 
+    /// How many forms of visible tools the stems of `list` post, counted up to one past
+    /// `SCAN_LIMIT`: which word is rarest, and whether the second is scanned, must not depend
+    /// on hidden tools (a catalog's hidden part would otherwise decide what a caller's request
+    /// is corrected to). Counting stops past the limit, so a common word costs at most
+    /// `SCAN_LIMIT + 1` visibility checks.
+    fn visible_postings(
+        &self,
+        list: &[(&str, u32, Kind)],
+        visible: &dyn Fn(usize) -> bool,
+    ) -> usize {
+        let mut size = 0;
+        for (word, _, _) in list {
+            for &f in self.postings.get(*word).map_or(&[][..], Vec::as_slice) {
+                if visible(self.forms[f as usize].tool) {
+                    size += 1;
+                    if size > SCAN_LIMIT {
+                        return size;
+                    }
+                }
+            }
+        }
+        size
+    }
+
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
     /// with the request, cheapest first, one entry per tool.
     pub(super) fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
@@ -173,13 +197,7 @@ impl NameIndex {
         let mut order: Vec<(usize, usize)> = selection
             .iter()
             .map(|&i| (i, &expansions[i]))
-            .map(|(i, list)| {
-                let size = list
-                    .iter()
-                    .map(|(w, _, _)| self.postings.get(*w).map_or(0, Vec::len))
-                    .sum();
-                (size, i)
-            })
+            .map(|(i, list)| (self.visible_postings(list, visible), i))
             .collect();
         order.sort();
         // `first`: tools with the rarest word (or near it in letters), scored in full;
@@ -214,8 +232,8 @@ impl NameIndex {
         // Letters only, for requests that lost their word boundaries.
         let mut by_letters: Vec<u32> = Vec::new();
         if char_len(&query.compact) >= 6 {
-            each_deletion(&query.compact, 1, &mut |del| {
-                if let Some(list) = self.compact_deletes.get(del) {
+            each_char_deletion_hash(&query.compact, 1, &mut |del| {
+                if let Some(list) = self.compact_deletes.get(&del) {
                     by_letters.extend_from_slice(list);
                 }
             });

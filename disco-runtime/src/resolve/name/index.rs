@@ -9,8 +9,8 @@ use super::NameEntry;
 use super::MAX_NAME_LEN;
 use crate::resolve::polarity::{fused_ids, inflected_ids, typo_allowance, Polarity};
 use crate::resolve::vocab::canon;
-use crate::text::edits::deletions;
-use crate::text::hash::{FastMap, FastSet};
+use crate::text::edits::each_char_deletion_hash;
+use crate::text::hash::FastMap;
 use crate::text::words::{char_len, singular, split_words};
 
 /// Spelling key -> forms.
@@ -60,16 +60,20 @@ pub struct NameIndex {
     pub(super) spelling_polarity: Vec<Polarity>,
     /// Spelling -> its number.
     pub(super) spelling_ids: FastMap<Box<str>, u32>,
-    /// Deletion neighbourhood of every spelling -> spellings (symmetric-delete typo lookup).
-    /// Both spellings are indexed because a plural may be irregular (`children` -> `child`)
-    /// while the typo is made in the word as written (`chidlren`).
-    pub(super) word_deletes: FastMap<Box<str>, Vec<u32>>,
+    /// Deletion neighbourhood of every spelling, by the deletion's hash
+    /// (`each_char_deletion_hash`) -> spellings (symmetric-delete typo lookup). Hashes rather
+    /// than strings: no string is made per deletion, at build or lookup, and the table is a
+    /// fraction of the size; a spelling found through a colliding hash is measured like any
+    /// other and dropped when it is not a typo. Both spellings are indexed because a plural
+    /// may be irregular (`children` -> `child`) while the typo is made in the word as
+    /// written (`chidlren`).
+    pub(super) word_deletes: FastMap<u64, Vec<u32>>,
     /// Per spelling: what a lookup of it through `word_deletes` finds, in order. A request
     /// word the catalog knows (the common case) costs one lookup instead of one per deletion.
     pub(super) typo_neighbours: Vec<Vec<Neighbour>>,
-    /// One-deletion neighbourhood of compact forms -> forms, for requests that lost their word
-    /// boundaries and contain a typo (`raedfile`).
-    pub(super) compact_deletes: FastMap<Box<str>, Vec<u32>>,
+    /// One-deletion neighbourhood of compact forms, by hash as `word_deletes` -> forms, for
+    /// requests that lost their word boundaries and contain a typo (`raedfile`).
+    pub(super) compact_deletes: FastMap<u64, Vec<u32>>,
     /// The tools by the part of their names after a namespace (`namespace.rs`).
     pub(super) namespaces: Namespaces,
 }
@@ -78,6 +82,7 @@ impl NameIndex {
     pub fn new<'a>(entries: impl IntoIterator<Item = NameEntry<'a>>) -> NameIndex {
         // The lexicon is read by the fuzzy tier: built with the index, not on a first typo.
         crate::text::lexicon::warm();
+        crate::resolve::meaning::warm();
         let mut index = NameIndex {
             tools: 0,
             destructive: Vec::new(),
@@ -135,12 +140,14 @@ impl NameIndex {
         }
         for (id, (text, stem)) in stem_of.into_iter().enumerate() {
             let id = id as u32;
-            let mut seen = FastSet::default();
-            for del in deletions(&text, typo_allowance(char_len(&text))) {
-                if seen.insert(del.clone()) {
-                    index.word_deletes.entry(del.into()).or_default().push(id);
+            each_char_deletion_hash(&text, typo_allowance(char_len(&text)), &mut |del| {
+                // The same deletion from other positions (`ab` from `aab`) comes right after
+                // this spelling's own: once per list.
+                let list = index.word_deletes.entry(del).or_default();
+                if list.last() != Some(&id) {
+                    list.push(id);
                 }
-            }
+            });
             index.spelling_ids.insert(text.clone(), id);
             index.spelling_polarity.push(Polarity::of(&text));
             index.spellings.push((text, stem));
@@ -188,9 +195,12 @@ impl NameIndex {
             push(&mut self.postings, stem.clone());
         }
         if char_len(&compact) >= 6 {
-            for del in deletions(&compact, 1) {
-                push(&mut self.compact_deletes, del.into());
-            }
+            each_char_deletion_hash(&compact, 1, &mut |del| {
+                let list = self.compact_deletes.entry(del).or_default();
+                if !list.contains(&id) {
+                    list.push(id);
+                }
+            });
         }
         let raw_inflected = raw.iter().map(|w| inflected_ids(w)).collect();
         self.forms.push(Form {

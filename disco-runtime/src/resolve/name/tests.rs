@@ -782,39 +782,127 @@ fn visibility_is_the_same_as_a_smaller_catalog() {
 /// Resolving with a visibility filter equals resolving against the visible tools only, for
 /// 200 random masks over `names` (at most 32), every request, with and without `server`.
 fn same_as_the_visible_tools_alone(names: &[&str], requests: &[&str], server: &str) {
+    let full = index(&names.iter().map(|&n| (n, false)).collect::<Vec<_>>());
     let mut seed = 0x9e37_79b9_u32;
     for _ in 0..200 {
         seed ^= seed << 13;
         seed ^= seed >> 17;
         seed ^= seed << 5;
         let mask = seed;
-        let visible = move |i: usize| mask & (1 << i) != 0;
-        let entries: Vec<(usize, &str)> = names
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|&(i, _)| visible(i))
-            .collect();
-        let full = index(&names.iter().map(|&n| (n, false)).collect::<Vec<_>>());
-        let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
-        for (request, server) in requests
-            .iter()
-            .flat_map(|&r| [(r, None), (r, Some(server))])
-        {
-            let a = full.resolve(request, &visible, Policy::Safe, server);
-            let b = small.resolve(request, &all, Policy::Safe, server);
-            let map = |r: Resolution| Resolution {
-                outcome: match r.outcome {
-                    Outcome::Resolved { index, rule } => Outcome::Resolved {
-                        index: entries[index].0,
-                        rule,
-                    },
-                    Outcome::Unknown => Outcome::Unknown,
+        same_under_mask(
+            &full,
+            names,
+            &move |i| mask & (1 << i) != 0,
+            requests,
+            server,
+        );
+    }
+}
+
+/// `full` (the index of `names`) resolving under `visible` answers what an index of the
+/// visible names alone answers, for every request, with and without `server`.
+fn same_under_mask(
+    full: &NameIndex,
+    names: &[&str],
+    visible: &dyn Fn(usize) -> bool,
+    requests: &[&str],
+    server: &str,
+) {
+    let entries: Vec<(usize, &str)> = names
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(i, _)| visible(i))
+        .collect();
+    let small = index(&entries.iter().map(|&(_, n)| (n, false)).collect::<Vec<_>>());
+    for (request, server) in requests
+        .iter()
+        .flat_map(|&r| [(r, None), (r, Some(server))])
+    {
+        let a = full.resolve(request, visible, Policy::Safe, server);
+        let b = small.resolve(request, &all, Policy::Safe, server);
+        let map = |r: Resolution| Resolution {
+            outcome: match r.outcome {
+                Outcome::Resolved { index, rule } => Outcome::Resolved {
+                    index: entries[index].0,
+                    rule,
                 },
-                suggestions: r.suggestions.into_iter().map(|i| entries[i].0).collect(),
-            };
-            assert_eq!(a, map(b), "request {request} ({server:?}) mask {mask:b}");
+                Outcome::Unknown => Outcome::Unknown,
+            },
+            suggestions: r.suggestions.into_iter().map(|i| entries[i].0).collect(),
+        };
+        assert_eq!(
+            a,
+            map(b),
+            "request {request} ({server:?}), {} of {} visible",
+            entries.len(),
+            names.len()
+        );
+    }
+}
+
+/// The same on a catalog large enough that common words pass the fuzzy tier's scan limit:
+/// which request word counts as rare, and whether a common one is scanned, follows the
+/// visible tools only. Hundreds of tools share `sync`, `report`, `ledger` or `export`; the
+/// masks hide whole groups, alternate tools, or a pseudo-random half.
+#[test]
+fn visibility_is_the_same_as_a_smaller_catalog_past_the_scan_limit() {
+    let mut seed = 0x2545_f491_u32;
+    let mut word = || {
+        (0..6)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                char::from(b'a' + (seed % 26) as u8)
+            })
+            .collect::<String>()
+    };
+    let mut names: Vec<String> = Vec::new();
+    for pattern in [
+        "sync_{}_report",
+        "{}_ledger_export",
+        "sync_ledger_{}",
+        "report_{}",
+    ] {
+        for _ in 0..300 {
+            names.push(pattern.replace("{}", &word()));
         }
+    }
+    let groups = names.len();
+    for name in [
+        "sync_ledger_report",
+        "export_ledger_report",
+        "sync_export",
+        "ledger_report_summary",
+    ] {
+        names.push(name.to_string());
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let requests = [
+        "sync_ledgr_report",
+        "sync_ledger_reprot",
+        "ledger_sync_report",
+        "export_ledger_reprot",
+        "sync_exprot",
+        "ledger_report_sumary",
+        "report_ledger",
+        "sync_report",
+        "ledger_export",
+        "get_sync_ledger_report",
+    ];
+    let full = index(&names.iter().map(|&n| (n, false)).collect::<Vec<_>>());
+    let masks: [&dyn Fn(usize) -> bool; 7] = [
+        &|_| true,
+        &|i| i >= 300,
+        &|i| !(300..600).contains(&i),
+        &|i| !(600..900).contains(&i),
+        &|i| i >= groups || i % 2 == 0,
+        &|i| !(300..900).contains(&i),
+        &|i| i >= groups || (i.wrapping_mul(2_654_435_761) >> 7) % 2 == 0,
+    ];
+    for visible in masks {
+        same_under_mask(&full, &names, visible, &requests, "books");
     }
 }
 

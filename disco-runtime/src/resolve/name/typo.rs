@@ -4,7 +4,7 @@
 
 use super::NameIndex;
 use crate::resolve::polarity::{typo_allowance, typo_possible_of, Polarity, Word};
-use crate::text::edits::each_deletion;
+use crate::text::edits::{each_char_deletion_hash, osa_within};
 use crate::text::words::char_len;
 
 /// A catalog spelling that shares a deletion with another (see `NameIndex::typo_lookup`).
@@ -28,8 +28,8 @@ impl NameIndex {
         let written_word = Word::new(written, &polarity);
         // A spelling shares many deletions with a word close to it: measure it once.
         let mut seen: Vec<u32> = Vec::new();
-        each_deletion(written, typo_allowance(len), &mut |del| {
-            let Some(ids) = self.word_deletes.get(del) else {
+        each_char_deletion_hash(written, typo_allowance(len), &mut |del| {
+            let Some(ids) = self.word_deletes.get(&del) else {
                 return;
             };
             for &id in ids {
@@ -40,12 +40,9 @@ impl NameIndex {
                 let text = &*self.spellings[id as usize].0;
                 let text_len = char_len(text);
                 let limit = typo_allowance(len.max(text_len));
-                // The lengths alone may rule it out, without measuring.
-                let d = if len.abs_diff(text_len) > limit {
-                    usize::MAX
-                } else {
-                    strsim::osa_distance(written, text)
-                };
+                // Only whether it is within the limit matters: measured with that bound (the
+                // lengths alone may rule it out).
+                let d = osa_within(written, text, limit).unwrap_or(usize::MAX);
                 // `unecosystem` is two letters from `ecosystem`, but its negation, and
                 // `reinstall` two from `uninstall`: a change of prefix is never a typo.
                 let typo = d > 0
