@@ -33,7 +33,7 @@ pub(super) enum Kind {
 }
 
 /// Fuzzy candidates, cheapest first, one per tool.
-pub(super) struct Ranking {
+pub(super) struct FuzzyCandidates {
     pub(super) candidates: Vec<Candidate>,
     /// Every tool that could come within the margin of the best was scored.
     pub(super) complete: bool,
@@ -127,9 +127,9 @@ impl NameIndex {
 
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
     /// with the request, cheapest first, one entry per tool.
-    pub(super) fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
+    pub(super) fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> FuzzyCandidates {
         if query.stems.is_empty() || query.stems.len() > 16 {
-            return Ranking {
+            return FuzzyCandidates {
                 candidates: Vec::new(),
                 complete: true,
             };
@@ -311,7 +311,7 @@ impl NameIndex {
         }
         let mut candidates: Vec<Candidate> = best.into_values().collect();
         candidates.sort_by_key(|c| (c.cost, c.tool));
-        Ranking {
+        FuzzyCandidates {
             candidates,
             complete,
         }

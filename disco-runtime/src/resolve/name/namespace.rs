@@ -19,7 +19,7 @@
 use super::cost::DROPPED;
 use super::decide::MARGIN;
 use super::equivalent::{carries_meaning, CLIENT_PREFIXES};
-use super::fuzzy::Ranking;
+use super::fuzzy::FuzzyCandidates;
 use super::query::Query;
 use super::{visible_tools, NameIndex, MAX_NAME_LEN};
 use crate::resolve::polarity::{typo_allowance, typo_possible};
@@ -109,7 +109,7 @@ impl NameIndex {
         requested: &str,
         visible: &dyn Fn(usize) -> bool,
         server_name: Option<&str>,
-        ranking: &Ranking,
+        ranking: &FuzzyCandidates,
     ) -> Namespaced {
         let ns = &self.namespaces;
         let split_key;
@@ -193,7 +193,7 @@ impl NameIndex {
 /// when no other visible tool but those that end alike (`alike`) comes within the fuzzy tier's
 /// margin of that (`get_current` is as much `get_current_time` without its last word as
 /// `sports_ranking.get_current` without its namespace).
-fn clearly_first(tool: usize, alike: &[usize], ranking: &Ranking) -> bool {
+fn clearly_first(tool: usize, alike: &[usize], ranking: &FuzzyCandidates) -> bool {
     (ranking.candidates.iter())
         .all(|c| c.tool == tool || alike.contains(&c.tool) || c.cost >= DROPPED + MARGIN)
 }
