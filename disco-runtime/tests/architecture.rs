@@ -102,7 +102,6 @@ fn the_check_finds_edges_against_the_direction() {
 const NOT_YET_SPLIT: &[&str] = &[
     "resolve/args/keys.rs: near_miss",
     "resolve/args/mod.rs: repair_and_check",
-    "resolve/name/namespace.rs: NameIndex::namespaced",
 ];
 
 #[test]

@@ -147,29 +147,9 @@ impl NameIndex {
                     && ns.seen_namespace(s, visible)
             })
         };
-        let named = match seen.as_slice() {
-            &[tool] => tool,
-            several => {
-                // The request's namespace spells one of theirs, exactly or but for a typo.
-                let spelled: Vec<usize> = (several.iter().copied())
-                    .filter(|&t| {
-                        asked
-                            .iter()
-                            .any(|s| ns.segments[t].iter().any(|own| spelled_like(s, own)))
-                    })
-                    .collect();
-                match spelled.as_slice() {
-                    &[tool] => tool,
-                    // Never the opposite of the request, even among suggestions.
-                    _ => {
-                        return Namespaced::Several(
-                            (several.iter().copied())
-                                .filter(|&t| !self.opposed_tool(query, t))
-                                .collect(),
-                        )
-                    }
-                }
-            }
+        let named = match self.single_out(query, &seen, &asked) {
+            Ok(tool) => tool,
+            Err(several) => return Namespaced::Several(several),
         };
         // A tool without a namespace is reached by the tiers that read its whole name.
         if !ns.reachable[named] || names_another(named) || self.opposed_tool(query, named) {
@@ -185,6 +165,34 @@ impl NameIndex {
             Namespaced::Suggested(named)
         } else {
             Namespaced::One(named)
+        }
+    }
+
+    /// The one of `seen` (the visible tools that end alike) the request names: the only one,
+    /// or the only one whose namespace the request's (`asked`) spells, exactly or but for a
+    /// typo. Else those to suggest, never the opposite of the request.
+    fn single_out(
+        &self,
+        query: &Query,
+        seen: &[usize],
+        asked: &[String],
+    ) -> Result<usize, Vec<usize>> {
+        let ns = &self.namespaces;
+        if let &[tool] = seen {
+            return Ok(tool);
+        }
+        let spelled: Vec<usize> = (seen.iter().copied())
+            .filter(|&t| {
+                asked
+                    .iter()
+                    .any(|s| ns.segments[t].iter().any(|own| spelled_like(s, own)))
+            })
+            .collect();
+        match spelled.as_slice() {
+            &[tool] => Ok(tool),
+            _ => Err((seen.iter().copied())
+                .filter(|&t| !self.opposed_tool(query, t))
+                .collect()),
         }
     }
 }
