@@ -166,21 +166,21 @@ pub(crate) struct Conn {
 /// open), and the call counts among the server's calls in flight.
 pub(crate) struct Lease {
     _slot: Arc<Slot>,
-    _running: Running,
+    _in_flight: InFlight,
     pub(crate) conn: Conn,
 }
 
 /// One call in flight on a caller's connection.
-struct Running(Arc<AtomicUsize>);
+struct InFlight(Arc<AtomicUsize>);
 
-impl Running {
+impl InFlight {
     fn new(count: &Arc<AtomicUsize>) -> Self {
         count.fetch_add(1, Ordering::Relaxed);
-        Running(count.clone())
+        InFlight(count.clone())
     }
 }
 
-impl Drop for Running {
+impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
     }
@@ -370,7 +370,7 @@ impl Forwarded {
                  in the gateway's configuration; the call was not run."
             ));
         };
-        let running = Running::new(&self.running);
+        let in_flight = InFlight::new(&self.running);
         let slot = {
             let mut state = self.state();
             if state.epoch.is_cancelled() {
@@ -392,7 +392,7 @@ impl Forwarded {
         };
         let lease = |conn: Conn| Lease {
             _slot: slot.clone(),
-            _running: running,
+            _in_flight: in_flight,
             conn,
         };
         // One opener at a time per slot: a concurrent first call waits here and finds the

@@ -15,6 +15,9 @@ use std::path::Path;
 #[path = "architecture/scan.rs"]
 mod scan;
 
+#[path = "architecture/lengths.rs"]
+mod lengths;
+
 use scan::Layers;
 
 /// The layer of each top-level module; a module may name modules of a lower layer. The crate
@@ -92,4 +95,59 @@ fn the_check_finds_edges_against_the_direction() {
         ),
     ];
     LAYERS.assert_cases(&cases);
+}
+
+#[test]
+fn no_engine_function_is_longer_than_the_limit() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let long = lengths::long_engine_functions(&src, lengths::MAX_FN_LINES);
+    let report: Vec<String> = long
+        .iter()
+        .map(|(file, line, name, n)| format!("src/{file}:{line}: `{name}` is {n} lines"))
+        .collect();
+    assert!(
+        report.is_empty(),
+        "functions of {:?} over {} lines: split each into named steps\n{}",
+        lengths::ENGINE_DIRS,
+        lengths::MAX_FN_LINES,
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_counts_from_fn_to_brace_and_leaves_tests_out() {
+    let body = |n: usize| "    let _ = 0;\n".repeat(n);
+    // `fn` line + body + closing brace: 80 lines pass, 81 do not.
+    let at_limit = format!("/// doc\n/// doc\nfn fits() {{\n{}}}\n", body(78));
+    let over = format!("fn long() {{\n{}}}\n", body(79));
+    // (source, the functions found: line, name, lines)
+    type Found<'a> = Vec<(usize, &'a str, usize)>;
+    let cases: Vec<(String, Found)> = vec![
+        (at_limit.clone(), vec![]),
+        (over.clone(), vec![(1, "long", 81)]),
+        (
+            format!(
+                "struct S;\nimpl S {{\n    {}\n}}\n",
+                over.replace('\n', "\n    ")
+            ),
+            vec![(3, "S::long", 81)],
+        ),
+        (
+            format!("mod inner {{\n{over}}}\n"),
+            vec![(2, "inner::long", 81)],
+        ),
+        (format!("trait T {{\n{over}}}\n"), vec![(2, "T::long", 81)]),
+        (format!("#[cfg(test)]\nmod tests {{\n{over}}}\n"), vec![]),
+        (format!("#[test]\n{over}"), vec![]),
+        (format!("{at_limit}{over}"), vec![(83, "long", 81)]),
+    ];
+    for (source, expected) in cases {
+        let found = lengths::long_functions("x.rs", &source, lengths::MAX_FN_LINES)
+            .unwrap_or_else(|e| panic!("{e}\n{source}"));
+        let found: Found = found
+            .iter()
+            .map(|(_, line, name, n)| (*line, name.as_str(), *n))
+            .collect();
+        assert_eq!(found, expected, "{source}");
+    }
 }

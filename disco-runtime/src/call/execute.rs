@@ -68,7 +68,6 @@ pub(super) async fn execute(
             let fut = p.call(&tool.name, arguments, ctx);
             Box::pin(AssertUnwindSafe(fut).catch_unwind())
         }
-        ToolHandler::Meta(_) => return error_result("internal error: meta-tool in execute".into()),
     };
     let timeout = async {
         match tool.timeout {

@@ -14,14 +14,14 @@ use crate::resolve::args;
 use crate::search::index::EmbeddedQueries;
 use crate::search::steps::{Step, StepRoom};
 use crate::search::MAX_QUERY_STEPS;
-use crate::tool::built::{MetaKind, ToolHandler};
+use crate::tool::built::MetaKind;
 use crate::tool::result::error_result;
 use crate::tool::Context;
 use crate::util::json_kind;
 
 pub(super) async fn run_meta(
     view: &View<'_>,
-    meta_tool: &CatalogTool,
+    meta_tool: &CatalogTool<MetaKind>,
     arguments: Map<String, Value>,
     ctx: &Context,
 ) -> CallToolResult {
@@ -30,10 +30,7 @@ pub(super) async fn run_meta(
         Ok(p) => p,
         Err(message) => return error_result(message),
     };
-    let ToolHandler::Meta(kind) = meta_tool.handler else {
-        return error_result("internal error: not a meta-tool".into());
-    };
-    match kind {
+    match meta_tool.handler {
         MetaKind::Search => {
             catalog.config.stats.count(Event::Search);
             let embedded = embed_queries(view, &prepared.arguments).await;

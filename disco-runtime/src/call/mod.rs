@@ -17,7 +17,7 @@ use crate::catalog::{Catalog, Discovery, NameRule as Rule, View};
 use crate::resolve::args;
 use crate::tool::result::error_result;
 use crate::tool::Context;
-use crate::util::{clip, json_kind};
+use crate::util::{clip_quoted, json_kind};
 
 impl Catalog {
     /// Calls a tool without any transport, as an anonymous caller: what tests and benchmarks
@@ -64,7 +64,7 @@ pub(crate) async fn call(
         crate::tool::budget::over_budget(&arguments, catalog.config.max_argument_values)
     {
         stats.count(Event::ArgsRejected);
-        tracing::info!(requested = %clip(name, 128), "arguments over the budget");
+        tracing::info!(requested = %clip_quoted(name), "arguments over the budget");
         return Ok(error_result(message));
     }
     if allow_meta {
@@ -85,7 +85,7 @@ pub(crate) async fn call(
             .iter()
             .find_map(|p| p.not_served(name, caller))
         {
-            tracing::info!(requested = %clip(name, 128), "tool not served now");
+            tracing::info!(requested = %clip_quoted(name), "tool not served now");
             return Ok(error_result(why));
         }
     }
@@ -98,7 +98,7 @@ pub(crate) async fn call(
             } else {
                 Event::UnknownSuggested
             });
-            let requested = clip(name, 128);
+            let requested = clip_quoted(name);
             tracing::info!(requested = %requested, suggestions = ?suggestions, "unknown tool");
             record(view, ctx, || Discovery::Unknown {
                 requested: name.to_string(),
@@ -117,7 +117,7 @@ pub(crate) async fn call(
         _ => Event::Equivalent,
     });
     if rule != Rule::Exact {
-        tracing::info!(requested = %clip(name, 128), resolved = %tool.name, rule = rule.as_str(), "tool name corrected");
+        tracing::info!(requested = %clip_quoted(name), resolved = %tool.name, rule = rule.as_str(), "tool name corrected");
         record(view, ctx, || Discovery::Corrected {
             requested: name.to_string(),
             resolved: tool.name.clone(),
@@ -129,7 +129,7 @@ pub(crate) async fn call(
     if rule != Rule::Exact {
         fixed.insert(
             "tool".into(),
-            json!({"requested": clip(name, 128), "resolved": tool.name, "rule": rule.as_str()}),
+            json!({"requested": clip_quoted(name), "resolved": tool.name, "rule": rule.as_str()}),
         );
     }
     let mut result = match args::prepare(&tool, arguments, catalog.config.repair) {

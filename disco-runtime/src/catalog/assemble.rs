@@ -13,7 +13,7 @@ use crate::resolve::name::{NameEntry, NameIndex};
 use crate::search::{meta, SearchIndex};
 use crate::tool::built::ToolHandler;
 use crate::tool::ToolSpec;
-use crate::util::clip;
+use crate::util::clip_quoted;
 
 impl Catalog {
     /// Builds every tool, checks names and aliases across all of them, and indexes them.
@@ -89,9 +89,7 @@ impl Catalog {
         let meta = if config.search.enabled {
             meta::definitions(&config.search)
                 .into_iter()
-                .map(|(def, kind)| {
-                    CatalogTool::from_dynamic(def, ToolHandler::Meta(kind)).map(Arc::new)
-                })
+                .map(|(def, kind)| CatalogTool::from_dynamic(def, kind).map(Arc::new))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|error| CatalogError::new(vec![CatalogProblem::MetaTool { error }]))?
         } else {
@@ -230,7 +228,7 @@ pub(super) fn add_provider_tools(
         }
         if let Some(problem) = def.group.as_deref().and_then(super::group_problem) {
             problems.push(CatalogProblem::InvalidProviderTool {
-                tool: clip(&name, 128),
+                tool: clip_quoted(&name),
                 error: problem,
             });
             continue;
@@ -239,12 +237,12 @@ pub(super) fn add_provider_tools(
             Ok(mut tool) => {
                 tool.timeout = config.default_timeout;
                 for problem in &tool.schema_problems {
-                    tracing::warn!(tool = %clip(&name, 128), problem = %problem, "tool kept with a schema problem");
+                    tracing::warn!(tool = %clip_quoted(&name), problem = %problem, "tool kept with a schema problem");
                 }
                 tools.push(Arc::new(tool));
             }
             Err(error) => problems.push(CatalogProblem::InvalidProviderTool {
-                tool: clip(&name, 128),
+                tool: clip_quoted(&name),
                 error,
             }),
         }

@@ -42,10 +42,7 @@ pub(crate) struct Config {
 
 impl Config {
     pub(crate) fn learned_keywords(&self) -> Arc<Vec<(String, String, f32)>> {
-        self.learned_keywords
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        crate::util::read(&self.learned_keywords).clone()
     }
 }
 

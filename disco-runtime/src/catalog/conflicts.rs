@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{CatalogProblem, CatalogTool, Exposure, NameClaim};
+use crate::tool::built::MetaKind;
 
 /// What breaks those rules, one line each, naming both sides of a conflict and where each was
 /// declared.
 pub(super) fn problems(
     tools: &[Arc<CatalogTool>],
-    meta: &[Arc<CatalogTool>],
+    meta: &[Arc<CatalogTool<MetaKind>>],
     exposure: &Exposure,
 ) -> Vec<CatalogProblem> {
     let mut problems = Vec::new();

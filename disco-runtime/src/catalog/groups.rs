@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{CatalogTool, View};
+use crate::search::SearchOptions;
 use crate::text::words::{singular, split_words};
 pub use crate::tool::group::{group_problem, GROUP_MAX_CHARS};
 
@@ -165,6 +166,82 @@ fn tools_count(n: usize) -> String {
     }
 }
 
+/// The first line of the instructions: how many tools, in how many groups.
+fn instructions_header(groups: &[GroupSummary], tools: usize, ungrouped: usize) -> String {
+    if groups.is_empty() {
+        format!("{}, none of them in a group.\n", tools_count(ungrouped))
+    } else {
+        format!(
+            "{} in {} {}. Each line is a group, its number of tools and words from its \
+             tools' names and descriptions:\n",
+            tools_count(tools),
+            groups.len(),
+            if groups.len() == 1 { "group" } else { "groups" },
+        )
+    }
+}
+
+/// The last line of the instructions with search on: how to find a tool and call it.
+fn search_how_to(search: &SearchOptions) -> String {
+    format!(
+        "Not every tool may be listed. To find one, call `{s}` with what you want to do \
+         in plain words, e.g. {{\"query\": \"convert miles to km\"}}: it returns the \
+         best tools with their input schemas. Then call the tool by its name, or \
+         through `{e}` with {{\"name\": \"...\", \"arguments\": {{...}}}}.\n",
+        s = search.search_name,
+        e = search.execute_name,
+    )
+}
+
+/// One line per group, in order, as many as fit in `room` bytes, then one line that counts
+/// those left (room for it is kept whatever it ends up counting).
+fn group_lines(groups: &[GroupSummary], search: &SearchOptions, room: usize) -> String {
+    let reserve =
+        groups_left_line(search, groups.len(), groups.iter().map(|g| g.tools).sum()).len();
+    let mut body = String::new();
+    let mut shown = 0;
+    for group in groups {
+        let line = group_line(group);
+        let left_after = groups.len() - shown - 1;
+        let needed = body.len() + line.len() + if left_after > 0 { reserve } else { 0 };
+        if needed > room {
+            break;
+        }
+        body.push_str(&line);
+        shown += 1;
+    }
+    if shown < groups.len() {
+        let tools_left: usize = groups[shown..].iter().map(|g| g.tools).sum();
+        body.push_str(&groups_left_line(search, groups.len() - shown, tools_left));
+    }
+    body
+}
+
+/// `- name (tools): words`.
+fn group_line(group: &GroupSummary) -> String {
+    let mut line = format!("- {} ({})", group.name, group.tools);
+    if !group.words.is_empty() {
+        line.push_str(": ");
+        line.push_str(&group.words.join(", "));
+    }
+    line.push('\n');
+    line
+}
+
+/// The line that counts the groups not shown, and says how to find their tools.
+fn groups_left_line(search: &SearchOptions, groups_left: usize, tools_left: usize) -> String {
+    let how = if search.enabled {
+        format!(": find them with `{}`", search.search_name)
+    } else {
+        String::new()
+    };
+    format!(
+        "- and {groups_left} more {} ({}){how}\n",
+        if groups_left == 1 { "group" } else { "groups" },
+        tools_count(tools_left)
+    )
+}
+
 impl View<'_> {
     /// The groups of the tools this caller may use, most tools first: those it may see that
     /// tools/list shows, and, with search on, those `tool_search` finds (hidden ones too).
@@ -193,17 +270,7 @@ impl View<'_> {
             return None;
         }
         let search = &self.catalog().config.search;
-        let header = if groups.is_empty() {
-            format!("{}, none of them in a group.\n", tools_count(ungrouped))
-        } else {
-            format!(
-                "{} in {} {}. Each line is a group, its number of tools and words from its \
-                 tools' names and descriptions:\n",
-                tools_count(tools),
-                groups.len(),
-                if groups.len() == 1 { "group" } else { "groups" },
-            )
-        };
+        let header = instructions_header(&groups, tools, ungrouped);
         // Tools from providers that give no group are counted, never left out.
         let ungrouped_line = if ungrouped > 0 && !groups.is_empty() {
             format!("Also {} without a group.\n", tools_count(ungrouped))
@@ -211,57 +278,16 @@ impl View<'_> {
             String::new()
         };
         let footer = if search.enabled {
-            format!(
-                "Not every tool may be listed. To find one, call `{s}` with what you want to do \
-                 in plain words, e.g. {{\"query\": \"convert miles to km\"}}: it returns the \
-                 best tools with their input schemas. Then call the tool by its name, or \
-                 through `{e}` with {{\"name\": \"...\", \"arguments\": {{...}}}}.\n",
-                s = search.search_name,
-                e = search.execute_name,
-            )
+            search_how_to(search)
         } else {
             String::new()
         };
-        let rest_line = |groups_left: usize, tools_left: usize| {
-            let how = if search.enabled {
-                format!(": find them with `{}`", search.search_name)
-            } else {
-                String::new()
-            };
-            format!(
-                "- and {groups_left} more {} ({}){how}\n",
-                if groups_left == 1 { "group" } else { "groups" },
-                tools_count(tools_left)
-            )
-        };
-        // Room for the last line whatever it ends up counting (no more than all of them).
-        let reserve = rest_line(groups.len(), tools).len();
-        let mut body = String::new();
-        let mut shown = 0;
-        for group in &groups {
-            let mut line = format!("- {} ({})", group.name, group.tools);
-            if !group.words.is_empty() {
-                line.push_str(": ");
-                line.push_str(&group.words.join(", "));
-            }
-            line.push('\n');
-            let left_after = groups.len() - shown - 1;
-            let needed = header.len()
-                + body.len()
-                + line.len()
-                + ungrouped_line.len()
-                + footer.len()
-                + if left_after > 0 { reserve } else { 0 };
-            if needed > INSTRUCTIONS_MAX_BYTES {
-                break;
-            }
-            body.push_str(&line);
-            shown += 1;
-        }
-        if shown < groups.len() {
-            let tools_left: usize = groups[shown..].iter().map(|g| g.tools).sum();
-            body.push_str(&rest_line(groups.len() - shown, tools_left));
-        }
+        let fixed = header.len() + ungrouped_line.len() + footer.len();
+        let body = group_lines(
+            &groups,
+            search,
+            INSTRUCTIONS_MAX_BYTES.saturating_sub(fixed),
+        );
         let mut text = header + &body + &ungrouped_line + &footer;
         // The fixed texts hold the names the author gave the meta-tools: should they ever
         // outgrow the bound, whole lines go.

@@ -32,11 +32,7 @@ impl Catalog {
                 }
             }
         }
-        *self
-            .config
-            .learned_aliases
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(map);
+        *crate::util::write(&self.config.learned_aliases) = Arc::new(map);
     }
 }
 
@@ -52,12 +48,7 @@ impl View<'_> {
             return resolution;
         }
         let here = self.catalog();
-        let learned = here
-            .config
-            .learned_aliases
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        let learned = crate::util::read(&here.config.learned_aliases).clone();
         let Some(tools) = learned.get(requested) else {
             return resolution;
         };

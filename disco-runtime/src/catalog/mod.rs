@@ -25,6 +25,7 @@ use crate::search::SearchIndex;
 
 pub use crate::resolve::name::{Policy as NamePolicy, Rule as NameRule};
 pub use crate::search::{Exposure, SearchOptions};
+use crate::tool::built::MetaKind;
 pub use crate::tool::built::{CatalogTool, ParamInfo};
 pub use builder::CatalogBuilder;
 pub(crate) use builder::Config;
@@ -43,7 +44,9 @@ pub struct Catalog {
     lookup: HashMap<String, usize>,
     names: NameIndex,
     search: SearchIndex,
-    pub(crate) meta: Vec<Arc<CatalogTool>>,
+    /// The meta-tools (`tool_search`, `execute_tool`) when search is on: found by their
+    /// exact names only, before any other tool, and run by the call pipeline itself.
+    pub(crate) meta: Vec<Arc<CatalogTool<MetaKind>>>,
     /// Catalogs merged with a caller's scoped tools, by caller id.
     scoped_cache: Mutex<HashMap<Option<String>, Option<Arc<Catalog>>>>,
 }
@@ -122,16 +125,9 @@ impl Catalog {
     /// lint). Replaces the previous set; catalogs rebuilt from this one keep it.
     pub fn set_learned_keywords(&self, keywords: Vec<(String, String, f32)>) {
         self.search.set_learned(&keywords);
-        *self
-            .config
-            .learned_keywords
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(keywords);
+        *crate::util::write(&self.config.learned_keywords) = Arc::new(keywords);
         // Catalogs merged with a caller's scoped tools are made again, with them.
-        self.scoped_cache
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
+        crate::util::lock(&self.scoped_cache).clear();
     }
 
     pub(crate) fn search_options(&self) -> &SearchOptions {

@@ -11,7 +11,7 @@ use super::{Catalog, CatalogTool, Exposure};
 use crate::resolve::name::{Outcome, Rule};
 use crate::search::index::EmbeddedQueries;
 use crate::search::steps::{Step, StepRoom};
-use crate::tool::built::{MetaKind, ToolHandler};
+use crate::tool::built::MetaKind;
 use crate::tool::Caller;
 
 /// Which tools a caller may see. A tool the caller may not see never appears in tools/list,
@@ -106,14 +106,19 @@ impl<'a> View<'a> {
                 None => !t.hidden,
             })
             .filter(|t| self.can_see(t));
-        let all = here.meta.iter().chain(listed);
+        // Each entry, and whether it is `tool_search`'s.
+        let all = here
+            .meta
+            .iter()
+            .map(|m| (&m.tool, m.handler == MetaKind::Search))
+            .chain(listed.map(|t| (&t.tool, false)));
         let mut total = 0;
         let mut page = Vec::new();
-        for t in all {
+        for (tool, is_search) in all {
             if total >= offset && page.len() < limit {
-                let mut entry = t.tool.clone();
+                let mut entry = tool.clone();
                 // `tool_search` names the groups this caller can find.
-                if matches!(t.handler, ToolHandler::Meta(MetaKind::Search)) {
+                if is_search {
                     let base = entry.description.as_deref().unwrap_or_default();
                     entry.description = Some(self.search_description(base).into());
                 }
@@ -299,7 +304,7 @@ impl Catalog {
             return None;
         }
         let key = caller.id().map(str::to_string);
-        let mut cache = self.scoped_cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = crate::util::lock(&self.scoped_cache);
         if let Some(found) = cache.get(&key) {
             return found.clone();
         }
@@ -341,10 +346,7 @@ impl Catalog {
 
     /// Forgets the merged catalogs of scoped callers (after their providers changed).
     pub fn invalidate_scoped(&self) {
-        self.scoped_cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        crate::util::lock(&self.scoped_cache).clear();
     }
 
     /// [`View::list`] for `caller`.

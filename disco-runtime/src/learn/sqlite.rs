@@ -82,9 +82,7 @@ impl SqliteStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::util::lock(&self.conn)
     }
 
     fn insert(conn: &mut Connection, events: &[StoredEvent]) -> rusqlite::Result<()> {

@@ -136,9 +136,7 @@ impl MemoryStore {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, (VecDeque<StoredEvent>, usize)> {
         // A panic elsewhere while holding the lock leaves whole events: keep going.
-        self.inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::util::lock(&self.inner)
     }
 }
 

@@ -13,7 +13,60 @@ use crate::tool::provider::DynamicTool;
 
 /// The meta-tools' definitions.
 pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind)> {
-    let search_schema = json!({
+    vec![
+        (DynamicTool::new(search_tool(options)), MetaKind::Search),
+        (DynamicTool::new(execute_tool(options)), MetaKind::Execute),
+    ]
+}
+
+/// `tool_search`'s tools/list entry.
+fn search_tool(options: &SearchOptions) -> Tool {
+    let mut search = Tool::new(
+        options.search_name.clone(),
+        format!(
+            "Find the tools for a task among all the tools this server offers, most relevant \
+             first, with their input schemas. Use it before calling a tool you do not see \
+             listed, then call the tool directly or through `{}`. For a task of several \
+             steps, send one query per step in `queries`; to load tools you know by name, \
+             `select:name_a,name_b` (as `query` or as a step).",
+            options.execute_name
+        ),
+        object(search_schema(options)),
+    );
+    search.output_schema = Some(object(search_result_schema()));
+    let mut ro = ToolAnnotations::new();
+    ro.read_only_hint = Some(true);
+    search.annotations = Some(ro);
+    search.title = Some("Search tools".into());
+    search
+}
+
+/// `execute_tool`'s tools/list entry.
+fn execute_tool(options: &SearchOptions) -> Tool {
+    let mut execute = Tool::new(
+        options.execute_name.clone(),
+        format!(
+            "Call a tool found with `{}` by its name, with its arguments. The result is the \
+             tool's own result.",
+            options.search_name
+        ),
+        object(execute_schema(options)),
+    );
+    execute.title = Some("Execute a tool".into());
+    execute
+}
+
+/// A schema as rmcp keeps it (each schema below is an object).
+fn object(v: Value) -> Arc<Map<String, Value>> {
+    match v {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::new(Map::new()),
+    }
+}
+
+/// `tool_search`'s input schema.
+fn search_schema(options: &SearchOptions) -> Value {
+    json!({
         "type": "object",
         "properties": {
             "query": {
@@ -40,8 +93,12 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
                 "description": "Leave out the input schemas (shorter results)."
             }
         },
-    });
-    let result_schema = json!({
+    })
+}
+
+/// `tool_search`'s output schema.
+fn search_result_schema() -> Value {
+    json!({
         "type": "object",
         "properties": {
             "tools": {
@@ -67,8 +124,12 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
             }
         },
         "required": ["tools"]
-    });
-    let execute_schema = json!({
+    })
+}
+
+/// `execute_tool`'s input schema.
+fn execute_schema(options: &SearchOptions) -> Value {
+    json!({
         "type": "object",
         "properties": {
             "name": {
@@ -81,41 +142,5 @@ pub(crate) fn definitions(options: &SearchOptions) -> Vec<(DynamicTool, MetaKind
             }
         },
         "required": ["name"]
-    });
-    let object = |v: Value| match v {
-        Value::Object(m) => Arc::new(m),
-        _ => Arc::new(Map::new()),
-    };
-    let mut search = Tool::new(
-        options.search_name.clone(),
-        format!(
-            "Find the tools for a task among all the tools this server offers, most relevant \
-             first, with their input schemas. Use it before calling a tool you do not see \
-             listed, then call the tool directly or through `{}`. For a task of several \
-             steps, send one query per step in `queries`; to load tools you know by name, \
-             `select:name_a,name_b` (as `query` or as a step).",
-            options.execute_name
-        ),
-        object(search_schema),
-    );
-    search.output_schema = Some(object(result_schema));
-    let mut ro = ToolAnnotations::new();
-    ro.read_only_hint = Some(true);
-    search.annotations = Some(ro);
-    search.title = Some("Search tools".into());
-
-    let mut execute = Tool::new(
-        options.execute_name.clone(),
-        format!(
-            "Call a tool found with `{}` by its name, with its arguments. The result is the \
-             tool's own result.",
-            options.search_name
-        ),
-        object(execute_schema),
-    );
-    execute.title = Some("Execute a tool".into());
-    vec![
-        (DynamicTool::new(search), MetaKind::Search),
-        (DynamicTool::new(execute), MetaKind::Execute),
-    ]
+    })
 }

@@ -142,7 +142,7 @@ impl Open {
     /// A place for a new connection, closing the oldest waiting one if all are taken; `None`
     /// when every connection is in the middle of a request.
     fn admit(&self) -> Option<(u64, Arc<Slot>)> {
-        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slots = crate::util::lock(&self.slots);
         if slots.len() >= self.max {
             let waiting = slots
                 .iter()
@@ -167,11 +167,7 @@ struct Forget<'a>(&'a Open, u64);
 
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
-        self.0
-            .slots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.1);
+        crate::util::lock(&self.0.slots).remove(&self.1);
     }
 }
 

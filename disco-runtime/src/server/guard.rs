@@ -16,6 +16,7 @@ use rmcp::transport::streamable_http_server::StreamableHttpService;
 use super::sessions::Sessions;
 use super::McpHandler;
 use crate::tool::Caller;
+use crate::util::clip_quoted;
 use http::{header, HeaderValue, Method, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, RequestId};
 use serde_json::{json, Map, Value};
@@ -160,7 +161,7 @@ fn check_object(obj: Map<String, Value>) -> Checked {
                 format!(
                     "Invalid params: `{}` takes its params as an object of named values, not \
                      an array",
-                    clip(method)
+                    clip_quoted(method)
                 ),
             ))
         }
@@ -187,7 +188,7 @@ fn check_object(obj: Map<String, Value>) -> Checked {
     if method.starts_with("notifications/") {
         return invalid(&format!(
             "`{}` is a notification: send it without an `id`",
-            clip(method)
+            clip_quoted(method)
         ));
     }
     let Ok(request_id) = serde_json::from_value::<RequestId>(id_value) else {
@@ -212,7 +213,7 @@ pub(crate) fn typed(value: Value) -> Result<ClientJsonRpcMessage, Option<Value>>
                 INVALID_REQUEST,
                 format!(
                     "Invalid Request: not a valid MCP message ({})",
-                    clip(&e.to_string())
+                    clip_quoted(&e.to_string())
                 ),
             )
         })
@@ -226,10 +227,6 @@ fn valid_id(id: &Value) -> bool {
         Value::Number(n) => n.is_i64() || n.is_u64(),
         _ => false,
     }
-}
-
-fn clip(s: &str) -> String {
-    crate::util::clip(s, 128)
 }
 
 pub(crate) fn error(id: Option<Value>, code: i64, message: String) -> Value {

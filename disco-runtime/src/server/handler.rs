@@ -118,7 +118,7 @@ impl ServerHandler for McpHandler {
                 .with_cache_scope(CacheScope::Private)
                 .into()),
             None => Err(ErrorData::resource_not_found(
-                format!("no resource `{}`", crate::util::clip(&request.uri, 128)),
+                format!("no resource `{}`", crate::util::clip_quoted(&request.uri)),
                 None,
             )),
         }

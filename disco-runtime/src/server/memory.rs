@@ -111,7 +111,7 @@ impl Budget {
             self.capacity - self.capacity / 4
         };
         let bytes = bytes.min(limit);
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let mut used = crate::util::lock(&self.used);
         if used.saturating_add(bytes) > limit {
             return None;
         }
@@ -147,14 +147,14 @@ impl Budget {
 
     #[cfg(test)]
     fn used(&self) -> usize {
-        *self.used.lock().unwrap_or_else(|e| e.into_inner())
+        *crate::util::lock(&self.used)
     }
 }
 
 impl Drop for Reservation {
     fn drop(&mut self) {
         {
-            let mut used = self.budget.used.lock().unwrap_or_else(|e| e.into_inner());
+            let mut used = crate::util::lock(&self.budget.used);
             *used = used.saturating_sub(self.bytes);
         }
         self.budget.freed.notify_waiters();

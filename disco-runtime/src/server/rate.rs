@@ -71,7 +71,7 @@ impl Limiter {
     fn admit_at(&self, caller: &Caller, now: Instant) -> Result<(), Duration> {
         let burst = f64::from(self.limit.burst);
         let rate = self.limit.per_second;
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut buckets = crate::util::lock(&self.buckets);
         if buckets.len() >= PRUNE_AT {
             buckets.retain(|_, b| b.refilled(now, rate, burst) < burst);
         }

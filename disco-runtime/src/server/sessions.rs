@@ -61,7 +61,7 @@ impl Sessions {
     }
 
     fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Caller>> {
-        self.owners.lock().unwrap_or_else(|e| e.into_inner())
+        crate::util::lock(&self.owners)
     }
 
     /// Whether `caller` created session `id`; `None` when no such session is open.

@@ -38,14 +38,11 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
-        self.catalog
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        crate::util::read(&self.catalog).clone()
     }
 
     pub(crate) fn add_peer(&self, peer: Peer<RoleServer>, caller: Caller) {
-        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        let mut peers = crate::util::lock(&self.peers);
         peers.retain(|(p, _)| !p.is_transport_closed());
         peers.push((peer, caller));
     }
@@ -56,18 +53,12 @@ impl Shared {
         let id = self
             .next_subscription
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((id, caller, sink));
+        crate::util::lock(&self.subscriptions).push((id, caller, sink));
         id
     }
 
     pub(crate) fn remove_subscription(&self, id: u64) {
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(i, _, _)| *i != id);
+        crate::util::lock(&self.subscriptions).retain(|(i, _, _)| *i != id);
     }
 }
 
@@ -112,18 +103,15 @@ impl ServerHandle {
             let _one_at_a_time = shared.reloading.lock().await;
             let before = shared.catalog();
             let fresh = Arc::new(before.rebuild()?);
-            *shared.catalog.write().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+            *crate::util::write(&shared.catalog) = fresh.clone();
             (before, fresh)
         };
         let peers: Vec<(Peer<RoleServer>, Caller)> = {
-            let mut peers = shared.peers.lock().unwrap_or_else(|e| e.into_inner());
+            let mut peers = crate::util::lock(&shared.peers);
             peers.retain(|(p, _)| !p.is_transport_closed());
             peers.clone()
         };
-        let streams: Vec<(SubscriptionSink, Caller)> = shared
-            .subscriptions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        let streams: Vec<(SubscriptionSink, Caller)> = crate::util::lock(&shared.subscriptions)
             .iter()
             .map(|(_, caller, sink)| (sink.clone(), caller.clone()))
             .collect();

@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
 
 use super::guard::{check, error, typed, Checked, ID_SCAN_BYTES, INVALID_REQUEST};
+use crate::util::lock;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
@@ -265,10 +266,6 @@ enum Verdict {
 enum Track {
     Request(RequestId),
     Cancelled(RequestId),
-}
-
-fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl<R, W> Transport<RoleServer> for GuardedStdio<R, W>

@@ -339,7 +339,7 @@ impl Tools {
         // rmcp acknowledges next and only then runs `listen`, which registers the stream: a
         // reload in between would find no stream to tell. The catalog of now is what the
         // acknowledgment stands for; `listen` compares it with the one it registers on.
-        let mut acknowledged = self.acknowledged.lock().unwrap_or_else(|e| e.into_inner());
+        let mut acknowledged = crate::util::lock(&self.acknowledged);
         if acknowledged.len() >= MAX_ACKNOWLEDGED {
             acknowledged.pop_front();
         }
@@ -359,11 +359,7 @@ impl Tools {
     pub(super) async fn listen_on(&self, listening: Listening) {
         // The oldest acknowledged catalog: when two listens of one session overlap, the one
         // that runs first compares with the earlier catalog, which can only add a notice.
-        let acknowledged_on = self
-            .acknowledged
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop_front();
+        let acknowledged_on = crate::util::lock(&self.acknowledged).pop_front();
         if !listening.tools {
             listening.ct.cancelled().await;
             return;

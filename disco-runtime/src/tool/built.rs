@@ -12,17 +12,18 @@ use super::provider::{DynamicTool, ToolProvider};
 use super::schema::{self, JsonObject, SchemaMode};
 use super::{Annotations, Handler, Package, ToolSpec};
 
-/// How a tool runs.
+/// How a tool of the catalog runs (`call/execute.rs`). `pub` in name only, as the default of
+/// [`CatalogTool`]'s parameter: the module is the crate's own.
 #[derive(Clone)]
-pub(crate) enum ToolHandler {
+pub enum ToolHandler {
     Static(Handler),
     Provider(Arc<dyn ToolProvider>),
-    /// A meta-tool of the catalog itself (`tool_search`, `execute_tool`).
-    Meta(MetaKind),
 }
 
+/// Which meta-tool of the catalog itself a tool is: the call pipeline runs it
+/// (`call/meta.rs`), never a handler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MetaKind {
+pub enum MetaKind {
     Search,
     Execute,
 }
@@ -47,7 +48,10 @@ pub struct ParamInfo {
 
 /// One tool of the catalog, with everything computed once at build time. Made by the
 /// catalog only, and read through its methods, so that how it is kept can change.
-pub struct CatalogTool {
+///
+/// `H` is how it runs: a [`ToolHandler`] for the catalog's tools, a [`MetaKind`] for its
+/// meta-tools (`tool_search`, `execute_tool`), so that neither can reach the other's runner.
+pub struct CatalogTool<H = ToolHandler> {
     /// The published name, which calls resolve to.
     pub(crate) name: String,
     /// A human-readable title for clients' UIs.
@@ -98,12 +102,12 @@ pub struct CatalogTool {
     /// (portable schemas drop `null` from nested optional fields, which serde accepts).
     input_validator: Option<Validator>,
     pub(crate) output_validator: Option<Validator>,
-    pub(crate) handler: ToolHandler,
+    pub(crate) handler: H,
     /// `name`, shared with every call's [`crate::tool::Context`].
     pub(crate) shared_name: Arc<str>,
 }
 
-impl fmt::Debug for CatalogTool {
+impl<H> fmt::Debug for CatalogTool<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CatalogTool")
             .field("name", &self.name)
@@ -180,7 +184,7 @@ fn error_line(e: &jsonschema::ValidationError<'_>) -> String {
     crate::util::clip(&line, 300)
 }
 
-impl CatalogTool {
+impl<H> CatalogTool<H> {
     /// The published name, which calls resolve to.
     pub fn name(&self) -> &str {
         &self.name
@@ -328,7 +332,9 @@ impl CatalogTool {
             .map(|e| error_line(&e))
             .collect()
     }
+}
 
+impl CatalogTool {
     pub(crate) fn from_spec(
         spec: &'static ToolSpec,
         default_mode: SchemaMode,
@@ -512,10 +518,10 @@ pub(crate) fn compile_schema(
     Err(first)
 }
 
-impl CatalogTool {
+impl<H> CatalogTool<H> {
     /// A tool defined at run time (a provider's, or a meta-tool): parameters, validators and
     /// the search text come from its JSON Schema.
-    pub(crate) fn from_dynamic(def: DynamicTool, handler: ToolHandler) -> Result<Self, String> {
+    pub(crate) fn from_dynamic(def: DynamicTool, handler: H) -> Result<Self, String> {
         let tool = def.tool;
         let input: &JsonObject = &tool.input_schema;
         let required: Vec<&str> = input
@@ -712,8 +718,7 @@ mod tests {
             unreachable!()
         };
         let def = DynamicTool::new(Tool::new("t", "a tool", Arc::new(schema)));
-        let tool = CatalogTool::from_dynamic(def, ToolHandler::Meta(MetaKind::Search))
-            .expect("the tool is kept");
+        let tool = CatalogTool::from_dynamic(def, MetaKind::Search).expect("the tool is kept");
         assert_eq!(tool.schema_problems.len(), 1);
         assert!(tool.validate_input(&json!({"w": "wide"})).is_empty());
     }
@@ -723,15 +728,14 @@ mod tests {
     #[test]
     fn a_provider_tools_validators_are_compiled_at_first_use() {
         let def = DynamicTool::new(Tool::new("t", "a tool", Arc::new(above_zero(true, None))));
-        let tool = CatalogTool::from_dynamic(def, ToolHandler::Meta(MetaKind::Search))
-            .expect("the tool is built");
+        let tool = CatalogTool::from_dynamic(def, MetaKind::Search).expect("the tool is built");
         assert!(
             tool.schema_notes[0].contains("draft-04"),
             "{:?}",
             tool.schema_notes
         );
         assert!(tool.validates_input());
-        let compiled = |t: &CatalogTool| match &t.input_validator {
+        let compiled = |t: &CatalogTool<MetaKind>| match &t.input_validator {
             Some(Validator::Lazy(_, cell)) => cell.get().is_some(),
             _ => panic!("not compiled lazily"),
         };

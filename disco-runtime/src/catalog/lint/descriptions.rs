@@ -72,84 +72,101 @@ pub(super) fn description_rules(
     options: &LintOptions,
     out: &mut Vec<Finding>,
 ) {
-    let name = Some(tool.name.as_str());
+    out.extend(short_description(tool, options));
+    let ws = plain_words(&tool.description);
+    out.extend(no_returns(tool, &ws));
+    out.extend(no_when(tool, &ws, neighbours, tools));
+}
+
+/// A description too short to choose a tool by.
+fn short_description(tool: &CatalogTool, options: &LintOptions) -> Option<Finding> {
     let count = tool
         .description
         .split_whitespace()
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .count();
-    if count < options.min_words {
-        let severity = if count < options.min_words_error {
-            Severity::Error
-        } else {
-            Severity::Warning
-        };
-        out.push(finding(
-            name,
-            severity,
-            "description-short",
-            format!(
-                "the description has {count} word(s); a model chooses among tools by their \
-                 descriptions, and {} is too little to choose by",
-                if count < options.min_words_error {
-                    "this"
-                } else {
-                    "this many"
-                }
-            ),
-            format!(
-                "say in at least {} words what the tool does, what it returns, and when to use it \
-                 rather than a similar tool",
-                options.min_words
-            ),
-        ));
+    if count >= options.min_words {
+        return None;
     }
+    let severity = if count < options.min_words_error {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    Some(finding(
+        Some(&tool.name),
+        severity,
+        "description-short",
+        format!(
+            "the description has {count} word(s); a model chooses among tools by their \
+             descriptions, and {} is too little to choose by",
+            if count < options.min_words_error {
+                "this"
+            } else {
+                "this many"
+            }
+        ),
+        format!(
+            "say in at least {} words what the tool does, what it returns, and when to use it \
+             rather than a similar tool",
+            options.min_words
+        ),
+    ))
+}
 
-    let ws = plain_words(&tool.description);
+/// A description (its plain words `ws`) that does not say what the tool returns.
+fn no_returns(tool: &CatalogTool, ws: &[String]) -> Option<Finding> {
     let lead = ws.first().map(String::as_str).unwrap_or("");
     let says_returns =
         ws.iter().any(|w| RETURN_WORDS.contains(&w.as_str())) || RETURN_LEAD_VERBS.contains(&lead);
-    if !says_returns {
-        out.push(finding(
-            name,
-            Severity::Warning,
-            "description-no-returns",
-            "the description does not say what the tool returns (none of: returns, gives, \
-             lists, shows, result, ...)"
-                .into(),
-            "add a sentence such as \"Returns the note with its id\", or \"Returns an empty list \
-             when nothing matches\""
-                .into(),
-        ));
+    if says_returns {
+        return None;
     }
+    Some(finding(
+        Some(&tool.name),
+        Severity::Warning,
+        "description-no-returns",
+        "the description does not say what the tool returns (none of: returns, gives, \
+         lists, shows, result, ...)"
+            .into(),
+        "add a sentence such as \"Returns the note with its id\", or \"Returns an empty list \
+         when nothing matches\""
+            .into(),
+    ))
+}
 
-    if !neighbours.is_empty() {
-        let mentions_other = tools
-            .iter()
-            .filter(|t| t.name != tool.name)
-            .any(|t| tool.description.contains(&t.name));
-        let says_when = mentions_other || ws.iter().any(|w| WHEN_WORDS.contains(&w.as_str()));
-        if !says_when {
-            let list = neighbours
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            out.push(finding(
-                name,
-                Severity::Warning,
-                "description-no-when",
-                format!(
-                    "the description does not say when to use this tool rather than its \
-                     neighbour(s) {list} (no use/pick/when/instead/rather, and no other tool named)"
-                ),
-                format!(
-                    "add a sentence such as \"Use this when ...; for ... use `{}` instead\"",
-                    neighbours[0]
-                ),
-            ));
-        }
+/// A tool with `neighbours` whose description (its plain words `ws`) does not say when to
+/// use it rather than them.
+fn no_when(
+    tool: &CatalogTool,
+    ws: &[String],
+    neighbours: &[&str],
+    tools: &[&CatalogTool],
+) -> Option<Finding> {
+    let first = neighbours.first()?;
+    let mentions_other = tools
+        .iter()
+        .filter(|t| t.name != tool.name)
+        .any(|t| tool.description.contains(&t.name));
+    let says_when = mentions_other || ws.iter().any(|w| WHEN_WORDS.contains(&w.as_str()));
+    if says_when {
+        return None;
     }
+    let list = neighbours
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(finding(
+        Some(&tool.name),
+        Severity::Warning,
+        "description-no-when",
+        format!(
+            "the description does not say when to use this tool rather than its \
+             neighbour(s) {list} (no use/pick/when/instead/rather, and no other tool named)"
+        ),
+        format!("add a sentence such as \"Use this when ...; for ... use `{first}` instead\""),
+    ))
 }
 
 pub(super) fn param_rules(tool: &CatalogTool, out: &mut Vec<Finding>) {

@@ -9,98 +9,118 @@ pub(super) fn spellings(tool: &CatalogTool) -> impl Iterator<Item = &str> {
 }
 
 pub(super) fn name_rules(tools: &[&CatalogTool], options: &LintOptions, out: &mut Vec<Finding>) {
-    // Aliases that the spelling-equivalent tier already covers.
     for tool in tools {
-        let own = normalised(&tool.name);
-        for alias in &tool.aliases {
-            if normalised(alias) == own {
-                out.push(finding(
-                    Some(&tool.name),
-                    Severity::Info,
-                    "alias-redundant",
-                    format!(
-                        "alias `{alias}` differs from the name only in case, separators, \
-                         plurals or word order, which name resolution accepts anyway"
-                    ),
-                    format!("remove the alias `{alias}` (harmless, but it adds nothing)"),
-                ));
-            }
-        }
+        redundant_aliases(tool, out);
     }
     for (i, a) in tools.iter().enumerate() {
         for (j, b) in tools.iter().enumerate() {
             if i == j {
                 continue;
             }
-            // An alias of `a` that is a spelling of `b` (ordered pairs: each alias once).
-            for alias in &a.aliases {
-                let n = normalised(alias);
-                if let Some(other) = spellings(b).find(|s| normalised(s) == n) {
-                    let what = if other == b.name {
-                        format!("the name of `{}`", b.name)
-                    } else {
-                        format!("`{other}`, an alias of `{}`", b.name)
-                    };
-                    out.push(finding(
-                        Some(&a.name),
-                        Severity::Error,
-                        "alias-shadows",
-                        format!(
-                            "alias `{alias}` is a spelling of {what} (equal after normalising \
-                             case, separators, plurals and word order): a call spelled like \
-                             `{other}` could reach either tool"
-                        ),
-                        format!("remove or rename the alias `{alias}`"),
-                    ));
-                }
-            }
+            // Ordered pairs: each alias once.
+            shadowing_aliases(a, b, out);
             if j < i {
                 continue;
             }
             // Unordered pairs from here on.
-            let (na, nb) = (normalised(&a.name), normalised(&b.name));
-            if na == nb {
-                out.push(finding(
-                    Some(&a.name),
-                    Severity::Error,
-                    "names-equivalent",
-                    format!(
-                        "`{}` and `{}` differ only in case, separators, plurals or word order: \
-                         name resolution treats these as one spelling",
-                        a.name, b.name
-                    ),
-                    format!(
-                        "rename one of them so the names say how `{}` and `{}` differ",
-                        a.name, b.name
-                    ),
-                ));
-                continue;
-            }
-            if let Some((sa, sb, why)) = confusable(a, b, options) {
-                let guard = if a.is_destructive() || b.is_destructive() {
-                    " (fuzzy correction never picks a destructive tool, but both will appear \
-                     in \"did you mean\" suggestions)"
-                } else {
-                    ""
-                };
-                out.push(finding(
-                    Some(&a.name),
-                    Severity::Warning,
-                    "names-confusable",
-                    format!(
-                        "`{sa}` and `{sb}` (tool `{}`) {why}: a model's slip on one can land on \
-                         the other, and a fuzzy match cannot tell them apart{guard}",
-                        b.name
-                    ),
-                    format!(
-                        "make the names differ in a whole word (`{}` vs `{}` should say what \
-                         distinguishes them), or drop the alias that is close",
-                        a.name, b.name
-                    ),
-                ));
+            if let Some(f) = equivalent_names(a, b) {
+                out.push(f);
+            } else if let Some(f) = confusable_names(a, b, options) {
+                out.push(f);
             }
         }
     }
+}
+
+/// Aliases that the spelling-equivalent tier already covers.
+fn redundant_aliases(tool: &CatalogTool, out: &mut Vec<Finding>) {
+    let own = normalised(&tool.name);
+    for alias in &tool.aliases {
+        if normalised(alias) == own {
+            out.push(finding(
+                Some(&tool.name),
+                Severity::Info,
+                "alias-redundant",
+                format!(
+                    "alias `{alias}` differs from the name only in case, separators, \
+                     plurals or word order, which name resolution accepts anyway"
+                ),
+                format!("remove the alias `{alias}` (harmless, but it adds nothing)"),
+            ));
+        }
+    }
+}
+
+/// The aliases of `a` that are a spelling of `b`.
+fn shadowing_aliases(a: &CatalogTool, b: &CatalogTool, out: &mut Vec<Finding>) {
+    for alias in &a.aliases {
+        let n = normalised(alias);
+        if let Some(other) = spellings(b).find(|s| normalised(s) == n) {
+            let what = if other == b.name {
+                format!("the name of `{}`", b.name)
+            } else {
+                format!("`{other}`, an alias of `{}`", b.name)
+            };
+            out.push(finding(
+                Some(&a.name),
+                Severity::Error,
+                "alias-shadows",
+                format!(
+                    "alias `{alias}` is a spelling of {what} (equal after normalising \
+                     case, separators, plurals and word order): a call spelled like \
+                     `{other}` could reach either tool"
+                ),
+                format!("remove or rename the alias `{alias}`"),
+            ));
+        }
+    }
+}
+
+/// Two names that name resolution reads as one spelling.
+fn equivalent_names(a: &CatalogTool, b: &CatalogTool) -> Option<Finding> {
+    if normalised(&a.name) != normalised(&b.name) {
+        return None;
+    }
+    Some(finding(
+        Some(&a.name),
+        Severity::Error,
+        "names-equivalent",
+        format!(
+            "`{}` and `{}` differ only in case, separators, plurals or word order: \
+             name resolution treats these as one spelling",
+            a.name, b.name
+        ),
+        format!(
+            "rename one of them so the names say how `{}` and `{}` differ",
+            a.name, b.name
+        ),
+    ))
+}
+
+/// Two tools with spellings close enough for a slip on one to land on the other.
+fn confusable_names(a: &CatalogTool, b: &CatalogTool, options: &LintOptions) -> Option<Finding> {
+    let (sa, sb, why) = confusable(a, b, options)?;
+    let guard = if a.is_destructive() || b.is_destructive() {
+        " (fuzzy correction never picks a destructive tool, but both will appear \
+         in \"did you mean\" suggestions)"
+    } else {
+        ""
+    };
+    Some(finding(
+        Some(&a.name),
+        Severity::Warning,
+        "names-confusable",
+        format!(
+            "`{sa}` and `{sb}` (tool `{}`) {why}: a model's slip on one can land on \
+             the other, and a fuzzy match cannot tell them apart{guard}",
+            b.name
+        ),
+        format!(
+            "make the names differ in a whole word (`{}` vs `{}` should say what \
+             distinguishes them), or drop the alias that is close",
+            a.name, b.name
+        ),
+    ))
 }
 
 /// The closest pair of spellings of two tools, when close enough to confuse.

@@ -9,7 +9,7 @@ pub(super) fn clip(s: &str) -> String {
 }
 
 /// `Invalid arguments for tool: <problems>. Expected parameters: ...`
-pub fn explain(tool: &CatalogTool, problems: &[String]) -> String {
+pub fn explain<H>(tool: &CatalogTool<H>, problems: &[String]) -> String {
     const MAX_PROBLEMS: usize = 10;
     let shown: Vec<&str> = problems
         .iter()
@@ -30,7 +30,7 @@ pub fn explain(tool: &CatalogTool, problems: &[String]) -> String {
 }
 
 /// The parameter list a model needs to retry: name, type, required or not, description.
-pub fn expected_parameters(tool: &CatalogTool) -> String {
+pub fn expected_parameters<H>(tool: &CatalogTool<H>) -> String {
     if tool.params.is_empty() {
         return " This tool takes no parameters: send `{}`.".to_string();
     }

@@ -37,48 +37,29 @@ pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> 
     if key.len() > MAX_KEY_LEN || key.is_empty() {
         return NearMiss::None;
     }
-    let norm = normalise_key(key);
-    let number_free = singular_key(key);
-    let words = field_words(targets);
-    // Each field's best name: its score, the name, whether it is the same word in the other
-    // number, and how the key reads against it (`resolve/meaning.rs`): a field the key is
-    // close to but may not be taken for (another word, an opposite or a misspelling as close
-    // to one) still counts against the others, so that removing it never makes another
-    // field "clearly closer".
+    let request = KeyForms {
+        key,
+        norm: normalise_key(key),
+        number_free: singular_key(key),
+        words: field_words(targets),
+    };
+    // Each field's best name: a field the key is close to but may not be taken for (another
+    // word, an opposite or a misspelling as close to one) still counts against the others,
+    // so that removing it never makes another field "clearly closer".
     let mut scored: Vec<Scored<'t>> = targets
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            p.names()
-                .map(|n| {
-                    if singular_key(n) == number_free {
-                        return Scored::new(i, PLURAL, n, true, Reading::Typo);
-                    }
-                    // A change of prefix is another key, not a misspelling (`relimit`).
-                    let target = normalise_key(n);
-                    if !crate::resolve::polarity::typo_possible(&norm, &target) {
-                        return Scored::new(i, 0, n, false, Reading::Opposed);
-                    }
-                    let score = closeness_score(&norm, &target);
-                    let reading = if score > 0 {
-                        read_key(key, n, &words)
+            p.names().map(|n| request.score(i, n)).fold(
+                Scored::new(i, 0, p.name, false, Reading::Typo),
+                |best, next| {
+                    if next.score > best.score {
+                        next
                     } else {
-                        Reading::Typo
-                    };
-                    // A key whose words are words is not close to another word at all.
-                    let score = if reading == Reading::Word { 0 } else { score };
-                    Scored::new(i, score, n, false, reading)
-                })
-                .fold(
-                    Scored::new(i, 0, p.name, false, Reading::Typo),
-                    |best, next| {
-                        if next.score > best.score {
-                            next
-                        } else {
-                            best
-                        }
-                    },
-                )
+                        best
+                    }
+                },
+            )
         })
         .collect();
     // Stable: equally close fields stay in the order of the parameters.
@@ -95,11 +76,7 @@ pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> 
             return NearMiss::None;
         }
         let boolean = schema_types(targets[best.field].schema).contains(&"boolean");
-        let switch = value.is_boolean()
-            || value.as_str().is_some_and(|s| {
-                matches!(s.trim().to_ascii_lowercase().as_str(), "true" | "false")
-            });
-        return if !boolean || best.plural || switch {
+        return if !boolean || best.plural || switches(value) {
             NearMiss::One(best.field)
         } else {
             NearMiss::None
@@ -117,6 +94,49 @@ pub(super) fn near_miss<'t>(key: &str, value: &Value, targets: &[Field<'t>]) -> 
         return NearMiss::None;
     }
     NearMiss::Several(close)
+}
+
+/// A value that switches a boolean: `true`, `false`, or either as a string.
+fn switches(value: &Value) -> bool {
+    value.is_boolean()
+        || value
+            .as_str()
+            .is_some_and(|s| matches!(s.trim().to_ascii_lowercase().as_str(), "true" | "false"))
+}
+
+/// A key as `near_miss` compares it with the fields' names.
+struct KeyForms<'k> {
+    key: &'k str,
+    /// Normalised (`normalise_key`).
+    norm: String,
+    /// Without its number (`singular_key`).
+    number_free: String,
+    /// The words of every field's names (`field_words`).
+    words: Vec<String>,
+}
+
+impl KeyForms<'_> {
+    /// Name `n` of field `i`: its score, whether it is the same word in the other number,
+    /// and how the key reads against it (`resolve/meaning.rs`).
+    fn score<'t>(&self, i: usize, n: &'t str) -> Scored<'t> {
+        if singular_key(n) == self.number_free {
+            return Scored::new(i, PLURAL, n, true, Reading::Typo);
+        }
+        // A change of prefix is another key, not a misspelling (`relimit`).
+        let target = normalise_key(n);
+        if !crate::resolve::polarity::typo_possible(&self.norm, &target) {
+            return Scored::new(i, 0, n, false, Reading::Opposed);
+        }
+        let score = closeness_score(&self.norm, &target);
+        let reading = if score > 0 {
+            read_key(self.key, n, &self.words)
+        } else {
+            Reading::Typo
+        };
+        // A key whose words are words is not close to another word at all.
+        let score = if reading == Reading::Word { 0 } else { score };
+        Scored::new(i, score, n, false, reading)
+    }
 }
 
 /// One field as `near_miss` scores it.

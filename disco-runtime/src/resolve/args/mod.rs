@@ -129,8 +129,8 @@ pub fn normalise_key(key: &str) -> String {
 }
 
 /// Repairs and validates `args` for `tool`. The error is the message for an `isError` result.
-pub fn prepare(
-    tool: &CatalogTool,
+pub fn prepare<H>(
+    tool: &CatalogTool<H>,
     args: Map<String, Value>,
     repair: Repair,
 ) -> Result<Prepared, String> {
@@ -183,8 +183,8 @@ pub fn prepare(
 }
 
 /// The arguments as the repair rules below leave them, checked against the schema.
-fn repair_and_check(
-    tool: &CatalogTool,
+fn repair_and_check<H>(
+    tool: &CatalogTool<H>,
     args: Map<String, Value>,
     repair: Repair,
 ) -> Result<Prepared, String> {
@@ -200,75 +200,45 @@ fn repair_and_check(
 
     // 1-2: exact names, declared aliases, spelling-equivalent keys; opposites answered.
     let (mut out, mut unknown) = run.match_keys(args, &fields, "", fuzzy_allowed);
-
-    // Fields of an object parameter sent flat, beside it rather than in it.
     if repair == Repair::Safe && !unknown.is_empty() && unknown.len() <= MAX_FUZZY_KEYS {
-        if let Some(target) = nested::wrap_target(&fields, &out, &unknown, run.root) {
-            run.fixes.push(ArgFix::Wrapped {
-                keys: unknown.iter().map(|(k, _)| k.clone()).collect(),
-                into: target.to_string(),
-            });
-            out.insert(
-                target.to_string(),
-                Value::Object(std::mem::take(&mut unknown).into_iter().collect()),
-            );
-        }
+        run.wrap_flat_fields(&fields, &mut out, &mut unknown);
     }
-
     // 3: a near-miss of exactly one parameter, not given, and of no other.
     if fuzzy_allowed && !unknown.is_empty() {
         unknown = run.match_near_misses(unknown, &fields, &mut out, "");
     }
-
-    // Keys beside a missing object parameter that state the opposite of one of its fields.
     if !unknown.is_empty() && unknown.len() <= MAX_FUZZY_KEYS {
-        unknown.retain(
-            |(key, _)| match nested::opposite_field(&fields, &out, key, run.root) {
-                Some(problem) => {
-                    run.problems.push(problem);
-                    false
-                }
-                None => true,
-            },
-        );
+        run.refuse_opposite_fields(&fields, &out, &mut unknown);
     }
-
     if !unknown.is_empty() {
-        // Name a few: thousands of keys from a hostile caller must not come back verbatim.
-        const SHOWN: usize = 10;
-        let mut list: Vec<String> = unknown
-            .iter()
-            .take(SHOWN)
-            .map(|(k, _)| format!("`{}`", clip(k)))
-            .collect();
-        if unknown.len() > SHOWN {
-            list.push(format!("and {} more", unknown.len() - SHOWN));
-        }
-        let hint = if unknown.len() <= MAX_FUZZY_KEYS {
-            nested::flat_fields_hint(&fields, &out, &unknown, run.root)
-        } else {
-            String::new()
-        };
-        run.problems
-            .push(format!("unknown parameter(s) {}{hint}", list.join(", ")));
+        run.refuse_unknown(&fields, &out, &unknown);
     }
-
     // `null` for an optional parameter, 4-5 values, and the same inside nested objects.
     run.repair_values(&mut out, &fields, "", 0);
+    if let Some(missing) = missing_required(tool, &out) {
+        run.problems.push(missing);
+    }
+    checked(tool, out, run)
+}
 
+/// The required parameters `out` lacks (or sends as `null`), as a problem.
+fn missing_required<H>(tool: &CatalogTool<H>, out: &Map<String, Value>) -> Option<String> {
     let missing: Vec<String> = tool
         .params
         .iter()
         .filter(|p| p.required && out.get(&p.name).is_none_or(Value::is_null))
         .map(|p| format!("`{}`", p.name))
         .collect();
-    if !missing.is_empty() {
-        run.problems.push(format!(
-            "missing required parameter(s) {}",
-            missing.join(", ")
-        ));
-    }
+    (!missing.is_empty()).then(|| format!("missing required parameter(s) {}", missing.join(", ")))
+}
 
+/// The repaired arguments `out` when the rules found no problem and the schema accepts
+/// them; else the message that explains every problem.
+fn checked<H>(
+    tool: &CatalogTool<H>,
+    out: Map<String, Value>,
+    run: Run<'_>,
+) -> Result<Prepared, String> {
     let Run {
         fixes,
         mut problems,
@@ -289,6 +259,72 @@ fn repair_and_check(
         problems.extend(errors);
     }
     Err(explain(tool, &problems))
+}
+
+impl Run<'_> {
+    /// Fields of an object parameter sent flat, beside it rather than in it: moved into it.
+    fn wrap_flat_fields(
+        &mut self,
+        fields: &[Field<'_>],
+        out: &mut Map<String, Value>,
+        unknown: &mut Vec<(String, Value)>,
+    ) {
+        if let Some(target) = nested::wrap_target(fields, out, unknown, self.root) {
+            self.fixes.push(ArgFix::Wrapped {
+                keys: unknown.iter().map(|(k, _)| k.clone()).collect(),
+                into: target.to_string(),
+            });
+            out.insert(
+                target.to_string(),
+                Value::Object(std::mem::take(unknown).into_iter().collect()),
+            );
+        }
+    }
+
+    /// Keys beside a missing object parameter that state the opposite of one of its fields:
+    /// each a problem of its own, no longer unknown.
+    fn refuse_opposite_fields(
+        &mut self,
+        fields: &[Field<'_>],
+        out: &Map<String, Value>,
+        unknown: &mut Vec<(String, Value)>,
+    ) {
+        unknown.retain(
+            |(key, _)| match nested::opposite_field(fields, out, key, self.root) {
+                Some(problem) => {
+                    self.problems.push(problem);
+                    false
+                }
+                None => true,
+            },
+        );
+    }
+
+    /// The keys no parameter took, as a problem that names a few: thousands of keys from a
+    /// hostile caller must not come back verbatim.
+    fn refuse_unknown(
+        &mut self,
+        fields: &[Field<'_>],
+        out: &Map<String, Value>,
+        unknown: &[(String, Value)],
+    ) {
+        const SHOWN: usize = 10;
+        let mut list: Vec<String> = unknown
+            .iter()
+            .take(SHOWN)
+            .map(|(k, _)| format!("`{}`", clip(k)))
+            .collect();
+        if unknown.len() > SHOWN {
+            list.push(format!("and {} more", unknown.len() - SHOWN));
+        }
+        let hint = if unknown.len() <= MAX_FUZZY_KEYS {
+            nested::flat_fields_hint(fields, out, unknown, self.root)
+        } else {
+            String::new()
+        };
+        self.problems
+            .push(format!("unknown parameter(s) {}{hint}", list.join(", ")));
+    }
 }
 
 /// A parameter, or a field of a nested object, as the key and value rules see it.

@@ -364,11 +364,12 @@ mod tests {
     use super::super::tests::{args, tool};
     use super::super::*;
     use super::{MAX_DEPTH, MAX_LISTED_FIELDS, MAX_NESTED_KEYS};
+    use crate::tool::built::MetaKind;
 
     /// An issue tracker's `file_issue`: one object parameter, its priority and assignee as
     /// `$ref`s into `$defs` when `full`, inline otherwise; with `broken`, one more property
     /// whose pattern does not compile, so the tool has no validator.
-    fn file_issue(full: bool, broken: bool) -> CatalogTool {
+    fn file_issue(full: bool, broken: bool) -> CatalogTool<MetaKind> {
         let priority = json!({"type": "string", "enum": ["low", "high"]});
         let person = json!({
             "type": "object",
@@ -415,7 +416,7 @@ mod tests {
         t
     }
 
-    fn every_form() -> Vec<CatalogTool> {
+    fn every_form() -> Vec<CatalogTool<MetaKind>> {
         let mut tools = Vec::new();
         for full in [false, true] {
             for broken in [false, true] {

@@ -1,9 +1,10 @@
 use super::keys::{closeness_score, singular_key};
 use super::values::enum_key;
 use super::*;
+use crate::tool::built::MetaKind;
 use serde_json::json;
 
-pub(super) fn tool(schema: Value) -> CatalogTool {
+pub(super) fn tool(schema: Value) -> CatalogTool<MetaKind> {
     let Value::Object(schema) = schema else {
         panic!("a schema is an object")
     };
@@ -12,11 +13,8 @@ pub(super) fn tool(schema: Value) -> CatalogTool {
         "a test tool",
         std::sync::Arc::new(schema),
     ));
-    CatalogTool::from_dynamic(
-        def,
-        crate::tool::built::ToolHandler::Meta(crate::tool::built::MetaKind::Search),
-    )
-    .expect("a valid tool")
+    // Argument repair reads a tool's schema alone: how it runs is nothing to it.
+    CatalogTool::from_dynamic(def, MetaKind::Search).expect("a valid tool")
 }
 
 fn outcome(result: Result<Prepared, String>) -> Result<(Value, usize), String> {
@@ -74,7 +72,7 @@ fn arguments_sent_as_declared_come_out_as_the_repair_rules_leave_them() {
     );
 }
 
-fn remove_directory() -> CatalogTool {
+fn remove_directory() -> CatalogTool<MetaKind> {
     tool(json!({
         "type": "object",
         "properties": {

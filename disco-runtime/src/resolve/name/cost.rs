@@ -37,17 +37,119 @@ pub(super) fn score(
     letters: bool,
     known: &dyn Fn(&str) -> bool,
 ) -> Candidate {
-    let mut used = vec![false; form.stems.len()];
-    let mut matched = vec![false; query.stems.len()];
-    let mut cost = 0;
-    // (request word, tool word) as matched, for `relation::order` when it applies.
-    let (relational, mut pairs) = (relation::applies(query, form), Vec::new());
-    let mut kinds = [false; 4]; // typo, synonym, dropped, extra
-    let mut anchored = false; // some word matched as written or with a typo
-    let mut guessed = false; // some word matched by a typo that may not be corrected
+    let mut m = Matching::new(query, form);
     for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
+        m.match_words(pass, expansions);
+    }
+    m.pair_opposites(expansions);
+    m.price_dropped();
+    m.price_extra(known);
+    let mut rule = m.edits.rule();
+    let mut correctable = m.correctable();
+    // The request may have lost its word boundaries (`raedfile`): compare the letters.
+    if letters && query.stems.len() != form.stems.len() {
+        if let Some(d) = letters_distance(query, form, m.cost) {
+            m.cost = UNIT * d as u32;
+            rule = Rule::Typo;
+            match read_letters(&query.compact, &form.raw, d) {
+                Reading::Opposed => {
+                    m.blocked = true;
+                    correctable = false;
+                }
+                Reading::Typo => correctable = !request_word_lacking(query, form),
+                Reading::Word => correctable = false,
+            }
+        }
+    }
+    // Words moved across a relational word state another relation: priced as a substitution
+    // and never chosen, like an opposite word (`relation.rs`).
+    match relation::order(query, form, &m.pairs) {
+        Order::Kept => {}
+        Order::Unclear => correctable = false,
+        Order::Moved => {
+            m.cost += 2 * UNIT;
+            m.blocked = true;
+        }
+    }
+    Candidate {
+        tool: form.tool,
+        cost: m.cost,
+        rule,
+        correctable,
+        blocked: m.blocked || m.negation_left_over(),
+    }
+}
+
+/// The kinds of difference between the request and a form.
+#[derive(Default)]
+struct Edits {
+    typo: bool,
+    synonym: bool,
+    dropped: bool,
+    extra: bool,
+}
+
+impl Edits {
+    /// The rule of a correction: the one kind of difference it makes, or `Fuzzy` for several.
+    fn rule(&self) -> Rule {
+        match (self.typo, self.synonym, self.dropped, self.extra) {
+            (true, false, false, false) => Rule::Typo,
+            (false, true, false, false) => Rule::Synonym,
+            (false, false, true, false) => Rule::DroppedWord,
+            (false, false, false, true) => Rule::ExtraWord,
+            _ => Rule::Fuzzy,
+        }
+    }
+}
+
+/// The request's words matched with one form's, and what that costs so far.
+struct Matching<'a> {
+    query: &'a Query,
+    form: &'a Form,
+    /// Per form word: matched.
+    used: Vec<bool>,
+    /// Per request word: matched.
+    matched: Vec<bool>,
+    cost: u32,
+    /// Whether word order can state another relation (`relation::applies`): then
+    /// (request word, tool word) as matched, for `relation::order`.
+    relational: bool,
+    pairs: Vec<(usize, usize)>,
+    edits: Edits,
+    /// Some word matched as written or with a typo.
+    anchored: bool,
+    /// Some word matched by a typo that may not be corrected.
+    guessed: bool,
+    /// Differs by an opposite: never corrected to, never suggested.
+    blocked: bool,
+    /// Dropped or extra words that are not fillers.
+    content_edits: u32,
+}
+
+impl<'a> Matching<'a> {
+    fn new(query: &'a Query, form: &'a Form) -> Self {
+        Matching {
+            query,
+            form,
+            used: vec![false; form.stems.len()],
+            matched: vec![false; query.stems.len()],
+            cost: 0,
+            relational: relation::applies(query, form),
+            pairs: Vec::new(),
+            edits: Edits::default(),
+            anchored: false,
+            guessed: false,
+            blocked: false,
+            content_edits: 0,
+        }
+    }
+
+    /// One pass over the request words still unmatched: each takes the cheapest free form
+    /// word its expansions of kind `pass` reach (a `Guess` counts as a typo).
+    fn match_words(&mut self, pass: Kind, expansions: &[Vec<(&str, u32, Kind)>]) {
+        let form = self.form;
         for (i, list) in expansions.iter().enumerate() {
-            if matched[i] {
+            if self.matched[i] {
                 continue;
             }
             let mut best: Option<(u32, usize, bool)> = None;
@@ -57,7 +159,7 @@ pub(super) fn score(
                     continue;
                 }
                 if let Some(j) =
-                    (0..form.stems.len()).find(|&j| !used[j] && *form.stems[j] == **word)
+                    (0..form.stems.len()).find(|&j| !self.used[j] && *form.stems[j] == **word)
                 {
                     if best.is_none_or(|(c, _, _)| *word_cost < c) {
                         best = Some((*word_cost, j, guess));
@@ -65,74 +167,85 @@ pub(super) fn score(
                 }
             }
             if let Some((word_cost, j, guess)) = best {
-                used[j] = true;
-                matched[i] = true;
-                if relational {
-                    pairs.push((i, j));
+                self.used[j] = true;
+                self.matched[i] = true;
+                if self.relational {
+                    self.pairs.push((i, j));
                 }
-                cost += word_cost;
-                guessed |= guess;
+                self.cost += word_cost;
+                self.guessed |= guess;
                 match pass {
-                    Kind::Same => anchored = true,
+                    Kind::Same => self.anchored = true,
                     Kind::Typo => {
-                        anchored = true;
-                        kinds[0] = true;
+                        self.anchored = true;
+                        self.edits.typo = true;
                     }
-                    Kind::Synonym => kinds[1] = true,
+                    Kind::Synonym => self.edits.synonym = true,
                     Kind::Guess | Kind::Opposed => {}
                 }
             }
         }
     }
-    // A request word opposed to a leftover tool word (`set` against `get`) pairs up at the
-    // price of a substitution: the candidate can then never be chosen, but it stays as close
-    // as it really is, so that a request halfway between two opposite tools is not "clear".
-    let mut blocked = false;
-    for (i, r) in query.stems.iter().enumerate() {
-        if matched[i] {
-            continue;
-        }
-        let r = Word::new(r, &query.stem_polarity()[i]);
-        let opposed_to = |j: usize| {
-            let word = Word::new(&form.stems[j], &form.stem_polarity[j]);
-            opposed_of(r, word)
-                || expansions[i]
-                    .iter()
-                    .any(|(w, _, kind)| *kind == Kind::Opposed && **w == *form.stems[j])
-        };
-        if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && opposed_to(j)) {
-            used[j] = true;
-            matched[i] = true;
-            cost += 2 * UNIT;
-            blocked = true;
-        }
-    }
-    let (mut dropped, mut extra, mut content_edits) = (false, false, 0);
-    for (j, stem) in form.stems.iter().enumerate() {
-        if !used[j] {
-            dropped = true;
-            if is_filler(stem) {
-                cost += FILLER;
-            } else {
-                cost += DROPPED;
-                content_edits += 1;
+
+    /// A request word opposed to a leftover tool word (`set` against `get`) pairs up at the
+    /// price of a substitution: the candidate can then never be chosen, but it stays as close
+    /// as it really is, so that a request halfway between two opposite tools is not "clear".
+    fn pair_opposites(&mut self, expansions: &[Vec<(&str, u32, Kind)>]) {
+        let (query, form) = (self.query, self.form);
+        for (i, r) in query.stems.iter().enumerate() {
+            if self.matched[i] {
+                continue;
+            }
+            let r = Word::new(r, &query.stem_polarity()[i]);
+            let opposed_to = |j: usize| {
+                let word = Word::new(&form.stems[j], &form.stem_polarity[j]);
+                opposed_of(r, word)
+                    || expansions[i]
+                        .iter()
+                        .any(|(w, _, kind)| *kind == Kind::Opposed && **w == *form.stems[j])
+            };
+            if let Some(j) = (0..form.stems.len()).find(|&j| !self.used[j] && opposed_to(j)) {
+                self.used[j] = true;
+                self.matched[i] = true;
+                self.cost += 2 * UNIT;
+                self.blocked = true;
             }
         }
     }
-    for (i, stem) in query.stems.iter().enumerate() {
-        if !matched[i] {
-            extra = true;
-            if is_filler(stem) {
-                cost += FILLER;
-            } else {
-                cost += EXTRA;
-                content_edits += 1;
+
+    /// Prices the form's words the request lacks.
+    fn price_dropped(&mut self) {
+        for (j, stem) in self.form.stems.iter().enumerate() {
+            if !self.used[j] {
+                self.edits.dropped = true;
+                if is_filler(stem) {
+                    self.cost += FILLER;
+                } else {
+                    self.cost += DROPPED;
+                    self.content_edits += 1;
+                }
             }
-            // `unget_team_info` is not `team_info` with a stray word: it negates `get`; nor is
-            // `created_delete_file` `delete_file` with one: its extra word is the opposite of
-            // one the tool has, in any inflection.
+        }
+    }
+
+    /// Prices the request's words the form lacks. `unget_team_info` is not `team_info` with
+    /// a stray word: it negates `get`; nor is `created_delete_file` `delete_file` with one:
+    /// its extra word is the opposite of one the tool has, in any inflection.
+    fn price_extra(&mut self, known: &dyn Fn(&str) -> bool) {
+        let (query, form) = (self.query, self.form);
+        for (i, stem) in query.stems.iter().enumerate() {
+            if self.matched[i] {
+                continue;
+            }
+            self.edits.extra = true;
+            if is_filler(stem) {
+                self.cost += FILLER;
+            } else {
+                self.cost += EXTRA;
+                self.content_edits += 1;
+            }
             let word = Word::new(stem, &query.stem_polarity()[i]);
-            blocked |= query.negates_known(known)[i]
+            self.blocked |= query.negates_known(known)[i]
                 || (0..form.stems.len()).any(|j| {
                     same_stem_opposed(word, Word::new(&form.stems[j], &form.stem_polarity[j]))
                         || ids_opposed(
@@ -142,96 +255,68 @@ pub(super) fn score(
                 });
         }
     }
-    kinds[2] = dropped;
-    kinds[3] = extra;
-    let mut rule = match kinds {
-        [true, false, false, false] => Rule::Typo,
-        [false, true, false, false] => Rule::Synonym,
-        [false, false, true, false] => Rule::DroppedWord,
-        [false, false, false, true] => Rule::ExtraWord,
-        _ => Rule::Fuzzy,
+
+    /// Within the fuzzy tier's limits on its own. A word missing on one side and another
+    /// word on the other is a substitution: another object (`delete_user` is not
+    /// `delete_file`), never a correction.
+    fn correctable(&self) -> bool {
+        let matched_words = self.matched.iter().filter(|m| **m).count();
+        self.anchored
+            && !self.guessed
+            && self.cost > 0
+            && !(self.edits.dropped && self.edits.extra)
+            && match self.content_edits {
+                // Typos, synonyms and fillers: one edit for a one-word name, two for longer
+                // ones.
+                0 => {
+                    self.cost
+                        <= if self.form.stems.len() <= 1 {
+                            UNIT
+                        } else {
+                            2 * UNIT
+                        }
+                }
+                // One dropped or extra word and nothing else but a filler; what is left must
+                // still say enough (two words in common) to single the tool out.
+                1 => self.cost <= EXTRA && matched_words >= 2,
+                _ => false,
+            }
+    }
+
+    /// Opposed pairs were found above; a negation word left over on either side blocks too.
+    /// The complete guard (`opposed_forms`) runs again on the final choice and on each
+    /// suggestion.
+    fn negation_left_over(&self) -> bool {
+        let (query, form) = (self.query, self.form);
+        (0..query.raw.len()).any(|i| !self.matched[i] && is_negation(&query.raw[i]))
+            || (0..form.raw.len()).any(|j| !self.used[j] && is_negation(&form.raw[j]))
+    }
+}
+
+/// For a request that may have lost its word boundaries: the edit distance of its letters
+/// from the form's, when within the allowance of its length and cheaper than `cost`. A typo
+/// of the letters never changes a word's prefix (`dequeuevehicle` is not `enqueue_vehicle`).
+fn letters_distance(query: &Query, form: &Form, cost: u32) -> Option<usize> {
+    let allowance = match char_len(&query.compact) {
+        0..=5 => 0,
+        6..=11 => 1,
+        _ => 2,
     };
-    let matched_words = matched.iter().filter(|m| **m).count();
-    // A word missing on one side and another word on the other is a substitution: another
-    // object (`delete_user` is not `delete_file`), never a correction.
-    let mut correctable = anchored
-        && !guessed
-        && cost > 0
-        && !(dropped && extra)
-        && match content_edits {
-            // Typos, synonyms and fillers: one edit for a one-word name, two for longer ones.
-            0 => {
-                cost <= if form.stems.len() <= 1 {
-                    UNIT
-                } else {
-                    2 * UNIT
-                }
-            }
-            // One dropped or extra word and nothing else but a filler; what is left must still
-            // say enough (two words in common) to single the tool out.
-            1 => cost <= EXTRA && matched_words >= 2,
-            _ => false,
-        };
-
-    // The request may have lost its word boundaries (`raedfile`): compare the letters.
-    if letters && query.stems.len() != form.stems.len() {
-        let len = char_len(&query.compact);
-        let allowance = match len {
-            0..=5 => 0,
-            6..=11 => 1,
-            _ => 2,
-        };
-        // A typo of the letters never changes a word's prefix (`dequeuevehicle` is not
-        // `enqueue_vehicle`).
-        if allowance > 0 && !letters_change_a_prefix(query, form) {
-            let d = osa_within(&query.compact, &form.compact, allowance).unwrap_or(usize::MAX);
-            if d > 0 && d <= allowance && (UNIT * d as u32) < cost {
-                cost = UNIT * d as u32;
-                rule = Rule::Typo;
-                // A fused request that is itself a word stays whole (`offset`, `download`);
-                // letters as close to a rival spelling of the tool (`getpayee` against
-                // `get_payer`, `sortdsc` against `sort_asc`) are no correction.
-                // So does a word of the request that the tool lacks (`apply` is no misspelling
-                // of `appy` in `AppyPieAIAppBuilder`).
-                let word = (query.raw.len() == 1 && is_known_word(&query.raw[0]))
-                    || (0..query.raw.len()).any(|i| {
-                        is_known_word(&query.raw[i]) && !covered(i, &query.raw, &form.raw)
-                    });
-                match read_letters(&query.compact, &form.raw, d) {
-                    Reading::Opposed => {
-                        blocked = true;
-                        correctable = false;
-                    }
-                    Reading::Typo => correctable = !word,
-                    Reading::Word => correctable = false,
-                }
-            }
-        }
+    if allowance == 0 || letters_change_a_prefix(query, form) {
+        return None;
     }
+    let d = osa_within(&query.compact, &form.compact, allowance).unwrap_or(usize::MAX);
+    (d > 0 && d <= allowance && (UNIT * d as u32) < cost).then_some(d)
+}
 
-    // Words moved across a relational word state another relation: priced as a substitution
-    // and never chosen, like an opposite word (`relation.rs`).
-    match relation::order(query, form, &pairs) {
-        Order::Kept => {}
-        Order::Unclear => correctable = false,
-        Order::Moved => {
-            cost += 2 * UNIT;
-            blocked = true;
-        }
-    }
-
-    Candidate {
-        tool: form.tool,
-        cost,
-        rule,
-        correctable,
-        // Opposed pairs were found above; a negation word left over on either side blocks too.
-        // The complete guard (`opposed_forms`) runs again on the final choice and on each
-        // suggestion.
-        blocked: blocked
-            || (0..query.raw.len()).any(|i| !matched[i] && is_negation(&query.raw[i]))
-            || (0..form.raw.len()).any(|j| !used[j] && is_negation(&form.raw[j])),
-    }
+/// A fused request that is itself a word stays whole (`offset`, `download`); letters as close
+/// to a rival spelling of the tool (`getpayee` against `get_payer`, `sortdsc` against
+/// `sort_asc`) are no correction. So does a word of the request that the tool lacks (`apply`
+/// is no misspelling of `appy` in `AppyPieAIAppBuilder`).
+fn request_word_lacking(query: &Query, form: &Form) -> bool {
+    (query.raw.len() == 1 && is_known_word(&query.raw[0]))
+        || (0..query.raw.len())
+            .any(|i| is_known_word(&query.raw[i]) && !covered(i, &query.raw, &form.raw))
 }
 
 /// Whether the request's letters, aligned with the form's words (or the form's with the

@@ -2,7 +2,7 @@
 //! `decide`).
 
 use super::cost::UNIT;
-use super::fuzzy::Ranking;
+use super::fuzzy::FuzzyCandidates;
 use super::query::Query;
 use super::{NameIndex, Resolution};
 
@@ -13,7 +13,7 @@ impl NameIndex {
     /// Applies the fuzzy tier's guards to a ranking: the best candidate must be good enough on
     /// its own, clearly better than every other visible tool (opposites included: a request
     /// halfway between `lock` and `unlock` is not clear), not opposed, and not destructive.
-    pub(super) fn decide(&self, query: &Query, ranking: &Ranking) -> Option<Resolution> {
+    pub(super) fn decide(&self, query: &Query, ranking: &FuzzyCandidates) -> Option<Resolution> {
         let ranked = &ranking.candidates;
         let best = ranked.first()?;
         if best.blocked || !best.correctable || self.destructive[best.tool] {

@@ -5,6 +5,7 @@
 use super::cost::{is_filler, score, EXTRA, FILLER, UNIT};
 use super::decide::MARGIN;
 use super::equivalent::bag_key;
+use super::index::Form;
 use super::query::Query;
 use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
@@ -33,7 +34,7 @@ pub(super) enum Kind {
 }
 
 /// Fuzzy candidates, cheapest first, one per tool.
-pub(super) struct Ranking {
+pub(super) struct FuzzyCandidates {
     pub(super) candidates: Vec<Candidate>,
     /// Every tool that could come within the margin of the best was scored.
     pub(super) complete: bool,
@@ -127,65 +128,134 @@ impl NameIndex {
 
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
     /// with the request, cheapest first, one entry per tool.
-    pub(super) fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> Ranking {
+    pub(super) fn fuzzy(&self, query: &Query, visible: &dyn Fn(usize) -> bool) -> FuzzyCandidates {
         if query.stems.is_empty() || query.stems.len() > 16 {
-            return Ranking {
+            return FuzzyCandidates {
                 candidates: Vec::new(),
                 complete: true,
             };
         }
         // For each request word: the catalog stems it may stand for, with the cost of that.
-        let mut expansions: Vec<Vec<(&str, u32, Kind)>> = Vec::with_capacity(query.stems.len());
-        for (i, stem) in query.stems.iter().enumerate() {
-            let mut list: Vec<(&str, u32, Kind)> = Vec::new();
-            if let Some((key, _)) = self.postings.get_key_value(&**stem) {
-                list.push((key, 0, Kind::Same));
+        let expansions: Vec<Vec<(&str, u32, Kind)>> = (0..query.stems.len())
+            .map(|i| self.expand(query, i, visible))
+            .collect();
+        let order = self.rarest_first(query, &expansions, visible);
+        let (mut first, mut second, complete) = self.sharing_forms(query, &expansions, &order);
+        let by_letters = self.forms_by_letters(query);
+        first.extend_from_slice(&by_letters);
+        first.sort_unstable();
+        first.dedup();
+        second.sort_unstable();
+        second.dedup();
+
+        let mut scorer = Scorer {
+            index: self,
+            query,
+            expansions: &expansions,
+            by_letters: &by_letters,
+            visible,
+            best: FastMap::default(),
+        };
+        for &f in &first {
+            let form = &self.forms[f as usize];
+            if scorer.close_in_length(form) && visible(form.tool) {
+                scorer.score(f);
             }
-            if let Some(members) = self
-                .class_members
-                .get(query.canon[i])
-                .filter(|_| !query.canon[i].is_empty())
-            {
-                for member in members {
-                    if **member != **stem {
-                        list.push((member, UNIT, Kind::Synonym));
-                    }
-                }
-            }
-            // Symmetric deletes: a catalog word within reach shares a deletion with the
-            // request word (or is one). The allowance follows the longer of the two words, so
-            // a letter dropped from a short word (`dor` for `door`) is still found.
-            let mut seen: FastSet<u32> = FastSet::default();
-            let raw = query.raw[i].as_str();
-            // As written first: a catalog word of English keeps the number WordNet gives it
-            // (`politics`), which a misspelling's rule-made singular (`poliitic`) may miss.
-            for written in [raw, stem.as_str()]
-                .into_iter()
-                .take(if raw == stem { 1 } else { 2 })
-            {
-                // A spelling reached once for this request word is settled, typo or not.
-                let mut add = |id: u32, d: Option<u8>| {
-                    let target = &*self.spellings[id as usize].1;
-                    if target != stem.as_str() && seen.insert(id) {
-                        if let Some(d) = d {
-                            list.push((target, UNIT * u32::from(d), Kind::Typo));
-                        }
-                    }
-                };
-                let cached = self
-                    .spelling_ids
-                    .get(written)
-                    .and_then(|&id| self.typo_neighbours.get(id as usize));
-                match cached {
-                    Some(known) => known.iter().for_each(|n| add(n.spelling, n.distance)),
-                    None => self.typo_lookup(written, &mut add),
-                }
-            }
-            self.read_typos(query, i, &mut list, visible);
-            expansions.push(list);
         }
-        // A correctable candidate leaves at most one request content word unmatched (fillers
-        // cost little), so it shares a word with one of the two most specific content words.
+        let (threshold, mut budget) = scorer.second_bounds();
+        for &f in &second {
+            if first.binary_search(&f).is_ok() {
+                continue;
+            }
+            let form = &self.forms[f as usize];
+            if !scorer.close_in_length(form) {
+                continue;
+            }
+            let uncovered = (form.stems.len() + 1).saturating_sub(query.stems.len()) as u32;
+            if EXTRA + FILLER * uncovered >= threshold || !visible(form.tool) {
+                continue;
+            }
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            scorer.score(f);
+        }
+        let mut candidates: Vec<Candidate> = scorer.best.into_values().collect();
+        candidates.sort_by_key(|c| (c.cost, c.tool));
+        FuzzyCandidates {
+            candidates,
+            complete,
+        }
+    }
+
+    /// The catalog stems request word `i` may stand for, with the cost of that: itself, its
+    /// synonyms, and the catalog words within a typo of it (as read by `read_typos`).
+    fn expand(
+        &self,
+        query: &Query,
+        i: usize,
+        visible: &dyn Fn(usize) -> bool,
+    ) -> Vec<(&str, u32, Kind)> {
+        let stem = &query.stems[i];
+        let mut list: Vec<(&str, u32, Kind)> = Vec::new();
+        if let Some((key, _)) = self.postings.get_key_value(&**stem) {
+            list.push((key, 0, Kind::Same));
+        }
+        if let Some(members) = self
+            .class_members
+            .get(query.canon[i])
+            .filter(|_| !query.canon[i].is_empty())
+        {
+            for member in members {
+                if **member != **stem {
+                    list.push((member, UNIT, Kind::Synonym));
+                }
+            }
+        }
+        // Symmetric deletes: a catalog word within reach shares a deletion with the request
+        // word (or is one). The allowance follows the longer of the two words, so a letter
+        // dropped from a short word (`dor` for `door`) is still found.
+        let mut seen: FastSet<u32> = FastSet::default();
+        let raw = query.raw[i].as_str();
+        // As written first: a catalog word of English keeps the number WordNet gives it
+        // (`politics`), which a misspelling's rule-made singular (`poliitic`) may miss.
+        for written in [raw, stem.as_str()]
+            .into_iter()
+            .take(if raw == stem { 1 } else { 2 })
+        {
+            // A spelling reached once for this request word is settled, typo or not.
+            let mut add = |id: u32, d: Option<u8>| {
+                let target = &*self.spellings[id as usize].1;
+                if target != stem.as_str() && seen.insert(id) {
+                    if let Some(d) = d {
+                        list.push((target, UNIT * u32::from(d), Kind::Typo));
+                    }
+                }
+            };
+            let cached = self
+                .spelling_ids
+                .get(written)
+                .and_then(|&id| self.typo_neighbours.get(id as usize));
+            match cached {
+                Some(known) => known.iter().for_each(|n| add(n.spelling, n.distance)),
+                None => self.typo_lookup(written, &mut add),
+            }
+        }
+        self.read_typos(query, i, &mut list, visible);
+        list
+    }
+
+    /// The request's content words (all its words if it has none), rarest first: `(forms of
+    /// visible tools it reaches, word)`. A correctable candidate leaves at most one request
+    /// content word unmatched (fillers cost little), so it shares a word with one of the two
+    /// most specific content words.
+    fn rarest_first(
+        &self,
+        query: &Query,
+        expansions: &[Vec<(&str, u32, Kind)>],
+        visible: &dyn Fn(usize) -> bool,
+    ) -> Vec<(usize, usize)> {
         let content: Vec<usize> = (0..query.stems.len())
             .filter(|&i| !is_filler(&query.stems[i]))
             .collect();
@@ -200,8 +270,18 @@ impl NameIndex {
             .map(|(i, list)| (self.visible_postings(list, visible), i))
             .collect();
         order.sort();
-        // `first`: tools with the rarest word (or near it in letters), scored in full;
-        // `second`: tools with the second rarest, scored only when they can still matter.
+        order
+    }
+
+    /// The forms to score: `first`, those with the rarest word, scored in full; `second`,
+    /// those with the second rarest, scored only when they can still matter; and whether
+    /// every form that could come close is among them.
+    fn sharing_forms(
+        &self,
+        query: &Query,
+        expansions: &[Vec<(&str, u32, Kind)>],
+        order: &[(usize, usize)],
+    ) -> (Vec<u32>, Vec<u32>, bool) {
         let mut first: Vec<u32> = Vec::new();
         let mut second: Vec<u32> = Vec::new();
         let mut complete = true;
@@ -229,7 +309,12 @@ impl NameIndex {
                 }
             }
         }
-        // Letters only, for requests that lost their word boundaries.
+        (first, second, complete)
+    }
+
+    /// Letters only, for requests that lost their word boundaries: the forms whose compact
+    /// spelling is within one deletion of the request's, in order.
+    fn forms_by_letters(&self, query: &Query) -> Vec<u32> {
         let mut by_letters: Vec<u32> = Vec::new();
         if char_len(&query.compact) >= 6 {
             each_char_deletion_hash(&query.compact, 1, &mut |del| {
@@ -240,80 +325,64 @@ impl NameIndex {
             by_letters.sort_unstable();
             by_letters.dedup();
         }
-        first.extend_from_slice(&by_letters);
-        first.sort_unstable();
-        first.dedup();
-        second.sort_unstable();
-        second.dedup();
+        by_letters
+    }
+}
 
-        let mut best: FastMap<usize, Candidate> = FastMap::default();
-        let words = query.stems.len();
-        let mut threshold = u32::MAX;
-        let mut budget = usize::MAX;
-        for (batch, forms) in [&first, &second].into_iter().enumerate() {
-            if batch == 1 {
-                // A tool without the rarest word pays for it as an extra word, and for each of
-                // its own words the rest of the request cannot cover. Once it cannot reach
-                // the margin of the best nor the suggestions, it need not be scored.
-                // When the best so far may be applied, only its runners-up matter; otherwise
-                // the suggestions do, but scoring tools that share only a common word is
-                // capped (they are weak suggestions anyway).
-                let mut costs: Vec<(u32, usize)> =
-                    best.values().map(|c| (c.cost, c.tool)).collect();
-                costs.sort_unstable();
-                if let Some(&(b, tool)) = costs.first() {
-                    let applicable = best[&tool].correctable && !self.destructive[tool];
-                    threshold = if applicable {
-                        b + MARGIN
-                    } else {
-                        budget = SUGGESTION_SCAN;
-                        (b + MARGIN).max(costs.get(MAX_SUGGESTIONS - 1).map_or(0, |c| c.0))
-                    };
-                }
-            }
-            for &f in forms {
-                if batch == 1 && first.binary_search(&f).is_ok() {
-                    continue;
-                }
-                let form = &self.forms[f as usize];
-                // Three words more or fewer cannot come close (cheap filter before scoring).
-                if form.stems.len() > words + 2 || words > form.stems.len() + 2 {
-                    continue;
-                }
-                if batch == 1 {
-                    let uncovered = (form.stems.len() + 1).saturating_sub(words) as u32;
-                    if EXTRA + FILLER * uncovered >= threshold {
-                        continue;
-                    }
-                }
-                if !visible(form.tool) {
-                    continue;
-                }
-                if batch == 1 {
-                    if budget == 0 {
-                        break;
-                    }
-                    budget -= 1;
-                }
-                let letters = by_letters.binary_search(&f).is_ok();
-                // Words of tools the caller can see only: a hidden tool's word must not decide
-                // whether a request word negates a known one (`disarm` beside a hidden `arm`).
-                let known = |w: &str| self.visible_word(w, visible);
-                let candidate = score(query, form, &expansions, letters, &known);
-                match best.get(&form.tool) {
-                    Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {
-                    }
-                    _ => {
-                        best.insert(form.tool, candidate);
-                    }
-                }
+/// The forms of one request being scored, the cheapest candidate of each tool kept.
+struct Scorer<'s, 'i> {
+    index: &'i NameIndex,
+    query: &'s Query,
+    expansions: &'s [Vec<(&'i str, u32, Kind)>],
+    /// The forms found by their letters alone (`NameIndex::forms_by_letters`).
+    by_letters: &'s [u32],
+    visible: &'s dyn Fn(usize) -> bool,
+    best: FastMap<usize, Candidate>,
+}
+
+impl Scorer<'_, '_> {
+    /// Three words more or fewer cannot come close (a cheap filter before scoring).
+    fn close_in_length(&self, form: &Form) -> bool {
+        let words = self.query.stems.len();
+        form.stems.len() <= words + 2 && words <= form.stems.len() + 2
+    }
+
+    /// Scores form `f`; kept when it is its tool's cheapest (an unblocked one first).
+    fn score(&mut self, f: u32) {
+        let index = self.index;
+        let form = &index.forms[f as usize];
+        let letters = self.by_letters.binary_search(&f).is_ok();
+        // Words of tools the caller can see only: a hidden tool's word must not decide whether
+        // a request word negates a known one (`disarm` beside a hidden `arm`).
+        let visible = self.visible;
+        let known = |w: &str| index.visible_word(w, visible);
+        let candidate = score(self.query, form, self.expansions, letters, &known);
+        match self.best.get(&form.tool) {
+            Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {}
+            _ => {
+                self.best.insert(form.tool, candidate);
             }
         }
-        let mut candidates: Vec<Candidate> = best.into_values().collect();
-        candidates.sort_by_key(|c| (c.cost, c.tool));
-        Ranking {
-            candidates,
-            complete,
+    }
+
+    /// What a form without the rarest word must cost less than to be scored, and how many
+    /// such forms may be. It pays for that word as an extra word, and for each of its own
+    /// words the rest of the request cannot cover; once it cannot reach the margin of the best
+    /// nor the suggestions, it need not be scored. When the best so far may be applied, only
+    /// its runners-up matter; otherwise the suggestions do, but scoring tools that share only a
+    /// common word is capped (they are weak suggestions anyway).
+    fn second_bounds(&self) -> (u32, usize) {
+        let mut costs: Vec<(u32, usize)> = self.best.values().map(|c| (c.cost, c.tool)).collect();
+        costs.sort_unstable();
+        let Some(&(b, tool)) = costs.first() else {
+            return (u32::MAX, usize::MAX);
+        };
+        let applicable = self.best[&tool].correctable && !self.index.destructive[tool];
+        if applicable {
+            (b + MARGIN, usize::MAX)
+        } else {
+            let threshold = (b + MARGIN).max(costs.get(MAX_SUGGESTIONS - 1).map_or(0, |c| c.0));
+            (threshold, SUGGESTION_SCAN)
         }
     }
 }

@@ -83,7 +83,21 @@ impl NameIndex {
         // The lexicon is read by the fuzzy tier: built with the index, not on a first typo.
         crate::text::lexicon::warm();
         crate::resolve::meaning::warm();
-        let mut index = NameIndex {
+        let mut index = NameIndex::empty();
+        for (tool, entry) in entries.into_iter().enumerate() {
+            index.add_tool(tool, entry);
+        }
+        index.add_synonym_classes();
+        index.add_spellings();
+        index.typo_neighbours = index.all_typo_neighbours();
+        for members in index.class_members.values_mut() {
+            members.sort();
+        }
+        index
+    }
+
+    fn empty() -> NameIndex {
+        NameIndex {
             tools: 0,
             destructive: Vec::new(),
             lower_names: Vec::new(),
@@ -103,36 +117,46 @@ impl NameIndex {
             typo_neighbours: Vec::new(),
             compact_deletes: FastMap::default(),
             namespaces: Namespaces::default(),
-        };
-        for (tool, entry) in entries.into_iter().enumerate() {
-            index.tools += 1;
-            index.destructive.push(entry.destructive);
-            index.lower_names.push(entry.name.to_lowercase().into());
-            index.forms_of.push(Vec::new());
-            index.exact.entry(entry.name.into()).or_default().push(tool);
-            index.add_form(tool, entry.name);
-            index.namespaces.add(tool, entry.name);
-            for alias in entry.aliases {
-                let list = index.alias.entry(alias.as_str().into()).or_default();
-                if !list.contains(&tool) {
-                    list.push(tool);
-                }
-                index.add_form(tool, alias);
-            }
         }
-        let stems: Vec<Box<str>> = index.postings.keys().cloned().collect();
+    }
+
+    /// Tool number `tool`: its name and aliases, each a form.
+    fn add_tool(&mut self, tool: usize, entry: NameEntry<'_>) {
+        self.tools += 1;
+        self.destructive.push(entry.destructive);
+        self.lower_names.push(entry.name.to_lowercase().into());
+        self.forms_of.push(Vec::new());
+        self.exact.entry(entry.name.into()).or_default().push(tool);
+        self.add_form(tool, entry.name);
+        self.namespaces.add(tool, entry.name);
+        for alias in entry.aliases {
+            let list = self.alias.entry(alias.as_str().into()).or_default();
+            if !list.contains(&tool) {
+                list.push(tool);
+            }
+            self.add_form(tool, alias);
+        }
+    }
+
+    /// Each catalog stem under its synonym class.
+    fn add_synonym_classes(&mut self) {
+        let stems: Vec<Box<str>> = self.postings.keys().cloned().collect();
         for stem in stems {
             let class = canon(&stem);
             if !class.is_empty() {
-                index
-                    .class_members
+                self.class_members
                     .entry(class)
                     .or_default()
                     .push(stem.clone());
             }
         }
+    }
+
+    /// Every spelling of a form's words (as written, and as its stem), numbered, with its
+    /// polarity and its deletion neighbourhood.
+    fn add_spellings(&mut self) {
         let mut stem_of: FastMap<Box<str>, Box<str>> = FastMap::default();
-        for form in &index.forms {
+        for form in &self.forms {
             for (raw, stem) in form.raw.iter().zip(&form.stems) {
                 stem_of.insert(raw.clone(), stem.clone());
                 stem_of.insert(stem.clone(), stem.clone());
@@ -143,31 +167,29 @@ impl NameIndex {
             each_char_deletion_hash(&text, typo_allowance(char_len(&text)), &mut |del| {
                 // The same deletion from other positions (`ab` from `aab`) comes right after
                 // this spelling's own: once per list.
-                let list = index.word_deletes.entry(del).or_default();
+                let list = self.word_deletes.entry(del).or_default();
                 if list.last() != Some(&id) {
                     list.push(id);
                 }
             });
-            index.spelling_ids.insert(text.clone(), id);
-            index.spelling_polarity.push(Polarity::of(&text));
-            index.spellings.push((text, stem));
+            self.spelling_ids.insert(text.clone(), id);
+            self.spelling_polarity.push(Polarity::of(&text));
+            self.spellings.push((text, stem));
         }
-        let typo_neighbours = index
-            .spellings
+    }
+
+    /// What a typo lookup of each spelling finds, in order.
+    fn all_typo_neighbours(&self) -> Vec<Vec<Neighbour>> {
+        self.spellings
             .iter()
             .map(|(text, _)| {
                 let mut found = Vec::new();
-                index.typo_lookup(text, &mut |spelling, distance| {
+                self.typo_lookup(text, &mut |spelling, distance| {
                     found.push(Neighbour { spelling, distance })
                 });
                 found
             })
-            .collect();
-        index.typo_neighbours = typo_neighbours;
-        for members in index.class_members.values_mut() {
-            members.sort();
-        }
-        index
+            .collect()
     }
 
     fn add_form(&mut self, tool: usize, name: &str) {

@@ -55,7 +55,8 @@ mod tests;
 
 pub use index::NameIndex;
 
-use equivalent::{fold, Equivalence, Folded};
+use equivalent::{fold, Equivalence, Folded, Tail};
+use fuzzy::Candidate;
 use namespace::Namespaced;
 use query::Query;
 use suggest::{truncate, MAX_SUGGESTIONS, SUGGEST_MAX_COST};
@@ -221,13 +222,8 @@ impl NameIndex {
         }
         // Declared aliases: the author said so, so they are trusted as written. Two visible
         // tools declaring the same alias is a catalog error; do not guess between them.
-        if let Some(tools) = self.alias.get(requested) {
-            let seen = visible_tools(tools.iter().copied(), visible);
-            match seen.len() {
-                0 => {}
-                1 => return Resolution::resolved(seen[0], Rule::Alias),
-                _ => return Resolution::unknown(truncate(seen)),
-            }
+        if let Some(resolution) = self.by_alias(requested, visible, Rule::Alias) {
+            return resolution;
         }
         if policy == Policy::Strict {
             return self.unknown_with_suggestions(requested, visible, policy);
@@ -243,35 +239,81 @@ impl NameIndex {
         // `fs__read_file`, then as `read_file`.
         let tails = self.namespace_tails(requested, server_name, visible);
         let tail_queries: Vec<Query> = tails.iter().map(|t| Query::new(t.name)).collect();
-        for (tail, tail_query) in tails.iter().zip(&tail_queries) {
+        if let Some(resolution) = self.by_tail(&tails, &tail_queries, visible) {
+            return resolution;
+        }
+        self.fuzzy_tier(
+            &query,
+            requested,
+            &tails,
+            &tail_queries,
+            visible,
+            server_name,
+        )
+    }
+
+    /// The one visible tool that declares the alias `name`, with `rule`; no tool when two
+    /// visible tools declare it (a catalog error: no guess between them), only suggestions.
+    fn by_alias(
+        &self,
+        name: &str,
+        visible: &dyn Fn(usize) -> bool,
+        rule: Rule,
+    ) -> Option<Resolution> {
+        let tools = self.alias.get(name)?;
+        let seen = visible_tools(tools.iter().copied(), visible);
+        match seen.len() {
+            0 => None,
+            1 => Some(Resolution::resolved(seen[0], rule)),
+            _ => Some(Resolution::unknown(truncate(seen))),
+        }
+    }
+
+    /// Tiers 1 to 3 (exact, alias, spelling-equivalent) on what each namespace prefix leaves.
+    fn by_tail(
+        &self,
+        tails: &[Tail<'_>],
+        tail_queries: &[Query],
+        visible: &dyn Fn(usize) -> bool,
+    ) -> Option<Resolution> {
+        for (tail, tail_query) in tails.iter().zip(tail_queries) {
             let tail = tail.name;
             if let Some(tool) = self.first_visible(self.exact.get(tail), visible) {
-                return Resolution::resolved(tool, Rule::NamespacePrefix);
+                return Some(Resolution::resolved(tool, Rule::NamespacePrefix));
             }
-            if let Some(tools) = self.alias.get(tail) {
-                let seen = visible_tools(tools.iter().copied(), visible);
-                match seen.len() {
-                    0 => {}
-                    1 => return Resolution::resolved(seen[0], Rule::NamespacePrefix),
-                    _ => return Resolution::unknown(truncate(seen)),
-                }
+            if let Some(resolution) = self.by_alias(tail, visible, Rule::NamespacePrefix) {
+                return Some(resolution);
             }
             match self.equivalent(tail_query, tail, visible) {
                 Equivalence::One(tool, _) => {
-                    return Resolution::resolved(tool, Rule::NamespacePrefix)
+                    return Some(Resolution::resolved(tool, Rule::NamespacePrefix))
                 }
-                Equivalence::Ambiguous(tools) => return Resolution::unknown(truncate(tools)),
+                Equivalence::Ambiguous(tools) => return Some(Resolution::unknown(truncate(tools))),
                 Equivalence::None => {}
             }
         }
+        None
+    }
 
-        // Fuzzy tier. First a dropped or changed namespace: the rest of the name is exactly one
-        // tool's, and no other tool is about as close. Tools named so that are destructive,
-        // not clearly first, or several, are suggested first, and nothing else is corrected to
-        // in their place.
-        let ranking = self.fuzzy(&query, visible);
+    /// Tier 4, the fuzzy tier. First a dropped or changed namespace: the rest of the name is
+    /// exactly one tool's, and no other tool is about as close. Tools named so that are
+    /// destructive, not clearly first, or several, are suggested first, and nothing else is
+    /// corrected to in their place. Then the fuzzy match: first on the name as sent (dotted
+    /// tool names such as `math.factorial` exist), then without the namespace prefix when
+    /// every segment stripped is known (a tail behind a label the server cannot check is only
+    /// suggested).
+    fn fuzzy_tier(
+        &self,
+        query: &Query,
+        requested: &str,
+        tails: &[Tail<'_>],
+        tail_queries: &[Query],
+        visible: &dyn Fn(usize) -> bool,
+        server_name: Option<&str>,
+    ) -> Resolution {
+        let ranking = self.fuzzy(query, visible);
         let mut suggestions = Vec::new();
-        match self.namespaced(&query, requested, visible, server_name, &ranking) {
+        match self.namespaced(query, requested, visible, server_name, &ranking) {
             Namespaced::One(tool) => return Resolution::resolved(tool, Rule::Namespace),
             Namespaced::Suggested(tool) => suggestions.push(tool),
             Namespaced::Several(tools) => suggestions.extend(truncate(tools)),
@@ -281,16 +323,13 @@ impl NameIndex {
             return Resolution::unknown(suggestions);
         }
         let may_correct = suggestions.is_empty();
-        // Then the fuzzy match: first on the name as sent (dotted tool names such as
-        // `math.factorial` exist), then without the namespace prefix when every segment
-        // stripped is known (a tail behind a label the server cannot check is only suggested).
         if may_correct {
-            if let Some(decision) = self.decide(&query, &ranking) {
+            if let Some(decision) = self.decide(query, &ranking) {
                 return decision;
             }
         }
         let mut ranked = ranking.candidates;
-        for (tail, tail_query) in tails.iter().zip(&tail_queries) {
+        for (tail, tail_query) in tails.iter().zip(tail_queries) {
             let tail_ranking = self.fuzzy(tail_query, visible);
             if tail.fuzzy && may_correct {
                 if let Some(decision) = self.decide(tail_query, &tail_ranking) {
@@ -300,10 +339,24 @@ impl NameIndex {
             ranked.extend(tail_ranking.candidates);
         }
         ranked.sort_by_key(|c| (c.cost, c.tool));
-        // A suggestion is weighed against what the namespace left too: behind `mcp__tools__`,
-        // `perform_aabductor` is still a misspelled `abductor`, never `abductee`.
+        self.suggested(query, tail_queries, &ranked, suggestions, visible)
+    }
+
+    /// No correction: `suggestions` (those of the namespace rule) completed from `ranked`,
+    /// the fuzzy candidates of the request and of its tails, cheapest first, then by
+    /// `fill_suggestions`. A suggestion is weighed against what the namespace left too:
+    /// behind `mcp__tools__`, `perform_aabductor` is still a misspelled `abductor`, never
+    /// `abductee`.
+    fn suggested(
+        &self,
+        query: &Query,
+        tail_queries: &[Query],
+        ranked: &[Candidate],
+        mut suggestions: Vec<usize>,
+        visible: &dyn Fn(usize) -> bool,
+    ) -> Resolution {
         let opposed = |tool: usize| {
-            self.opposed_tool(&query, tool)
+            self.opposed_tool(query, tool)
                 || tail_queries.iter().any(|q| self.opposed_tool(q, tool))
         };
         for candidate in ranked.iter().filter(|c| !c.blocked) {
@@ -321,7 +374,7 @@ impl NameIndex {
             }
         }
         let found = suggestions.len();
-        self.fill_suggestions(&query, visible, &mut suggestions);
+        self.fill_suggestions(query, visible, &mut suggestions);
         let mut k = 0;
         suggestions.retain(|&t| {
             k += 1;

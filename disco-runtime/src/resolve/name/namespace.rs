@@ -19,7 +19,7 @@
 use super::cost::DROPPED;
 use super::decide::MARGIN;
 use super::equivalent::{carries_meaning, CLIENT_PREFIXES};
-use super::fuzzy::Ranking;
+use super::fuzzy::FuzzyCandidates;
 use super::query::Query;
 use super::{visible_tools, NameIndex, MAX_NAME_LEN};
 use crate::resolve::polarity::{typo_allowance, typo_possible};
@@ -109,7 +109,7 @@ impl NameIndex {
         requested: &str,
         visible: &dyn Fn(usize) -> bool,
         server_name: Option<&str>,
-        ranking: &Ranking,
+        ranking: &FuzzyCandidates,
     ) -> Namespaced {
         let ns = &self.namespaces;
         let split_key;
@@ -147,29 +147,9 @@ impl NameIndex {
                     && ns.seen_namespace(s, visible)
             })
         };
-        let named = match seen.as_slice() {
-            &[tool] => tool,
-            several => {
-                // The request's namespace spells one of theirs, exactly or but for a typo.
-                let spelled: Vec<usize> = (several.iter().copied())
-                    .filter(|&t| {
-                        asked
-                            .iter()
-                            .any(|s| ns.segments[t].iter().any(|own| spelled_like(s, own)))
-                    })
-                    .collect();
-                match spelled.as_slice() {
-                    &[tool] => tool,
-                    // Never the opposite of the request, even among suggestions.
-                    _ => {
-                        return Namespaced::Several(
-                            (several.iter().copied())
-                                .filter(|&t| !self.opposed_tool(query, t))
-                                .collect(),
-                        )
-                    }
-                }
-            }
+        let named = match self.single_out(query, &seen, &asked) {
+            Ok(tool) => tool,
+            Err(several) => return Namespaced::Several(several),
         };
         // A tool without a namespace is reached by the tiers that read its whole name.
         if !ns.reachable[named] || names_another(named) || self.opposed_tool(query, named) {
@@ -187,13 +167,41 @@ impl NameIndex {
             Namespaced::One(named)
         }
     }
+
+    /// The one of `seen` (the visible tools that end alike) the request names: the only one,
+    /// or the only one whose namespace the request's (`asked`) spells, exactly or but for a
+    /// typo. Else those to suggest, never the opposite of the request.
+    fn single_out(
+        &self,
+        query: &Query,
+        seen: &[usize],
+        asked: &[String],
+    ) -> Result<usize, Vec<usize>> {
+        let ns = &self.namespaces;
+        if let &[tool] = seen {
+            return Ok(tool);
+        }
+        let spelled: Vec<usize> = (seen.iter().copied())
+            .filter(|&t| {
+                asked
+                    .iter()
+                    .any(|s| ns.segments[t].iter().any(|own| spelled_like(s, own)))
+            })
+            .collect();
+        match spelled.as_slice() {
+            &[tool] => Ok(tool),
+            _ => Err((seen.iter().copied())
+                .filter(|&t| !self.opposed_tool(query, t))
+                .collect()),
+        }
+    }
 }
 
 /// A namespace left out or changed is one word dropped: the tool it names is corrected to only
 /// when no other visible tool but those that end alike (`alike`) comes within the fuzzy tier's
 /// margin of that (`get_current` is as much `get_current_time` without its last word as
 /// `sports_ranking.get_current` without its namespace).
-fn clearly_first(tool: usize, alike: &[usize], ranking: &Ranking) -> bool {
+fn clearly_first(tool: usize, alike: &[usize], ranking: &FuzzyCandidates) -> bool {
     (ranking.candidates.iter())
         .all(|c| c.tool == tool || alike.contains(&c.tool) || c.cost >= DROPPED + MARGIN)
 }

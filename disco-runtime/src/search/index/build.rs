@@ -26,80 +26,23 @@ impl SearchIndex {
 
         // Pass 1: words of every field, and the vocabulary of the prose fields, used to split
         // run-together names ("airqualityforecast") into words the descriptions use.
-        let mut doc_words: Vec<[Vec<String>; NF]> = Vec::with_capacity(docs.len());
+        let doc_words: Vec<[Vec<String>; NF]> = docs.iter().map(field_words).collect();
         let mut vocab: HashSet<String> = HashSet::new();
-        let mut buf = Vec::new();
-        for d in docs {
-            let mut f: [Vec<String>; NF] = Default::default();
-            words_into(&d.name, &mut f[F_NAME]);
-            if let Some(t) = &d.title {
-                // A title that only repeats the name would count the name twice.
-                if !same_words(t, &d.name) {
-                    words_into(t, &mut f[F_TITLE]);
-                }
-            }
-            for k in &d.keywords {
-                words_into(k, &mut f[F_KEYWORDS]);
-            }
-            for a in &d.aliases {
-                words_into(a, &mut f[F_ALIASES]);
-            }
-            words_into(&d.description, &mut f[F_DESC]);
-            for (pn, pd) in &d.params {
-                words_into(pn, &mut f[F_PARAM_NAME]);
-                words_into(pd, &mut f[F_PARAM_DESC]);
-            }
-            let prose = [F_TITLE, F_KEYWORDS, F_DESC, F_PARAM_NAME, F_PARAM_DESC];
-            for w in prose.iter().flat_map(|&i| &f[i]) {
-                if w.chars().count() >= 3 && !vocab.contains(w.as_str()) {
-                    vocab.insert(w.clone());
-                }
-            }
-            doc_words.push(f);
+        for f in &doc_words {
+            add_prose_vocabulary(f, &mut vocab);
         }
 
         // Pass 2: split run-together name words, then postings.
         let mut field_len = Vec::with_capacity(docs.len());
         let mut total_len = [0u64; NF];
-        let mut pairs: Vec<(u32, usize)> = Vec::new();
         let mut name_len = Vec::with_capacity(docs.len());
+        let mut buf = Vec::new();
+        let mut pairs: Vec<(u32, usize)> = Vec::new();
         for (doc, mut f) in doc_words.into_iter().enumerate() {
-            let mut name_words: Vec<String> = Vec::new();
-            for field in [F_NAME, F_ALIASES] {
-                let mut extra = Vec::new();
-                for w in &f[field] {
-                    split_compound(w, &vocab, &mut buf);
-                    if field == F_NAME && buf.is_empty() {
-                        name_words.push(w.clone());
-                    }
-                    extra.append(&mut buf);
-                }
-                if field == F_NAME {
-                    name_words.extend(extra.iter().cloned());
-                    name_words.sort_unstable();
-                    name_words.dedup();
-                    name_len.push(u8::try_from(name_words.len()).unwrap_or(u8::MAX));
-                    name_words.clear();
-                }
-                f[field].extend(extra);
-            }
-            pairs.clear();
-            let mut lens = [0u16; NF];
-            for (field, words) in f.iter().enumerate() {
-                lens[field] = u16::try_from(words.len()).unwrap_or(u16::MAX);
+            name_len.push(split_run_together(&mut f, &vocab, &mut buf));
+            let lens = b.add_postings(doc, &f, &mut pairs);
+            for field in 0..NF {
                 total_len[field] += u64::from(lens[field]);
-                for w in words {
-                    pairs.push((b.term_of(w), field));
-                }
-            }
-            pairs.sort_unstable();
-            let doc32 = u32::try_from(doc).unwrap_or(u32::MAX);
-            for chunk in pairs.chunk_by(|a, b| a.0 == b.0) {
-                let mut tf = [0u8; NF];
-                for &(_, field) in chunk {
-                    tf[field] = tf[field].saturating_add(1);
-                }
-                b.postings[chunk[0].0 as usize].push(Posting { doc: doc32, tf });
             }
             field_len.push(lens);
         }
@@ -107,50 +50,17 @@ impl SearchIndex {
         let Builder {
             stems,
             terms,
-            postings,
+            mut postings,
             ..
         } = b;
-
-        // Synonyms by stem, resolved to the terms this catalog has.
-        let mut synonyms: HashMap<String, Vec<u32>> = HashMap::new();
-        for group in SYNONYMS {
-            let stems: Vec<String> = group.iter().map(|w| stem_word(&stemmer, w)).collect();
-            let ids: Vec<u32> = stems.iter().filter_map(|s| terms.get(s).copied()).collect();
-            for s in stems {
-                synonyms.entry(s).or_default().extend(&ids);
-            }
-        }
-        for ids in synonyms.values_mut() {
-            ids.sort_unstable();
-            ids.dedup();
-            ids.shrink_to_fit();
-        }
-
-        // Spelling neighbourhoods of the surface words long enough to be corrected to.
-        let mut surface_words: Vec<(Box<str>, u32)> = stems
-            .into_iter()
-            .map(|(w, t)| (w.into_boxed_str(), t))
-            .collect();
-        surface_words.sort_unstable();
-        let mut deletes = Vec::new();
-        for (i, (w, _)) in surface_words.iter().enumerate() {
-            if w.len() + 1 >= TYPO_MIN_CHARS && w.bytes().all(|c| c.is_ascii_lowercase()) {
-                for_each_delete(w, |h| deletes.push((h, i as u32)));
-            }
-        }
-        deletes.sort_unstable();
-        deletes.dedup();
-        let surface_index = surface_words
-            .iter()
-            .enumerate()
-            .map(|(i, (w, _))| (w.clone(), i as u32))
-            .collect();
-
+        let synonyms = synonyms_in(&terms, &stemmer);
+        let Spelling {
+            surface_words,
+            surface_index,
+            deletes,
+        } = spelling_neighbourhoods(stems);
         let names: Vec<String> = docs.iter().map(|d| d.name.clone()).collect();
-        let mut by_name: Vec<u32> = (0..docs.len() as u32).collect();
-        by_name.sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]).then(a.cmp(&b)));
-
-        let mut postings = postings;
+        let by_name = name_order(&names);
         for p in &mut postings {
             p.shrink_to_fit();
         }
@@ -175,6 +85,131 @@ impl SearchIndex {
     }
 }
 
+/// The words of each field of one tool.
+fn field_words(d: &SearchDoc) -> [Vec<String>; NF] {
+    let mut f: [Vec<String>; NF] = Default::default();
+    words_into(&d.name, &mut f[F_NAME]);
+    if let Some(t) = &d.title {
+        // A title that only repeats the name would count the name twice.
+        if !same_words(t, &d.name) {
+            words_into(t, &mut f[F_TITLE]);
+        }
+    }
+    for k in &d.keywords {
+        words_into(k, &mut f[F_KEYWORDS]);
+    }
+    for a in &d.aliases {
+        words_into(a, &mut f[F_ALIASES]);
+    }
+    words_into(&d.description, &mut f[F_DESC]);
+    for (pn, pd) in &d.params {
+        words_into(pn, &mut f[F_PARAM_NAME]);
+        words_into(pd, &mut f[F_PARAM_DESC]);
+    }
+    f
+}
+
+/// Adds the words of one tool's prose fields (three characters or more) to `vocab`: the
+/// words run-together names are split into.
+fn add_prose_vocabulary(f: &[Vec<String>; NF], vocab: &mut HashSet<String>) {
+    let prose = [F_TITLE, F_KEYWORDS, F_DESC, F_PARAM_NAME, F_PARAM_DESC];
+    for w in prose.iter().flat_map(|&i| &f[i]) {
+        if w.chars().count() >= 3 && !vocab.contains(w.as_str()) {
+            vocab.insert(w.clone());
+        }
+    }
+}
+
+/// Adds the parts of the run-together words of a tool's name and aliases to their fields;
+/// the number of distinct words of the name (a run-together word counted as its parts).
+fn split_run_together(
+    f: &mut [Vec<String>; NF],
+    vocab: &HashSet<String>,
+    buf: &mut Vec<String>,
+) -> u8 {
+    let mut name_len = 0;
+    for field in [F_NAME, F_ALIASES] {
+        let mut name_words: Vec<String> = Vec::new();
+        let mut extra = Vec::new();
+        for w in &f[field] {
+            split_compound(w, vocab, buf);
+            if field == F_NAME && buf.is_empty() {
+                name_words.push(w.clone());
+            }
+            extra.append(buf);
+        }
+        if field == F_NAME {
+            name_words.extend(extra.iter().cloned());
+            name_words.sort_unstable();
+            name_words.dedup();
+            name_len = u8::try_from(name_words.len()).unwrap_or(u8::MAX);
+        }
+        f[field].extend(extra);
+    }
+    name_len
+}
+
+/// Synonyms by stem, resolved to the terms this catalog has.
+fn synonyms_in(terms: &HashMap<String, u32>, stemmer: &Stemmer) -> HashMap<String, Vec<u32>> {
+    let mut synonyms: HashMap<String, Vec<u32>> = HashMap::new();
+    for group in SYNONYMS {
+        let stems: Vec<String> = group.iter().map(|w| stem_word(stemmer, w)).collect();
+        let ids: Vec<u32> = stems.iter().filter_map(|s| terms.get(s).copied()).collect();
+        for s in stems {
+            synonyms.entry(s).or_default().extend(&ids);
+        }
+    }
+    for ids in synonyms.values_mut() {
+        ids.sort_unstable();
+        ids.dedup();
+        ids.shrink_to_fit();
+    }
+    synonyms
+}
+
+/// What typo tolerance looks words up in (the fields of [`SearchIndex`] of the same names).
+struct Spelling {
+    surface_words: Vec<(Box<str>, u32)>,
+    surface_index: HashMap<Box<str>, u32>,
+    deletes: Vec<(u64, u32)>,
+}
+
+/// The spelling neighbourhoods of the surface words long enough to be corrected to: the
+/// surface words (with their terms) in order, each one's position, and the hashes of their
+/// one-character deletions with the position they came from.
+fn spelling_neighbourhoods(stems: HashMap<String, u32>) -> Spelling {
+    let mut surface_words: Vec<(Box<str>, u32)> = stems
+        .into_iter()
+        .map(|(w, t)| (w.into_boxed_str(), t))
+        .collect();
+    surface_words.sort_unstable();
+    let mut deletes = Vec::new();
+    for (i, (w, _)) in surface_words.iter().enumerate() {
+        if w.len() + 1 >= TYPO_MIN_CHARS && w.bytes().all(|c| c.is_ascii_lowercase()) {
+            for_each_delete(w, |h| deletes.push((h, i as u32)));
+        }
+    }
+    deletes.sort_unstable();
+    deletes.dedup();
+    let surface_index = surface_words
+        .iter()
+        .enumerate()
+        .map(|(i, (w, _))| (w.clone(), i as u32))
+        .collect();
+    Spelling {
+        surface_words,
+        surface_index,
+        deletes,
+    }
+}
+
+/// The positions of the tools in name order (then position), what an empty query lists.
+fn name_order(names: &[String]) -> Vec<u32> {
+    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
+    by_name.sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]).then(a.cmp(&b)));
+    by_name
+}
+
 struct Builder<'a> {
     stemmer: &'a Stemmer,
     /// Surface word -> term id (each distinct word is stemmed once).
@@ -184,6 +219,34 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// Adds the postings of tool `doc` (its words per field, `f`); the length of each field.
+    /// `pairs` is scratch space.
+    fn add_postings(
+        &mut self,
+        doc: usize,
+        f: &[Vec<String>; NF],
+        pairs: &mut Vec<(u32, usize)>,
+    ) -> [u16; NF] {
+        pairs.clear();
+        let mut lens = [0u16; NF];
+        for (field, words) in f.iter().enumerate() {
+            lens[field] = u16::try_from(words.len()).unwrap_or(u16::MAX);
+            for w in words {
+                pairs.push((self.term_of(w), field));
+            }
+        }
+        pairs.sort_unstable();
+        let doc32 = u32::try_from(doc).unwrap_or(u32::MAX);
+        for chunk in pairs.chunk_by(|a, b| a.0 == b.0) {
+            let mut tf = [0u8; NF];
+            for &(_, field) in chunk {
+                tf[field] = tf[field].saturating_add(1);
+            }
+            self.postings[chunk[0].0 as usize].push(Posting { doc: doc32, tf });
+        }
+        lens
+    }
+
     fn term_of(&mut self, w: &str) -> u32 {
         if let Some(&t) = self.stems.get(w) {
             return t;

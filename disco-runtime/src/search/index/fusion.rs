@@ -143,39 +143,16 @@ impl Semantic {
         base: Option<&SearchIndex>,
         build: &SemanticBuild,
     ) -> Semantic {
-        let dim = model.dim();
         let base = base.and_then(|b| {
             let s = b.semantic.as_ref()?;
             let vectors = s.ready()?;
-            Arc::ptr_eq(&s.model, &model).then_some((b, s, vectors))
+            Arc::ptr_eq(&s.model, &model).then_some(Reusable {
+                index: b,
+                texts: &s.texts,
+                vectors,
+            })
         });
-        let mut plan = Plan {
-            vectors: vec![0f32; rows.max(docs.len()) * dim],
-            rows: Vec::new(),
-            texts: Vec::new(),
-        };
-        let mut keys: Vec<TextKey> = Vec::with_capacity(docs.len());
-        for (i, doc) in docs.iter().enumerate() {
-            let text = semantic_text(doc);
-            let key = text_key(&text);
-            keys.push(key);
-            let known = base.and_then(|(b, s, vectors)| {
-                let at = b
-                    .by_name
-                    .binary_search_by(|&d| b.names[d as usize].as_str().cmp(&doc.name))
-                    .ok()?;
-                let d = b.by_name[at] as usize;
-                (s.texts[d] == key).then(|| &vectors[d * dim..(d + 1) * dim])
-            });
-            match known {
-                Some(v) => plan.vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
-                None => {
-                    plan.rows.push(i);
-                    plan.texts.push(text);
-                }
-            }
-        }
-        keys.resize(rows.max(docs.len()), [0u8; 16]);
+        let (plan, keys) = Plan::new(model.dim(), docs, rows, base);
         let cell: Arc<OnceLock<Option<Vec<f32>>>> = Arc::new(OnceLock::new());
         let semantic = Semantic {
             model: model.clone(),
@@ -204,40 +181,7 @@ impl Semantic {
         let thread_model = model.clone();
         let spawned = std::thread::Builder::new()
             .name("disco-embed".into())
-            .spawn(move || {
-                let started = std::time::Instant::now();
-                let tools = keys.len();
-                let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    finish(
-                        &thread_model,
-                        plan,
-                        claims,
-                        &keys,
-                        cache.as_deref(),
-                        Some(&weak),
-                    )
-                }));
-                let Some(cell) = weak.upgrade() else {
-                    tracing::debug!("semantic vectors no longer needed: the index was replaced");
-                    return;
-                };
-                match done {
-                    Ok(vectors) => {
-                        let _ = cell.set(Some(vectors));
-                        tracing::info!(
-                            tools,
-                            ms = started.elapsed().as_millis() as u64,
-                            "semantic vectors ready: tool_search fuses keywords with the model"
-                        );
-                    }
-                    Err(_) => {
-                        let _ = cell.set(None);
-                        tracing::error!(
-                            "embedding the tools failed; tool_search ranks by keywords alone"
-                        );
-                    }
-                }
-            });
+            .spawn(move || finish_in_background(&thread_model, plan, claims, &keys, cache, &weak));
         if let Err(e) = spawned {
             tracing::warn!(error = %e, "no thread for embedding: the tools are embedded now");
             // The closure was not run: embed here (the plan went with it, so start again).
@@ -256,6 +200,95 @@ impl Semantic {
     }
 }
 
+/// An earlier index whose vectors a new one of the same model may take: its names, the key
+/// of the text each vector was made from, and the vectors.
+#[derive(Clone, Copy)]
+struct Reusable<'a> {
+    index: &'a SearchIndex,
+    texts: &'a [TextKey],
+    vectors: &'a [f32],
+}
+
+impl<'a> Reusable<'a> {
+    /// The vector of the tool named `name`, when it was made from the text `key`.
+    fn vector(self, name: &str, key: TextKey, dim: usize) -> Option<&'a [f32]> {
+        let b = self.index;
+        let at = b
+            .by_name
+            .binary_search_by(|&d| b.names[d as usize].as_str().cmp(name))
+            .ok()?;
+        let d = b.by_name[at] as usize;
+        (self.texts[d] == key).then(|| &self.vectors[d * dim..(d + 1) * dim])
+    }
+}
+
+impl Plan {
+    /// The vectors `base` has for `docs` in place, and the tools still to embed; with the
+    /// key of each tool's text (0 for a row past the docs: no text).
+    fn new(
+        dim: usize,
+        docs: &[SearchDoc],
+        rows: usize,
+        base: Option<Reusable<'_>>,
+    ) -> (Plan, Vec<TextKey>) {
+        let mut plan = Plan {
+            vectors: vec![0f32; rows.max(docs.len()) * dim],
+            rows: Vec::new(),
+            texts: Vec::new(),
+        };
+        let mut keys: Vec<TextKey> = Vec::with_capacity(docs.len());
+        for (i, doc) in docs.iter().enumerate() {
+            let text = semantic_text(doc);
+            let key = text_key(&text);
+            keys.push(key);
+            match base.and_then(|b| b.vector(&doc.name, key, dim)) {
+                Some(v) => plan.vectors[i * dim..(i + 1) * dim].copy_from_slice(v),
+                None => {
+                    plan.rows.push(i);
+                    plan.texts.push(text);
+                }
+            }
+        }
+        keys.resize(rows.max(docs.len()), [0u8; 16]);
+        (plan, keys)
+    }
+}
+
+/// [`finish`] on the embedding thread: the vectors go to the index's cell, unless the index
+/// was replaced meanwhile; a panic while embedding leaves the index to keywords alone.
+fn finish_in_background(
+    model: &SemanticModel,
+    plan: Plan,
+    claims: Started,
+    keys: &[TextKey],
+    cache: Option<PathBuf>,
+    weak: &Weak<OnceLock<Option<Vec<f32>>>>,
+) {
+    let started = std::time::Instant::now();
+    let tools = keys.len();
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        finish(model, plan, claims, keys, cache.as_deref(), Some(weak))
+    }));
+    let Some(cell) = weak.upgrade() else {
+        tracing::debug!("semantic vectors no longer needed: the index was replaced");
+        return;
+    };
+    match done {
+        Ok(vectors) => {
+            let _ = cell.set(Some(vectors));
+            tracing::info!(
+                tools,
+                ms = started.elapsed().as_millis() as u64,
+                "semantic vectors ready: tool_search fuses keywords with the model"
+            );
+        }
+        Err(_) => {
+            let _ = cell.set(None);
+            tracing::error!("embedding the tools failed; tool_search ranks by keywords alone");
+        }
+    }
+}
+
 /// Texts are embedded in blocks of this many, so that a replaced index's thread stops soon.
 pub(crate) const EMBED_BLOCK: usize = 256;
 
@@ -271,112 +304,161 @@ fn finish(
     cache: Option<&Path>,
     alive: Option<&Weak<OnceLock<Option<Vec<f32>>>>>,
 ) -> Vec<f32> {
-    let dim = model.dim();
-    let Plan {
-        mut vectors,
-        rows,
-        texts,
-    } = plan;
     let gone = || alive.is_some_and(|w| w.strong_count() == 0);
     let Started {
         mut job,
         found,
         wanted,
     } = started;
-    // Positions in `rows`: the texts this index embeds, and those another one is embedding.
-    let mut mine: Vec<usize> = Vec::new();
-    let mut theirs: Vec<usize> = Vec::new();
-    let mut shared = 0usize;
-    for (n, found) in found.into_iter().enumerate() {
-        match found {
-            Found::Ready(v) => {
-                put_row(&mut vectors, rows[n], dim, &v);
-                shared += 1;
-            }
-            Found::Mine => mine.push(n),
-            Found::Theirs => theirs.push(n),
-        }
-    }
-    let file = cache.map(|dir| cache::file_of(dir, model.id()));
-    let stored = match (&file, mine.is_empty()) {
-        (Some(f), false) => cache::read(f, model.id(), dim),
-        _ => HashMap::new(),
+    let mut made = Making {
+        dim: model.dim(),
+        vectors: plan.vectors,
+        rows: plan.rows,
+        texts: plan.texts,
+        wanted,
     };
-    let mut missing: Vec<usize> = Vec::new();
-    let mut from_cache = 0usize;
-    for &n in &mine {
-        match stored.get(&wanted[n]) {
-            Some(v) => {
-                put_row(&mut vectors, rows[n], dim, v);
-                from_cache += 1;
-            }
-            None => missing.push(n),
-        }
-    }
-    job.put(
-        mine.iter()
-            .filter(|&&n| stored.contains_key(&wanted[n]))
-            .map(|&n| (wanted[n], row(&vectors, rows[n], dim))),
-    );
+    let (mine, theirs, mut shared) = made.take_found(found);
+    let file = cache.map(|dir| cache::file_of(dir, model.id()));
+    let (missing, from_cache) = made.take_cached(model, file.as_deref(), &mine, &mut job);
     let mut embedded = 0usize;
     for block in missing.chunks(EMBED_BLOCK) {
         if gone() {
             break;
         }
-        embedded += embed_rows(model, block, &rows, &texts, &mut vectors);
-        job.put(
-            block
-                .iter()
-                .map(|&n| (wanted[n], row(&vectors, rows[n], dim))),
-        );
+        embedded += made.embed(model, block, &mut job);
     }
     // What is still claimed (embedding stopped) is let go before waiting for the others: an
     // index never waits while holding a claim, so no two wait for each other.
     job.release();
     if !theirs.is_empty() {
-        let waited: Vec<TextKey> = theirs.iter().map(|&n| wanted[n]).collect();
-        let mut again: Vec<usize> = Vec::new();
-        for (&n, v) in theirs.iter().zip(job.wait(&waited)) {
-            match v {
-                Some(v) => {
-                    put_row(&mut vectors, rows[n], dim, &v);
-                    shared += 1;
-                }
-                // The index embedding it stopped: embedded here.
-                None => again.push(n),
-            }
-        }
+        let (waited, again) = made.take_waited(&theirs, &job);
+        shared += waited;
         if !again.is_empty() && !gone() {
-            embedded += embed_rows(model, &again, &rows, &texts, &mut vectors);
-            job.put(
-                again
-                    .iter()
-                    .map(|&n| (wanted[n], row(&vectors, rows[n], dim))),
-            );
+            embedded += made.embed(model, &again, &mut job);
         }
     }
     tracing::debug!(shared, from_cache, embedded, "semantic vectors made");
     if let (Some(file), true) = (&file, embedded > 0) {
-        // Merged with the file as it is now, not as it was read when this index started:
-        // another index of this process (a scoped caller's, a rebuild) may have written it
-        // since, and an index that embedded none of its own texts at first never read it.
-        // One writer at a time in this process; across processes the last rename wins.
-        static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
-        let current = cache::read(file, model.id(), dim);
-        let rows_of =
-            (0..keys.len()).filter(|&i| vectors[i * dim..(i + 1) * dim].iter().any(|&x| x != 0.0));
-        let bytes = cache::serialize(
-            model.id(),
-            dim,
-            rows_of.map(|i| (&keys[i], &vectors[i * dim..(i + 1) * dim])),
-            &current,
-        );
-        if let Err(e) = cache::write(file, &bytes) {
-            tracing::warn!(file = %file.display(), error = %e, "cannot write the vector cache");
-        }
+        write_cache(model, file, keys, &made.vectors);
     }
-    vectors
+    made.vectors
+}
+
+/// The vectors of an index being made, and the tools still to make: their rows, texts and
+/// keys (`rows[n]`, `texts[n]`, `wanted[n]` are one tool's).
+struct Making {
+    dim: usize,
+    vectors: Vec<f32>,
+    rows: Vec<usize>,
+    texts: Vec<String>,
+    wanted: Vec<TextKey>,
+}
+
+impl Making {
+    /// Takes what the model's store had ready; the positions this index embeds and those
+    /// another one is embedding, and how many were ready.
+    fn take_found(&mut self, found: Vec<Found>) -> (Vec<usize>, Vec<usize>, usize) {
+        let mut mine: Vec<usize> = Vec::new();
+        let mut theirs: Vec<usize> = Vec::new();
+        let mut shared = 0usize;
+        for (n, found) in found.into_iter().enumerate() {
+            match found {
+                Found::Ready(v) => {
+                    put_row(&mut self.vectors, self.rows[n], self.dim, &v);
+                    shared += 1;
+                }
+                Found::Mine => mine.push(n),
+                Found::Theirs => theirs.push(n),
+            }
+        }
+        (mine, theirs, shared)
+    }
+
+    /// Takes the vectors of `mine` that the cache `file` holds (read only when there is
+    /// something to look for), shared with the other indexes; the positions still missing,
+    /// and how many were cached.
+    fn take_cached(
+        &mut self,
+        model: &SemanticModel,
+        file: Option<&Path>,
+        mine: &[usize],
+        job: &mut Job,
+    ) -> (Vec<usize>, usize) {
+        let stored = match (file, mine.is_empty()) {
+            (Some(f), false) => cache::read(f, model.id(), self.dim),
+            _ => HashMap::new(),
+        };
+        let mut missing: Vec<usize> = Vec::new();
+        let mut from_cache = 0usize;
+        for &n in mine {
+            match stored.get(&self.wanted[n]) {
+                Some(v) => {
+                    put_row(&mut self.vectors, self.rows[n], self.dim, v);
+                    from_cache += 1;
+                }
+                None => missing.push(n),
+            }
+        }
+        job.put(
+            mine.iter()
+                .filter(|&&n| stored.contains_key(&self.wanted[n]))
+                .map(|&n| (self.wanted[n], row(&self.vectors, self.rows[n], self.dim))),
+        );
+        (missing, from_cache)
+    }
+
+    /// Embeds the texts at positions `which` into their rows, shared with the other indexes;
+    /// how many.
+    fn embed(&mut self, model: &SemanticModel, which: &[usize], job: &mut Job) -> usize {
+        let n = embed_rows(model, which, &self.rows, &self.texts, &mut self.vectors);
+        job.put(
+            which
+                .iter()
+                .map(|&n| (self.wanted[n], row(&self.vectors, self.rows[n], self.dim))),
+        );
+        n
+    }
+
+    /// Waits for the positions `theirs` that other indexes are embedding and takes their
+    /// vectors; how many came, and the positions whose index stopped (to embed here).
+    fn take_waited(&mut self, theirs: &[usize], job: &Job) -> (usize, Vec<usize>) {
+        let waited: Vec<TextKey> = theirs.iter().map(|&n| self.wanted[n]).collect();
+        let mut again: Vec<usize> = Vec::new();
+        let mut shared = 0usize;
+        for (&n, v) in theirs.iter().zip(job.wait(&waited)) {
+            match v {
+                Some(v) => {
+                    put_row(&mut self.vectors, self.rows[n], self.dim, &v);
+                    shared += 1;
+                }
+                None => again.push(n),
+            }
+        }
+        (shared, again)
+    }
+}
+
+/// Writes the vector cache `file`: `vectors` (the rows of `keys`) merged with the file as it
+/// is now, not as it was read when this index started: another index of this process (a
+/// scoped caller's, a rebuild) may have written it since, and an index that embedded none of
+/// its own texts at first never read it. One writer at a time in this process; across
+/// processes the last rename wins.
+fn write_cache(model: &SemanticModel, file: &Path, keys: &[TextKey], vectors: &[f32]) {
+    let dim = model.dim();
+    static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = crate::util::lock(&WRITING);
+    let current = cache::read(file, model.id(), dim);
+    let rows_of =
+        (0..keys.len()).filter(|&i| vectors[i * dim..(i + 1) * dim].iter().any(|&x| x != 0.0));
+    let bytes = cache::serialize(
+        model.id(),
+        dim,
+        rows_of.map(|i| (&keys[i], &vectors[i * dim..(i + 1) * dim])),
+        &current,
+    );
+    if let Err(e) = cache::write(file, &bytes) {
+        tracing::warn!(file = %file.display(), error = %e, "cannot write the vector cache");
+    }
 }
 
 /// The vector in row `i`.
@@ -551,63 +633,29 @@ impl SearchIndex {
         max_results: usize,
         embedded: Option<&QueryVectors>,
     ) -> Vec<Hit> {
-        let KeywordScores {
-            matched,
-            scores,
-            abstains: keywords_abstain,
-            idf_one,
-        } = keywords;
         let r = &self.ranking;
-        // The tools nearest the query, each with its cosine as its score.
-        let mut nearest: Vec<Hit> = Vec::new();
-        let dim = semantic.model.dim();
-        // Without `embedded`, the query is embedded here, on the caller's thread (the
-        // public search methods say so); with it, only a query it holds gets here.
-        let q = match embedded.and_then(|e| e.get(query)) {
-            Some(q) => q.clone(),
-            None => semantic.model.embed(query),
-        };
-        if let Some(q) = q.filter(|q| dim > 0 && q.len() == dim) {
-            nearest = vectors
-                .chunks_exact(dim)
-                .enumerate()
-                .filter(|(d, _)| visible[*d])
-                .map(|(index, v)| Hit {
-                    index,
-                    score: dot(v, &q),
-                })
-                .collect();
-            self.keep_best(&mut nearest, SEMANTIC_CANDIDATES);
-        }
+        let nearest = self.nearest(semantic, vectors, query, visible, embedded);
         // Scores are fused, not ranks: neither list needs an order, only its extremes.
         let cosines = nearest.iter().map(|n| n.score);
         let near_hi = cosines.clone().fold(f32::NEG_INFINITY, f32::max);
         let near_lo = cosines.fold(f32::INFINITY, f32::min);
-        if keywords_abstain && near_hi < r.semantic_threshold {
+        if keywords.abstains && near_hi < r.semantic_threshold {
             return Vec::new();
         }
-        let keyword: Vec<(usize, f32)> = matched
+        let keyword: Vec<(usize, f32)> = keywords
+            .matched
             .iter()
-            .map(|&d| (d as usize, scores[d as usize]))
+            .map(|&d| (d as usize, keywords.scores[d as usize]))
             .filter(|&(_, s)| s > 0.0)
             .collect();
-        // Each ranking's scores scaled to [0, 1] over its own list (keywords: by the best
-        // score; the model: down from the nearest tool to the farthest of its nearest), then
-        // summed. Neither scale shrinks below its floor: among a few candidates, a near tie
-        // of weak scores would otherwise count as a whole unit of difference.
-        let keyword_best = keyword
-            .iter()
-            .map(|k| k.1)
-            .fold(0f32, f32::max)
-            .max(r.keyword_scale_floor * idf_one);
-        let span = (near_hi - near_lo).max(r.semantic_spread_floor);
+        let scales = Scales::new(r, &keyword, keywords.idf_one, near_hi, near_lo);
         let mut fused = vec![0f32; self.names.len()];
         let mut seen = vec![false; self.names.len()];
         let mut found: Vec<usize> = Vec::with_capacity(keyword.len() + nearest.len());
         for &(d, score) in &keyword {
             seen[d] = true;
             found.push(d);
-            fused[d] += score / keyword_best;
+            fused[d] += scales.keyword(score);
         }
         for &Hit {
             index: d,
@@ -622,7 +670,7 @@ impl SearchIndex {
                 seen[d] = true;
                 found.push(d);
             }
-            fused[d] += r.semantic_weight * (1.0 - (near_hi - cos) / span);
+            fused[d] += scales.semantic(r.semantic_weight, cos);
         }
         // First in both rankings, with a keyword score of at least its floor, scores 1.
         let top = 1.0 + r.semantic_weight;
@@ -637,6 +685,83 @@ impl SearchIndex {
         self.keep_best(&mut hits, max_results);
         hits.sort_unstable_by(|a, b| self.best_first(a, b));
         hits
+    }
+
+    /// The [`SEMANTIC_CANDIDATES`] visible tools nearest the query in the model's space,
+    /// each with its cosine as its score; none when the query has no vector. Without
+    /// `embedded`, the query is embedded here, on the caller's thread (the public search
+    /// methods say so); with it, only a query it holds gets here.
+    fn nearest(
+        &self,
+        semantic: &Semantic,
+        vectors: &[f32],
+        query: &str,
+        visible: &[bool],
+        embedded: Option<&QueryVectors>,
+    ) -> Vec<Hit> {
+        let dim = semantic.model.dim();
+        let q = match embedded.and_then(|e| e.get(query)) {
+            Some(q) => q.clone(),
+            None => semantic.model.embed(query),
+        };
+        let Some(q) = q.filter(|q| dim > 0 && q.len() == dim) else {
+            return Vec::new();
+        };
+        let mut nearest: Vec<Hit> = vectors
+            .chunks_exact(dim)
+            .enumerate()
+            .filter(|(d, _)| visible[*d])
+            .map(|(index, v)| Hit {
+                index,
+                score: dot(v, &q),
+            })
+            .collect();
+        self.keep_best(&mut nearest, SEMANTIC_CANDIDATES);
+        nearest
+    }
+}
+
+/// Each ranking's scores scaled to [0, 1] over its own list (keywords: by the best score;
+/// the model: down from the nearest tool to the farthest of its nearest), then summed.
+/// Neither scale shrinks below its floor: among a few candidates, a near tie of weak scores
+/// would otherwise count as a whole unit of difference.
+struct Scales {
+    /// The best keyword score, at least `keyword_scale_floor` distinctive words.
+    keyword_best: f32,
+    /// The cosine of the nearest tool.
+    near_hi: f32,
+    /// The spread of the nearest tools' cosines, at least `semantic_spread_floor`.
+    span: f32,
+}
+
+impl Scales {
+    fn new(
+        r: &super::Ranking,
+        keyword: &[(usize, f32)],
+        idf_one: f32,
+        near_hi: f32,
+        near_lo: f32,
+    ) -> Self {
+        let keyword_best = keyword
+            .iter()
+            .map(|k| k.1)
+            .fold(0f32, f32::max)
+            .max(r.keyword_scale_floor * idf_one);
+        Scales {
+            keyword_best,
+            near_hi,
+            span: (near_hi - near_lo).max(r.semantic_spread_floor),
+        }
+    }
+
+    /// A keyword score's share of the fused score.
+    fn keyword(&self, score: f32) -> f32 {
+        score / self.keyword_best
+    }
+
+    /// A cosine's share of the fused score, weighed by `weight`.
+    fn semantic(&self, weight: f32, cos: f32) -> f32 {
+        weight * (1.0 - (self.near_hi - cos) / self.span)
     }
 }
 

@@ -58,21 +58,13 @@ impl SearchIndex {
             }
             Some(Arc::new(words))
         };
-        *self
-            .learned
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = learned;
+        *crate::util::write(&self.learned) = learned;
     }
 
     /// What the learned keywords add to each visible tool for `query`, in units of one
     /// distinctive word's match: (position, addition), nothing without learned keywords.
     pub(super) fn learned_scores(&self, query: &str, visible: &[bool]) -> Vec<(usize, f32)> {
-        let Some(learned) = self
-            .learned
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-        else {
+        let Some(learned) = crate::util::read(&self.learned).clone() else {
             return Vec::new();
         };
         let mut raw = Vec::new();

@@ -44,7 +44,7 @@ pub(crate) enum Found {
 
 impl Store {
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        crate::util::lock(&self.inner)
     }
 
     /// The making of one index's vectors for `keys`: for each, its vector, or the claim to
@@ -132,11 +132,7 @@ impl Job {
     pub(crate) fn wait(&self, keys: &[TextKey]) -> Vec<Option<Vec<f32>>> {
         let mut inner = self.store.lock();
         while keys.iter().any(|k| inner.claimed.contains(k)) {
-            inner = self
-                .store
-                .changed
-                .wait(inner)
-                .unwrap_or_else(|e| e.into_inner());
+            inner = crate::util::wait(&self.store.changed, inner);
         }
         keys.iter().map(|k| inner.ready.get(k).cloned()).collect()
     }
