@@ -355,7 +355,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         }
     }
     // Before any upstream starts: a model that does not load stops the gateway here.
-    let search = search::serving(&config.disco)?;
+    let search = search::serving(&config.disco).await?;
     let (hub, provider) = start(&config, pins(&config, true)?).await;
     let metrics = config.disco.metrics.map(|_| Arc::new(Metrics::default()));
     let provider = match &metrics {

@@ -27,17 +27,26 @@ pub fn options(disco: &DiscoConfig) -> SearchOptions {
 /// the key is given. An error names the key: the model did not load, or this build has no
 /// `semantic` feature (a gateway that ranked by keywords alone when asked for the model would
 /// serve something else than its configuration says).
-pub fn serving(disco: &DiscoConfig) -> Result<SearchOptions, String> {
+pub async fn serving(disco: &DiscoConfig) -> Result<SearchOptions, String> {
     match &disco.semantic {
         None => Ok(options(disco)),
-        Some(dir) => with_model(options(disco), dir),
+        Some(dir) => with_model(options(disco), dir).await,
     }
 }
 
+/// The model is read and parsed (a transformer's weights are some 90 MB) on tokio's blocking
+/// pool: on a worker thread it would hold up every task scheduled there meanwhile.
 #[cfg(feature = "semantic")]
-fn with_model(options: SearchOptions, dir: &std::path::Path) -> Result<SearchOptions, String> {
-    let model = disco_runtime::search::SemanticModel::load(dir)
-        .map_err(|e| format!("disco.semantic ({}): {e}", dir.display()))?;
+async fn with_model(
+    options: SearchOptions,
+    dir: &std::path::Path,
+) -> Result<SearchOptions, String> {
+    let at = dir.to_path_buf();
+    let model =
+        tokio::task::spawn_blocking(move || disco_runtime::search::SemanticModel::load(&at))
+            .await
+            .map_err(|e| format!("disco.semantic ({}): the load stopped: {e}", dir.display()))?
+            .map_err(|e| format!("disco.semantic ({}): {e}", dir.display()))?;
     tracing::info!(
         model = %dir.display(),
         kind = model.kind(),
@@ -49,7 +58,7 @@ fn with_model(options: SearchOptions, dir: &std::path::Path) -> Result<SearchOpt
 }
 
 #[cfg(not(feature = "semantic"))]
-fn with_model(_: SearchOptions, dir: &std::path::Path) -> Result<SearchOptions, String> {
+async fn with_model(_: SearchOptions, dir: &std::path::Path) -> Result<SearchOptions, String> {
     Err(format!(
         "disco.semantic ({}): this disco-gateway was built without the `semantic` feature; \
          install it with `cargo install --locked --path disco-gateway --features semantic`, \

@@ -10,7 +10,14 @@ of the official server-memory, each over stdio and over Streamable HTTP on 127.0
 
 None of them needs a model or a network beyond the loopback. Each runs with a home directory
 of its own (no user's configuration is read or written), its auto-update and telemetry off, and
-under a 60 s limit: a client that reaches for the network fails the test instead of hanging it.
+under a 60 s limit. Its proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their
+lower-case forms) name http://127.0.0.1:9, where nothing listens, with NO_PROXY for 127.0.0.1
+and localhost, and NODE_USE_ENV_PROXY=1 makes Node's own http, https and fetch follow them: a
+request beyond the loopback made through them is refused at once. The Inspector's CLI and
+Claude Code are shown to follow them (a server at a `.invalid` name fails with ECONNREFUSED,
+not ENOTFOUND); Gemini CLI's `mcp list` does not say why a server failed. That is all that
+holds: code that opens its connections itself, ignoring the variables, is not stopped (there
+is no network sandbox).
 Each list also holds a server that cannot start, which must be shown as failed: the status is
 read, not assumed.
 
@@ -43,12 +50,21 @@ INSPECTOR = CLIENTS / ".bin" / "mcp-inspector"
 LIMIT_S = 60
 # A server entry that can never connect: each list must show it failed.
 BROKEN = "broken"
+# The proxy of every request beyond the loopback: the discard port, on which nothing listens,
+# so the connection is refused at once.
+NO_NETWORK = "http://127.0.0.1:9"
+LOOPBACK = "127.0.0.1,localhost"
+# A server beyond the loopback, under a name that never resolves (`.invalid`, RFC 6761): a
+# client that looked it up itself would fail with ENOTFOUND; through the proxy, the connection
+# is refused (ECONNREFUSED).
+FAR = "http://example.invalid/mcp"
 
 
 def client_env(home: Path, **extra: str) -> dict[str, str]:
     """A clean environment in `home`: no variable of the user's reaches the client, and every
     file a client writes (configuration, caches, logs) lands under `home`. Node 22 comes first
-    on the PATH: the clients run on it, and so do the stdio servers they start."""
+    on the PATH: the clients run on it, and so do the stdio servers they start. Every proxy
+    variable names NO_NETWORK, except for the loopback."""
     env = {
         "PATH": f"{NODE.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "HOME": str(home),
@@ -60,25 +76,44 @@ def client_env(home: Path, **extra: str) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
         "CI": "1",
+        **{name: NO_NETWORK for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+           for name in (proxy, proxy.lower())},
+        "NO_PROXY": LOOPBACK,
+        "no_proxy": LOOPBACK,
+        # Node 22 (>= 22.21) follows the variables in http, https and fetch only when asked.
+        "NODE_USE_ENV_PROXY": "1",
     }
     (home / "tmp").mkdir(parents=True, exist_ok=True)
     return {**env, **extra}
 
 
 def run_client(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    """Runs one client command in a process group of its own, which is killed whole (with the
-    servers the client started) when it outlives LIMIT_S."""
+    """Runs one client command in a process group of its own, which is killed whole once the
+    command is done: the servers a client started and left running die with it, and so does a
+    command that outlives LIMIT_S (then the test fails)."""
     proc = subprocess.Popen([str(a) for a in args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
-        out, err = proc.communicate(timeout=LIMIT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        pytest.fail(f"{args[0]} {args[1:3]} did not finish within {LIMIT_S} s\n"
-                    f"stdout:\n{out[-4000:]}\nstderr:\n{err[-4000:]}")
+        try:
+            out, err = proc.communicate(timeout=LIMIT_S)
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            out, err = proc.communicate()
+            pytest.fail(f"{args[0]} {args[1:3]} did not finish within {LIMIT_S} s\n"
+                        f"stdout:\n{out[-4000:]}\nstderr:\n{err[-4000:]}")
+    finally:
+        kill_group(proc.pid)
+        proc.wait()
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL to the process group `pgid`, which may be gone already."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def must(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -136,13 +171,18 @@ def statuses(listing: str) -> dict[str, str]:
     return found
 
 
+def claude_env(home: Path) -> dict[str, str]:
+    """Claude Code keeps its settings in $CLAUDE_CONFIG_DIR (else ~/.claude.json) and its logs
+    in the XDG cache; its auto-update, telemetry and error reports are off."""
+    return client_env(home, CLAUDE_CONFIG_DIR=str(home / ".claude"), DISABLE_AUTOUPDATER="1",
+                      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
+                      DISABLE_ERROR_REPORTING="1")
+
+
 def test_claude_code_connects_to_each_server(servers, tmp_path):
     claude = installed(CLAUDE)
-    # Claude Code keeps its settings in $CLAUDE_CONFIG_DIR (else ~/.claude.json) and its
-    # logs in the XDG cache; `claude mcp add` writes the project's entry (scope `local`).
-    env = client_env(tmp_path / "home", CLAUDE_CONFIG_DIR=str(tmp_path / "home" / ".claude"),
-                     DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-                     DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1")
+    # `claude mcp add` writes the project's entry (scope `local`).
+    env = claude_env(tmp_path / "home")
     project = tmp_path / "project"
     project.mkdir()
     for name, command in servers["stdio"].items():
@@ -192,9 +232,11 @@ def test_gemini_cli_connects_to_each_server_in_a_trusted_folder(servers, tmp_pat
 
 
 def inspector(target: list[str], env: dict[str, str], cwd: Path, *args: str) -> dict[str, Any]:
-    # After `--`, the server's own options are not taken for the Inspector's (`--config`).
-    out = must(run_client([installed(INSPECTOR), "--cli", "--format", "json", *args, "--",
-                           *target], env, cwd))
+    # After `--`, the server's own options are not taken for the Inspector's (`--config`). A
+    # URL's transport is said, not guessed from its path.
+    transport = ["--transport", "http"] if target[0].startswith("http") else []
+    out = must(run_client([installed(INSPECTOR), "--cli", "--format", "json", *transport, *args,
+                           "--", *target], env, cwd))
     return json.loads(out.stdout)
 
 
@@ -248,3 +290,23 @@ def test_inspector_lists_and_calls_with_misspellings(servers, tmp_path, server):
     through = inspector(target, env, tmp_path, *call, "execute_tool", "--tool-args-json",
                         json.dumps({"name": misspelled, "arguments": arguments}))["result"]
     check(through, name_fixed=True)
+
+
+def test_a_request_beyond_the_loopback_is_refused_at_once(tmp_path):
+    """The proxy variables hold for the clients whose answer says why a server failed: the
+    Inspector's CLI and Claude Code (a native binary) each connect to NO_NETWORK for FAR, and
+    are refused, instead of looking its name up. (Gemini CLI's `mcp list` says only
+    `Disconnected`.)"""
+    inspector_cli = installed(INSPECTOR)
+    result = run_client([inspector_cli, "--cli", "--format", "json", "--transport", "http",
+                         "--method", "tools/list", "--", FAR],
+                        client_env(tmp_path / "inspector"), tmp_path)
+    # The error is written to stderr, as JSON.
+    assert result.returncode != 0, result.stdout
+    assert "ECONNREFUSED 127.0.0.1:9" in result.stderr, (result.stdout, result.stderr[-4000:])
+
+    claude = installed(CLAUDE)
+    env = claude_env(tmp_path / "claude")
+    must(run_client([claude, "mcp", "add", "--transport", "http", "far", FAR], env, tmp_path))
+    listing = must(run_client([claude, "mcp", "list"], env, tmp_path)).stdout
+    assert statuses(listing)["far"].startswith("✘ Failed to connect — ECONNREFUSED"), listing
