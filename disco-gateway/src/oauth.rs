@@ -317,6 +317,13 @@ pub async fn login_server(
     state: &Path,
     show: impl FnOnce(&str),
 ) -> Result<String, String> {
+    if config.left_out.iter().any(|s| s == server) {
+        return Err(format!(
+            "login: `{}` is not served: the configuration disables it (`\"disabled\": true`), \
+             or it is of a kind the gateway leaves out (`disco-gateway lint` says why)",
+            crate::text::shown(server)
+        ));
+    }
     let Some(found) = config.servers.iter().find(|s| s.name == server) else {
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
         return Err(format!(

@@ -356,7 +356,8 @@ async fn login_says_why_a_server_cannot_sign_in() {
         "token": {"url": "http://127.0.0.1:9/mcp", "oauth": true,
                   "headers": {"authorization": "Bearer x"}},
         "plain": {"url": "http://127.0.0.1:9/mcp"},
-        "busy": {"url": "http://127.0.0.1:9/mcp", "oauth": {"callbackPort": port}}
+        "busy": {"url": "http://127.0.0.1:9/mcp", "oauth": {"callbackPort": port}},
+        "off": {"url": "http://127.0.0.1:9/mcp", "oauth": true, "disabled": true}
     }})
     .to_string();
     let config = crate::config::Config::parse(&text, &|_| None).unwrap();
@@ -377,5 +378,45 @@ async fn login_says_why_a_server_cannot_sign_in() {
     let e = said("busy").await;
     assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
     assert!(e.contains("callbackPort"), "{e}");
+    let e = said("off").await;
+    assert!(e.contains("disables it"), "{e}");
+    let e = said("nowhere").await;
+    assert!(e.contains("no server is named"), "{e}");
     drop(busy);
+}
+
+/// The browser is told it is signed in once the code is exchanged, not when it comes back:
+/// `redirected` hands its connection over unanswered.
+#[tokio::test]
+async fn the_browser_is_answered_after_the_exchange() {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut browser = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    browser
+        .write_all(b"GET /callback?code=c1&state=s1 HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let (mut stream, url) = tokio::time::timeout(GUARD, redirected(&listener, port, "s1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(url_param(&url, "code").as_deref(), Some("c1"));
+    // Nothing is said to the browser yet (a write on loopback is in its buffer at once).
+    let mut buf = [0u8; 64];
+    match browser.try_read(&mut buf) {
+        Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock),
+        Ok(n) => panic!("answered before the exchange: {n} bytes"),
+    }
+    answer(&mut stream, "200 OK", b"signed in").await;
+    let mut said = String::new();
+    tokio::time::timeout(GUARD, browser.read_to_string(&mut said))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(said.starts_with("HTTP/1.1 200 OK"), "{said}");
+    assert!(said.ends_with("signed in"), "{said}");
 }
