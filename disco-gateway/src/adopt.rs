@@ -591,5 +591,154 @@ pub fn undo(text: &str, record: &Record) -> Result<String, String> {
     Ok(format!("{head}{}{tail}", record.before))
 }
 
+/// `disco-gateway adopt`: the client's servers moved to a gateway configuration of their own
+/// (`$XDG_CONFIG_HOME/disco-gateway/CLIENT.json`), and one entry that runs this binary put in
+/// their place. Without `--write` it says what it would change; with it, the client's file is
+/// first copied to `FILE.disco-gateway.bak`. `--undo` puts the section back (adopt.rs).
+pub fn command(from: &str, file: Option<&str>, undo: bool, write: bool) -> Result<(), String> {
+    let (file_arg, undoing, writing) = (file, undo, write);
+    let env = |k: &str| std::env::var_os(k).map(PathBuf::from);
+    let client = Client::named(from)?;
+    let home = env("HOME").ok_or("adopt: HOME is not set")?;
+    let config_home = env("XDG_CONFIG_HOME")
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".config"));
+    let here = std::env::current_dir().map_err(|e| format!("adopt: {e}"))?;
+    let file = match (file_arg, client, env("CODEX_HOME")) {
+        (Some(f), _, _) => here.join(f),
+        (None, Client::Codex, Some(codex)) => codex.join("config.toml"),
+        (None, _, _) => client.usual_place(&home, &config_home, &here),
+    };
+    let gateway_config =
+        config_home
+            .join("disco-gateway")
+            .join(format!("{}.{}", client.name(), client.extension()));
+    let record_path = gateway_config.with_extension("adopt.json");
+    // A symlinked file (a dotfiles manager's) is edited where it is, and stays a symlink.
+    let file = file
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mode = std::fs::metadata(&file)
+        .map_err(|e| format!("{}: {e}", file.display()))?
+        .permissions();
+    // Whole or not at all, never readable by others (the servers' env and headers): the
+    // gateway's files 0600 in a directory made 0700, the client's file keeping its own mode.
+    let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
+        if let Some(dir) = path.parent() {
+            crate::pins::private_dir(dir)?;
+        }
+        let keep = (path == file).then_some(&mode);
+        crate::pins::write_whole(path, text.as_bytes(), keep)
+    };
+    if undoing {
+        let saved = std::fs::read_to_string(&record_path)
+            .map_err(|e| format!("{}: {e} (nothing adopted to undo)", record_path.display()))?;
+        let record: Record =
+            serde_json::from_str(&saved).map_err(|e| format!("{}: {e}", record_path.display()))?;
+        if record.file.canonicalize().as_ref().unwrap_or(&record.file) != &file {
+            return Err(format!(
+                "adopt --undo: {} adopted {}, not {}",
+                record_path.display(),
+                record.file.display(),
+                file.display()
+            ));
+        }
+        let restored = self::undo(&text, &record)?;
+        if !writing {
+            println!(
+                "would put `{}` of {} back as it was; run again with --write",
+                record.section,
+                file.display()
+            );
+            return Ok(());
+        }
+        write(&file, &restored)?;
+        std::fs::remove_file(&record_path)
+            .map_err(|e| format!("{}: {e}", record_path.display()))?;
+        println!(
+            "put `{}` of {} back as it was",
+            record.section,
+            file.display()
+        );
+        return Ok(());
+    }
+    let binary = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| format!("adopt: where this binary is: {e}"))?;
+    let Some(plan) = self::plan(client, &file, &text, &binary, &gateway_config)? else {
+        println!(
+            "{}: nothing to adopt (no servers, or only the gateway)",
+            file.display()
+        );
+        return Ok(());
+    };
+    self::check(&plan, client, &file, &text, &gateway_config)?;
+    if record_path.exists() {
+        return Err(format!(
+            "{} exists: a file of {} was adopted already; `adopt --from {} --undo --write` it \
+             first (or, if its file does not run the gateway, as after a crash, delete {0})",
+            record_path.display(),
+            client.name(),
+            client.name()
+        ));
+    }
+    // A gateway configuration that is there (written by hand, or left by an adoption undone
+    // by hand) is never overwritten.
+    if gateway_config.exists() {
+        return Err(format!(
+            "{} exists, and adopt does not overwrite it: move it away (or move the servers of {} \
+             into it by hand), then adopt again",
+            gateway_config.display(),
+            file.display()
+        ));
+    }
+    let servers = plan.servers.join(", ");
+    if !writing {
+        println!(
+            "would move {} server(s) ({servers}) of {} to {}, and make its `{}`:\n{}\n\
+             run again with --write (a backup of the file is kept)",
+            plan.servers.len(),
+            file.display(),
+            gateway_config.display(),
+            plan.record.section,
+            plan.record.after
+        );
+        return Ok(());
+    }
+    let backup = file.with_extension(format!(
+        "{}.disco-gateway.bak",
+        file.extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or(client.extension())
+    ));
+    std::fs::copy(&file, &backup).map_err(|e| format!("{}: {e}", backup.display()))?;
+    write(&gateway_config, &plan.gateway_text)?;
+    let record = serde_json::to_string_pretty(&plan.record).map_err(|e| e.to_string())?;
+    write(&record_path, &record)?;
+    // The record stands before the client's file changes: if that write fails, the record
+    // says an adoption that did not happen, and must go before the next one.
+    if let Err(e) = write(&file, &plan.client_text) {
+        return Err(match std::fs::remove_file(&record_path) {
+            Ok(()) => format!("{e}; {} is unchanged", file.display()),
+            Err(_) => format!(
+                "{e}; {} is unchanged: delete {} before adopting again",
+                file.display(),
+                record_path.display()
+            ),
+        });
+    }
+    println!(
+        "moved {} server(s) ({servers}) of {} to {} (backup: {}); check them with \
+         `disco-gateway lint --config {}`",
+        plan.servers.len(),
+        file.display(),
+        gateway_config.display(),
+        backup.display(),
+        gateway_config.display()
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests;

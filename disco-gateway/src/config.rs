@@ -206,6 +206,9 @@ pub struct Config {
     pub disco: DiscoConfig,
     /// What the file says that the gateway leaves out, for the log.
     pub warnings: Vec<ConfigWarning>,
+    /// The servers of the file that are not served (`"disabled": true`, or a kind the gateway
+    /// does not serve), by name: `login` tells them from a name the file does not have.
+    pub left_out: Vec<String>,
 }
 
 /// A configuration error: the JSON path of the key it concerns (`mcpServers.fs.args[2]`; empty
@@ -343,6 +346,7 @@ impl Config {
             servers,
             disco,
             warnings,
+            left_out: file.left_out,
         };
         config.check_names()?;
         Ok(config)
@@ -363,6 +367,7 @@ impl Config {
             }],
             disco: DiscoConfig::default(),
             warnings: Vec::new(),
+            left_out: Vec::new(),
         }
     }
 

@@ -44,9 +44,20 @@ impl fmt::Display for Finding {
 }
 
 /// Whose identity an OAuth server's calls act as, and who may make them over HTTP: the user
-/// who signed in, and the callers whose token entry names the server (provider.rs,
-/// `can_see`).
-fn oauth_identity(server: &str, hub: &Hub) -> Finding {
+/// who signed in, and the callers whose token entry names the server in `servers` or one of
+/// its tools in `tools` (provider.rs, `can_see`).
+fn oauth_identity(server: &str, hub: &Hub, provider: &GatewayProvider) -> Finding {
+    // A tool is the server's when it listed it; before, when its name is in the server's
+    // namespace.
+    let its_tool = |tool: &str| match provider.server_of(tool) {
+        Some(owner) => owner == server,
+        None => match &hub.disco.namespace {
+            Namespace::Separator(sep) => tool
+                .strip_prefix(server)
+                .is_some_and(|rest| rest.starts_with(sep.as_str())),
+            Namespace::None => false,
+        },
+    };
     let named: Vec<String> = hub
         .disco
         .tokens
@@ -55,6 +66,7 @@ fn oauth_identity(server: &str, hub: &Hub) -> Finding {
             t.servers
                 .as_ref()
                 .is_some_and(|s| s.iter().any(|n| n == server))
+                || t.tools.iter().any(|tool| its_tool(tool))
         })
         .map(|t| format!("`{}`", t.caller))
         .collect();
@@ -89,7 +101,7 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
             &upstream.config.transport,
             crate::config::Transport::Http { oauth: Some(_), .. }
         ) {
-            out.push(oauth_identity(server, hub));
+            out.push(oauth_identity(server, hub, provider));
         }
         let (listed, _) = upstream.tools();
         for r in &listed.refused {
@@ -504,7 +516,11 @@ mod tests {
             {"token": "t1", "caller": "ann", "servers": ["remote", "plain"]},
             {"token": "t2", "caller": "bob"},
             {"token": "t3", "caller": "cid", "servers": ["plain"]},
-            {"token": "t4", "caller": "dee", "servers": ["remote"]}]}}"#;
+            {"token": "t4", "caller": "dee", "servers": ["remote"]},
+            {"token": "t5", "caller": "eve", "tools": ["remote.whoami"]},
+            {"token": "t6", "caller": "fay", "servers": [], "tools": ["remote.whoami"]},
+            {"token": "t7", "caller": "gus", "servers": ["plain"], "tools": ["plain.x"]},
+            {"token": "t8", "caller": "hal", "tools": ["remotely.x", "remote"]}]}}"#;
         let config = crate::config::Config::parse(text, &|_| None).unwrap();
         let hub = Hub::new(config.servers.clone(), config.disco.clone());
         let provider = GatewayProvider::new(hub.clone());
@@ -517,8 +533,8 @@ mod tests {
         assert_eq!(f.server.as_deref(), Some("remote"));
         assert_eq!(f.severity, Severity::Info);
         assert!(f.problem.contains("`disco-gateway login remote`"), "{f}");
-        assert!(f.problem.contains("`ann`, `dee`"), "{f}");
-        for other in ["`bob`", "`cid`"] {
+        assert!(f.problem.contains("`ann`, `dee`, `eve`, `fay`"), "{f}");
+        for other in ["`bob`", "`cid`", "`gus`", "`hal`"] {
             assert!(!f.problem.contains(other), "{f}");
         }
         assert!(f.fix.contains("disco.tokens"), "{f}");

@@ -41,11 +41,61 @@ pub fn sign_in_again(server: &str, why: &str) -> String {
 /// what `login` writes is what the next request sends.
 pub struct TokenFile {
     path: PathBuf,
+    /// The server's URL the tokens are for: tokens kept for another URL (the server's `url`
+    /// changed since `login`) are not sent to this one.
+    resource: String,
+    /// The grant its saves record: `None` keeps the file's own (a refresh), `Some` is a new
+    /// one (`login`'s code exchange).
+    grant: Option<String>,
+}
+
+/// The file's content: rmcp's credentials, and the grant they belong to. A grant is one
+/// `login`: its refreshes keep it, so that a running connection, which refreshes by itself,
+/// tells a refresh (nothing to do) from a new sign-in (start again with it).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Kept {
+    #[serde(default)]
+    resource: String,
+    #[serde(default)]
+    grant: String,
+    #[serde(flatten)]
+    credentials: StoredCredentials,
 }
 
 impl TokenFile {
-    pub fn new(path: PathBuf) -> Self {
-        TokenFile { path }
+    /// The store a connection refreshes through: its saves keep the file's grant.
+    pub fn new(path: PathBuf, resource: &str) -> Self {
+        TokenFile {
+            path,
+            resource: resource.to_string(),
+            grant: None,
+        }
+    }
+
+    /// The store of a `login`: what it saves is a new grant.
+    pub fn new_grant(path: PathBuf, resource: &str) -> Self {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default();
+        let grant = format!("{:x}-{:x}", now.as_nanos(), std::process::id());
+        TokenFile {
+            path,
+            resource: resource.to_string(),
+            grant: Some(grant),
+        }
+    }
+
+    /// The file's content; `None` when there is no file, or its tokens are another URL's.
+    fn read(&self) -> Result<Option<Kept>, AuthError> {
+        let bytes = match std::fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.failed("cannot be read", e)),
+        };
+        // serde_json's error names a line and column, never the text there (a token).
+        let kept: Kept = serde_json::from_slice(&bytes)
+            .map_err(|e| self.failed("is not a token file", e.classify_text()))?;
+        Ok((kept.resource == self.resource).then_some(kept))
     }
 
     fn failed(&self, what: &str, e: impl std::fmt::Display) -> AuthError {
@@ -56,19 +106,27 @@ impl TokenFile {
 #[async_trait::async_trait]
 impl CredentialStore for TokenFile {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        let bytes = match tokio::fs::read(&self.path).await {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(self.failed("cannot be read", e)),
-        };
-        // serde_json's error names a line and column, never the text there (a token).
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| self.failed("is not a token file", e.classify_text()))
+        Ok(self.read()?.map(|kept| kept.credentials))
     }
 
+    /// Called with the refresh guard held (rmcp's refresh, `login`), so the grant read here
+    /// is not changed before the file is replaced.
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        let bytes = serde_json::to_vec_pretty(&credentials)
+        let grant = match &self.grant {
+            Some(grant) => grant.clone(),
+            None => self
+                .read()
+                .ok()
+                .flatten()
+                .map(|k| k.grant)
+                .unwrap_or_default(),
+        };
+        let kept = Kept {
+            resource: self.resource.clone(),
+            grant,
+            credentials,
+        };
+        let bytes = serde_json::to_vec_pretty(&kept)
             .map_err(|e| self.failed("cannot be written", e.classify_text()))?;
         let path = self.path.clone();
         tokio::task::spawn_blocking(move || {
@@ -99,6 +157,27 @@ impl CredentialStore for TokenFile {
         Ok(Some(CredentialRefreshGuard::new(held)))
     }
 
+    /// The server refused the refresh token for good (`invalid_grant`): its tokens are
+    /// dropped, so that no request tries it again; the client stays (a `login` reuses it).
+    /// Called with the refresh guard held; tokens a `login` saved since are left alone.
+    async fn on_refresh_token_rejected(
+        &self,
+        credentials: &StoredCredentials,
+    ) -> Result<(), AuthError> {
+        let Some(now) = self.read()? else {
+            return Ok(());
+        };
+        let same = |c: &StoredCredentials| serde_json::to_value(&c.token_response).ok();
+        if same(&now.credentials) != same(credentials) {
+            return Ok(());
+        }
+        let mut dropped = now.credentials;
+        dropped.token_response = None;
+        dropped.granted_scopes.clear();
+        dropped.token_received_at = None;
+        self.save(dropped).await
+    }
+
     async fn clear(&self) -> Result<(), AuthError> {
         match tokio::fs::remove_file(&self.path).await {
             Ok(()) => Ok(()),
@@ -124,18 +203,71 @@ impl Classified for serde_json::Error {
     }
 }
 
-/// When the token file at `path` was last written, and its length: a change is a `login`
-/// to take.
-pub fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len()))
+/// The token file as a running connection depends on it: the grant (one `login`), the
+/// client and the authorization server. A refresh changes none of these.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Signed {
+    grant: String,
+    client_id: String,
+    issuer: Option<String>,
 }
 
-/// Waits until the token file at `path` is not as `seen` says (polled every 500 ms).
-pub async fn written(path: &Path, seen: Option<(SystemTime, u64)>) {
+/// What the token file at `path` is now: the stamp of the file (time, length, inode: a write
+/// ends in a rename) and, when it can be read, what a connection depends on.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Seen {
+    resource: String,
+    stamp: Option<(SystemTime, u64, u64)>,
+    signed: Option<Signed>,
+}
+
+impl Seen {
+    /// The file at `path` of the tokens for `resource`.
+    pub fn now(path: &Path, resource: &str) -> Self {
+        let stamp = Seen::now_stamp(path);
+        let signed = stamp.and_then(|_| {
+            let kept = TokenFile::new(path.to_path_buf(), resource).read().ok()??;
+            Some(Signed {
+                grant: kept.grant,
+                client_id: kept.credentials.client_id,
+                issuer: kept.credentials.issuer,
+            })
+        });
+        Seen {
+            resource: resource.to_string(),
+            stamp,
+            signed,
+        }
+    }
+
+    /// Whether the file now holds another sign-in than `self` saw (a `login`, another client,
+    /// another authorization server, or no tokens); `self` takes the new stamp either way.
+    pub fn signed_in_again(&mut self, path: &Path) -> bool {
+        if Seen::now_stamp(path) == self.stamp {
+            return false;
+        }
+        let now = Seen::now(path, &self.resource);
+        let again = now.signed != self.signed;
+        *self = now;
+        again
+    }
+
+    fn now_stamp(path: &Path) -> Option<(SystemTime, u64, u64)> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some((meta.modified().ok()?, meta.len(), inode))
+    }
+}
+
+/// Waits until the token file at `path` holds another sign-in than `seen` (polled every
+/// 500 ms): a refresh, this process's or another's, is not one.
+pub async fn signed_in_again(path: &Path, mut seen: Seen) {
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        if stamp(path) != seen {
+        if seen.signed_in_again(path) {
             return;
         }
     }
@@ -159,7 +291,7 @@ pub async fn manager(
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| format!("OAuth: {e}"))?;
-    manager.set_credential_store(TokenFile::new(file));
+    manager.set_credential_store(TokenFile::new(file, url));
     match manager.initialize_from_store().await {
         Ok(true) => {}
         Ok(false) => return Err(sign_in_again(server, "not signed in")),
@@ -185,6 +317,13 @@ pub async fn login_server(
     state: &Path,
     show: impl FnOnce(&str),
 ) -> Result<String, String> {
+    if config.left_out.iter().any(|s| s == server) {
+        return Err(format!(
+            "login: `{}` is not served: the configuration disables it (`\"disabled\": true`), \
+             or it is of a kind the gateway leaves out (`disco-gateway lint` says why)",
+            crate::text::shown(server)
+        ));
+    }
     let Some(found) = config.servers.iter().find(|s| s.name == server) else {
         let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
         return Err(format!(
@@ -199,6 +338,20 @@ pub async fn login_server(
             oauth: Some(oauth),
             ..
         } => login(url, token_file(state, server), oauth, show).await,
+        crate::config::Transport::Http { headers, .. } => {
+            match headers
+                .keys()
+                .find(|k| k.eq_ignore_ascii_case("authorization"))
+            {
+                // The configuration's own token is sent, and its `oauth` not read (config.rs).
+                Some(k) => Err(format!(
+                    "login: `{server}` is called with the `headers.{k}` its configuration gives,                      not with OAuth: remove that header (and give it `\"oauth\": true`) to sign in"
+                )),
+                None => Err(format!(
+                    "login: `{server}` does not sign in with OAuth (give it `\"oauth\": true`,                      or an `oauth` object with its `clientId`)"
+                )),
+            }
+        }
         _ => Err(format!(
             "login: `{server}` does not sign in with OAuth (give it `\"oauth\": true`, or an \
              `oauth` object with its `clientId`)"
@@ -224,15 +377,21 @@ pub async fn login(
     oauth: &OAuthConfig,
     show: impl FnOnce(&str),
 ) -> Result<String, String> {
-    let said = |e: AuthError| format!("OAuth: {e}");
+    // An AuthError may carry a server's text: shown only as a terminal may show it.
+    let said = |e: AuthError| crate::text::visible(&format!("OAuth: {e}"));
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", oauth.callback_port.unwrap_or(0)))
         .await
-        .map_err(|e| format!("cannot listen on 127.0.0.1 for the redirect: {e}"))?;
+        .map_err(|e| match oauth.callback_port {
+            Some(port) => format!(
+                "cannot listen on 127.0.0.1:{port} (its `callbackPort`) for the redirect: {e}"
+            ),
+            None => format!("cannot listen on 127.0.0.1 for the redirect: {e}"),
+        })?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let redirect = redirect_uri(port);
 
     let mut manager = AuthorizationManager::new(url).await.map_err(said)?;
-    manager.set_credential_store(TokenFile::new(file.clone()));
+    manager.set_credential_store(TokenFile::new_grant(file.clone(), url));
     let metadata = manager.resolve_metadata().await.map_err(said)?;
     manager.set_metadata(metadata.metadata);
     let mut request = AuthorizationRequest::new(redirect.clone()).with_client_name("disco-gateway");
@@ -248,18 +407,36 @@ pub async fn login(
     let session = AuthorizationSession::new(manager, request)
         .await
         .map_err(|(_, e)| said(e))?;
+    let state = url_param(session.get_authorization_url(), "state")
+        .ok_or("OAuth: the authorization URL has no state")?;
     show(session.get_authorization_url());
 
-    let callback = tokio::time::timeout(SIGN_IN_WITHIN, redirected(&listener, port))
+    let (mut browser, callback) =
+        tokio::time::timeout(SIGN_IN_WITHIN, redirected(&listener, port, &state))
+            .await
+            .map_err(|_| {
+                format!(
+                    "the browser did not come back within {} minutes: run `login` again",
+                    SIGN_IN_WITHIN.as_secs() / 60
+                )
+            })??;
+    // The refresh lock from before the exchange until the new grant is saved: a refresh of
+    // the old grant (a running gateway's) cannot write over it.
+    let store = TokenFile::new(file.clone(), url);
+    let guard = store.acquire_refresh_guard().await.map_err(said)?;
+    let exchanged = session.handle_callback_url(&callback).await.map_err(said);
+    drop(guard);
+    // The browser is told once the tokens are saved, or that they are not.
+    let page: &[u8] = match exchanged {
+        Ok(_) => b"Signed in: disco-gateway has the tokens. You can close this page.",
+        Err(_) => b"The sign-in failed: disco-gateway says why. You can close this page.",
+    };
+    answer(&mut browser, "200 OK", page).await;
+    exchanged?;
+    let stored = TokenFile::new(file.clone(), url)
+        .load()
         .await
-        .map_err(|_| {
-            format!(
-                "the browser did not come back within {} minutes: run `login` again",
-                SIGN_IN_WITHIN.as_secs() / 60
-            )
-        })??;
-    session.handle_callback_url(&callback).await.map_err(said)?;
-    let stored = TokenFile::new(file.clone()).load().await.map_err(said)?;
+        .map_err(said)?;
     let scopes = stored
         .map(|s| s.granted_scopes.join(" "))
         .unwrap_or_default();
@@ -274,23 +451,29 @@ pub async fn login(
     ))
 }
 
-/// The URL the browser was redirected to on the loopback listener: the first request for
-/// `/callback` (others, such as a browser's `/favicon.ico`, get 404), answered with a page
-/// saying the browser may close. An authorization server's refusal (`error=`) is the error.
-async fn redirected(listener: &tokio::net::TcpListener, port: u16) -> Result<String, String> {
+/// How long the redirect listener waits for one connection's request: a connection that
+/// says nothing (a browser's preconnect) does not hold up the redirect behind it.
+const READ_REQUEST_WITHIN: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The URL the browser was redirected to on the loopback listener, with the browser's
+/// connection, to be answered once the code is exchanged: the first request for `/callback`
+/// that carries `state`, the state of the authorization URL (others, such as a browser's
+/// `/favicon.ico`, get 404; a callback with another state gets 400 and the listener goes
+/// on). An authorization server's refusal (`error=`) is the error, the browser told at once.
+async fn redirected(
+    listener: &tokio::net::TcpListener,
+    port: u16,
+    state: &str,
+) -> Result<(tokio::net::TcpStream, String), String> {
     loop {
         let (mut stream, _) = listener
             .accept()
             .await
             .map_err(|e| format!("the redirect listener failed: {e}"))?;
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 2048];
-        while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < MAX_REDIRECT_BYTES {
-            match stream.read(&mut chunk).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => buf.extend_from_slice(&chunk[..n.min(chunk.len())]),
-            }
-        }
+        let Ok(buf) = tokio::time::timeout(READ_REQUEST_WITHIN, request_head(&mut stream)).await
+        else {
+            continue;
+        };
         // The request line: `GET /callback?code=...&state=... HTTP/1.1`.
         let head = String::from_utf8_lossy(&buf);
         let target = head
@@ -300,35 +483,56 @@ async fn redirected(listener: &tokio::net::TcpListener, port: u16) -> Result<Str
             .and_then(|rest| rest.split(' ').next())
             .unwrap_or("");
         if !target.starts_with("/callback?") {
-            let _ = stream
-                .write_all(
-                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                )
-                .await;
+            answer(&mut stream, "404 Not Found", b"").await;
             continue;
         }
         let full = format!("http://127.0.0.1:{port}{target}");
-        let refused = url_param(&full, "error");
-        let page: &[u8] = match refused {
-            None => b"Signed in: disco-gateway has the tokens. You can close this page.",
-            Some(_) => b"The sign-in was refused. You can close this page.",
-        };
-        let head = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\n\
-             connection: close\r\n\r\n",
-            page.len()
-        );
-        let _ = stream.write_all(head.as_bytes()).await;
-        let _ = stream.write_all(page).await;
-        let _ = stream.shutdown().await;
-        return match refused {
-            Some(error) => Err(format!(
-                "the authorization server refused the sign-in: {}",
-                crate::text::clip(&error, 200)
-            )),
-            None => Ok(full),
+        if url_param(&full, "state").as_deref() != Some(state) {
+            answer(
+                &mut stream,
+                "400 Bad Request",
+                b"This is not the sign-in disco-gateway is waiting for.",
+            )
+            .await;
+            continue;
+        }
+        return match url_param(&full, "error") {
+            Some(error) => {
+                let page = b"The sign-in was refused. You can close this page.";
+                answer(&mut stream, "200 OK", page).await;
+                Err(format!(
+                    "the authorization server refused the sign-in: {}",
+                    crate::text::visible(&crate::text::clip(&error, 200))
+                ))
+            }
+            None => Ok((stream, full)),
         };
     }
+}
+
+/// The head of the request on `stream`, up to its blank line (or [`MAX_REDIRECT_BYTES`]).
+async fn request_head(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 2048];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < MAX_REDIRECT_BYTES {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n.min(chunk.len())]),
+        }
+    }
+    buf
+}
+
+/// Answers the request on `stream` with `status` and the text `page`, and closes it.
+async fn answer(stream: &mut tokio::net::TcpStream, status: &str, page: &[u8]) {
+    let head = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\n\
+         connection: close\r\n\r\n",
+        page.len()
+    );
+    let _ = stream.write_all(head.as_bytes()).await;
+    let _ = stream.write_all(page).await;
+    let _ = stream.shutdown().await;
 }
 
 /// The value of query parameter `name` of `url`, decoded.

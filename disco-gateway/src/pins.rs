@@ -449,9 +449,23 @@ pub(crate) fn lock_file(lock_path: &Path) -> Result<std::fs::File, String> {
 }
 
 /// Makes `dir` and its parents when missing, each made here of mode 0700 (the state
-/// directory's rule: its pins and tokens are the owner's alone).
+/// directory's rule: its pins and tokens are the owner's alone). A `dir` that is there and
+/// the user's own is made 0700 too (one made before, or by hand, open to others); one of
+/// another user is left as it is.
 pub fn private_dir(dir: &Path) -> Result<(), String> {
     if dir.is_dir() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{MetadataExt, PermissionsExt};
+            let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            // SAFETY: geteuid(2) has no arguments and cannot fail.
+            let me = unsafe { libc::geteuid() };
+            if meta.uid() == me && meta.permissions().mode() & 0o077 != 0 {
+                let private = std::fs::Permissions::from_mode(0o700);
+                std::fs::set_permissions(dir, private)
+                    .map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+        }
         return Ok(());
     }
     let mut builder = std::fs::DirBuilder::new();
@@ -482,13 +496,23 @@ pub fn write_whole(
         let _ = std::fs::remove_file(&temp);
         format!("{}: {e}", temp.display())
     };
+    // A new file, never one that is there (a stale temporary file of a process of this id,
+    // or one another user put there, opened with its own mode): removed, then made here.
+    let _ = std::fs::remove_file(&temp);
     let mut options = std::fs::OpenOptions::new();
-    options.create(true).truncate(true).write(true);
+    options.create_new(true).write(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut out = options
         .open(&temp)
         .map_err(|e| format!("{}: {e}", temp.display()))?;
+    // 0600 whatever the umask made of the mode asked for.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        out.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(failed)?;
+    }
     out.write_all(bytes).map_err(failed)?;
     if let Some(mode) = mode {
         out.set_permissions(mode.clone()).map_err(failed)?;

@@ -438,3 +438,6 @@ impl ToolProvider for GatewayProvider {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

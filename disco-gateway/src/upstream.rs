@@ -336,6 +336,16 @@ impl Upstream {
         (live.listed.clone(), live.peer.is_some())
     }
 
+    /// Sets the tools it served when last up, as a listing would.
+    #[cfg(test)]
+    pub(crate) fn set_listed(&self, tools: Vec<rmcp::model::Tool>) {
+        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+        live.listed = Arc::new(Admitted {
+            tools,
+            ..Admitted::default()
+        });
+    }
+
     /// Its tools whose definitions wait for approval (served anyway under `disco.onChange:
     /// "serve"`), by the upstream's name.
     pub fn waiting(&self) -> Arc<BTreeMap<String, Waiting>> {
@@ -546,7 +556,7 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
                 }
                 // A run counts from when the upstream is up: a slow start-up is not a run.
                 let up = Instant::now();
-                let end = watch(&hub, &upstream, running, relist).await;
+                let end = watch(&hub, &upstream, running, relist, &tokens).await;
                 upstream.set_down(match &end {
                     End::Shutdown => "shut down".into(),
                     End::Closed(why) => why.clone(),
@@ -588,7 +598,7 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
         tokio::select! {
             _ = tokio::time::sleep(backoff.current()) => {}
             _ = upstream.stop.cancelled() => break,
-            _ = tokens.written() => tracing::info!(server = %name, "new OAuth tokens: starting it now"),
+            _ = tokens.signed_in_again() => tracing::info!(server = %name, "new OAuth tokens: starting it now"),
         }
         backoff.waited();
     }
@@ -791,6 +801,7 @@ async fn watch(
     upstream: &Upstream,
     running: Running,
     mut relist: mpsc::UnboundedReceiver<()>,
+    tokens: &signin::Tokens,
 ) -> End {
     let peer = running.peer().clone();
     let cancel = running.cancellation_token();
@@ -806,9 +817,9 @@ async fn watch(
     });
     let mut missed = 0u32;
     let mut ping: Option<Ping> = None;
-    // A `login` while it is up: its connection starts again with the new client and tokens.
-    let tokens = signin::Tokens::now(hub, upstream);
-    let signed_in = tokens.written();
+    // A `login` while it is up (or since it was connecting): its connection starts again
+    // with the new client and tokens. Its own refreshes are not one.
+    let signed_in = tokens.signed_in_again();
     tokio::pin!(signed_in);
     loop {
         let tick = async {

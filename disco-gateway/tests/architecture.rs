@@ -251,3 +251,28 @@ fn the_check_finds_edges_against_the_direction() {
     ];
     LAYERS.assert_cases(&cases);
 }
+
+/// The longest a gateway source file may be: one past it is split along a seam of its own.
+const MAX_LINES: usize = 1000;
+
+/// No source file of the gateway (`src/**/*.rs`, the unit tests beside their modules too) is
+/// longer than [`MAX_LINES`].
+#[test]
+fn no_source_file_is_over_the_line_limit() {
+    let src = src();
+    let mut files = Vec::new();
+    scan::sources(&src, &mut files);
+    assert!(files.len() >= 10, "found only {} source files", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            let lines = text.lines().count();
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", f.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "gateway source files over {MAX_LINES} lines: {long:?}"
+    );
+}

@@ -8,7 +8,8 @@
 //! gateway taking the tokens of a second `login` without a restart. No token or code ever
 //! reaches the gateway's log (at `RUST_LOG=trace`) or what `login` prints.
 //!
-//! Without `DISCO_CI_TOOLS` the test says so and passes: the tools are .ci/run's.
+//! Without `DISCO_CI_TOOLS` the test says so and passes (it fails when `CI` is set): the tools
+//! are .ci/run's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,11 @@ struct Tools {
 
 fn tools() -> Option<Tools> {
     let Some(dir) = std::env::var_os("DISCO_CI_TOOLS").map(PathBuf::from) else {
+        // In CI the tools are there: a test that passes without running is a failure there.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but DISCO_CI_TOOLS is not: run the tests through .ci/run"
+        );
         eprintln!("skipped: DISCO_CI_TOOLS is not set (.ci/run installs oidc-provider and Node)");
         return None;
     };
@@ -320,6 +326,8 @@ async fn sign_in_refresh_revocation_and_a_new_sign_in() {
         first.output
     );
     let s = stats(&servers).await;
+    // Discovery went through the 401: the metadata is only at the path its challenge names.
+    assert!(s["metadata"].as_u64() >= Some(1), "{s}");
     assert_eq!(s["registrations"], 1, "{s}");
     assert_eq!(s["pkce"], serde_json::json!(["S256"]), "{s}");
     assert_eq!(s["grants"]["authorization_code"], 1, "{s}");
@@ -335,10 +343,32 @@ async fn sign_in_refresh_revocation_and_a_new_sign_in() {
     // The running gateway takes the new tokens without a restart.
     until(&client, "remote.whoami", |e, t| !e && t == "user-1").await;
 
-    // The access token expires; the next call refreshes it first.
+    // The access token expires; the next call refreshes it first. A call in flight across the
+    // refresh completes: a refresh is not a new sign-in, the connection goes on.
+    let peer = client.peer().clone();
+    let slow = tokio::spawn(async move {
+        let mut params = CallToolRequestParams::new("remote.slow");
+        params.arguments = serde_json::json!({"ms": (ACCESS_TTL + 3) * 1000})
+            .as_object()
+            .cloned();
+        tokio::time::timeout(GUARD, peer.call_tool(params)).await
+    });
     tokio::time::sleep(Duration::from_secs(ACCESS_TTL + 1)).await;
     let (error, text) = call(&client, "remote.whoami").await;
     assert!(!error && text == "user-1", "{text}");
+    let slow = slow
+        .await
+        .expect("the slow call's task")
+        .expect("an answer in time")
+        .expect("the slow call completes");
+    assert_ne!(slow.is_error, Some(true), "{slow:?}");
+    // Past the token file's poll (500 ms): the refresh did not end the connection.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let logged = std::fs::read_to_string(&log).expect("the log");
+    assert!(
+        !logged.contains("upstream stopped"),
+        "a refresh restarted `remote`"
+    );
     let s = stats(&servers).await;
     assert!(s["grants"]["refresh_token"].as_u64() >= Some(1), "{s}");
     let refreshed = secrets(&state);
@@ -438,6 +468,85 @@ async fn listed(url: &str, token: Option<&str>) -> Vec<String> {
     tools.into_iter().map(|t| t.name.to_string()).collect()
 }
 
+/// Everything a caller who must not see `remote` could learn it or reach it by, over HTTP:
+/// its tool in `tools/list`, `tool_search`, `execute_tool`, a direct `tools/call`, the
+/// suggestions for a misspelled name, and `disco://status`. Each says what it saw of it; a
+/// caller who sees it is told the call's answer (the signed-in user).
+async fn what_reaches_remote(url: &str, token: Option<&str>) -> Vec<String> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let client: Client =
+        ().serve(StreamableHttpClientTransport::from_config(config))
+            .await
+            .expect("the caller connects");
+    let mut seen = Vec::new();
+    let tools = client.list_all_tools().await.expect("tools/list");
+    if tools.iter().any(|t| t.name.contains("remote")) {
+        seen.push("tools/list".to_string());
+    }
+    let with = |tool: &str, args: Value| {
+        let mut p = CallToolRequestParams::new(tool.to_string());
+        p.arguments = args.as_object().cloned();
+        p
+    };
+    let said = |r: Result<rmcp::model::CallToolResult, rmcp::ServiceError>| match r {
+        Ok(r) => serde_json::to_string(&r).expect("JSON"),
+        Err(e) => e.to_string(),
+    };
+    let search = said(
+        client
+            .call_tool(with(
+                "tool_search",
+                serde_json::json!({"query": "whoami who"}),
+            ))
+            .await,
+    );
+    if search.contains("remote") {
+        seen.push(format!("tool_search: {search}"));
+    }
+    let execute = said(
+        client
+            .call_tool(with(
+                "execute_tool",
+                serde_json::json!({"name": "remote.whoami", "arguments": {}}),
+            ))
+            .await,
+    );
+    if execute.contains("user-1") {
+        seen.push(format!("execute_tool: {execute}"));
+    }
+    let direct = said(
+        client
+            .call_tool(with("remote.whoami", serde_json::json!({})))
+            .await,
+    );
+    if direct.contains("user-1") || direct.contains("Server `remote`") {
+        seen.push(format!("tools/call: {direct}"));
+    }
+    let misspelled = said(
+        client
+            .call_tool(with("remote.whoamii", serde_json::json!({})))
+            .await,
+    );
+    // The misspelled name itself is echoed back; a suggestion is the tool's own name.
+    let suggested = ["\"remote.whoami\"", "mean: remote.whoami?", "user-1"];
+    if suggested.iter().any(|s| misspelled.contains(s)) {
+        seen.push(format!("misspelled: {misspelled}"));
+    }
+    let status = client
+        .read_resource(ReadResourceRequestParams::new("disco://status"))
+        .await
+        .expect("disco://status");
+    let status = serde_json::to_string(&status).expect("JSON");
+    if status.contains("remote") {
+        seen.push(format!("disco://status: {status}"));
+    }
+    let _ = client.cancel().await;
+    seen
+}
+
 /// Over HTTP, an OAuth server's tools are listed only to the callers whose token entry names
 /// the server (`servers`) or the tool (`tools`): every shape of entry, and the anonymous
 /// caller of a gateway without tokens. The other server keeps its rule (all, without
@@ -503,6 +612,13 @@ async fn over_http_only_the_callers_that_name_an_oauth_server_see_it() {
             *sees_open,
             "{entry}: {names:?}"
         );
+        let reached = what_reaches_remote(&gateway.url, Some(&format!("token-{i}"))).await;
+        if *sees_remote {
+            // The probe itself: a caller who sees it reaches it every way.
+            assert!(reached.len() >= 4, "{entry}: {reached:#?}");
+        } else {
+            assert!(reached.is_empty(), "{entry}: {reached:#?}");
+        }
     }
     drop(gateway);
 
@@ -535,6 +651,8 @@ async fn over_http_only_the_callers_that_name_an_oauth_server_see_it() {
     }
     let names = listed(&gateway.url, None).await;
     assert!(!names.contains(&"remote.whoami".to_string()), "{names:?}");
+    let reached = what_reaches_remote(&gateway.url, None).await;
+    assert!(reached.is_empty(), "{reached:#?}");
     drop(gateway);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&dir2);
@@ -614,5 +732,48 @@ async fn a_client_registered_beforehand_signs_in_and_refreshes_with_its_secret()
         assert!(!logged.contains(secret), "the gateway's log shows a secret");
         assert!(!signed.output.contains(secret), "login shows a secret");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `login` exchanges its code and saves the new grant holding the refresh lock: a refresh
+/// of the old grant (a running gateway's) waits, then starts from the new one; it cannot write
+/// the old grant over it.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_saves_its_grant_under_the_refresh_lock() {
+    use std::os::fd::AsRawFd;
+    let Some(tools) = tools() else { return };
+    disco_gateway::install_tls();
+    let servers = servers(&tools).await;
+    let (dir, state, config) = setup(&servers, "lock", serde_json::json!([]));
+    std::fs::create_dir_all(state.join("oauth")).expect("the token directory");
+    // A refresh in another process holds the lock.
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(state.join("oauth/remote.lock"))
+        .expect("the lock file");
+    // SAFETY: flock(2) on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let config2 = config.clone();
+    let signing_in = tokio::spawn(async move { login(&config2).await });
+    // Past the browser's redirect: the code is not exchanged while the lock is held.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(!state.join("oauth/remote.json").exists());
+    let s = stats(&servers).await;
+    assert_eq!(
+        s["grants"]["authorization_code"].as_u64().unwrap_or(0),
+        0,
+        "{s}"
+    );
+    drop(lock);
+    let done = signing_in.await.expect("login's task");
+    assert!(
+        done.output.contains("signed in; tokens in"),
+        "{}",
+        done.output
+    );
+    assert!(state.join("oauth/remote.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

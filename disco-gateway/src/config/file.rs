@@ -45,6 +45,8 @@ pub(super) struct File {
     pub(super) disco: Option<Disco>,
     /// What the file says that the gateway leaves out.
     pub(super) warnings: Vec<ConfigWarning>,
+    /// The servers not served (disabled, or skipped with a warning), by name.
+    pub(super) left_out: Vec<String>,
 }
 
 /// One server of the file, with the path of the section it is in (`mcpServers`, VS Code's
@@ -396,6 +398,7 @@ pub(super) fn read(text: &str, format: Format, project: Option<&str>) -> Result<
         found: Cell::new(None),
         warnings: RefCell::new(Vec::new()),
         disabled: RefCell::new(None),
+        left_out: RefCell::new(Vec::new()),
     };
     let file = InObject {
         must: File::MUST,
@@ -405,6 +408,7 @@ pub(super) fn read(text: &str, format: Format, project: Option<&str>) -> Result<
     // read of the file is only its echo.
     let mut file = read_at(text, "", file).map_err(|e| reading.found.take().unwrap_or(e))?;
     file.warnings = reading.warnings.take();
+    file.left_out = reading.left_out.take();
     Ok(file)
 }
 
@@ -417,6 +421,8 @@ struct Reading<'a> {
     warnings: RefCell<Vec<ConfigWarning>>,
     /// Claude Code's `disabledMcpServers` of the project read: where, and the names.
     disabled: RefCell<Option<(String, Vec<String>)>>,
+    /// The servers not served, by name.
+    left_out: RefCell<Vec<String>>,
 }
 
 impl Reading<'_> {
@@ -470,6 +476,7 @@ impl<'de> Visitor<'de> for FileReader<'_> {
             servers: None,
             disco: None,
             warnings: Vec::new(),
+            left_out: Vec::new(),
         };
         let mut gemini: Option<Mcp> = None;
         // Each key once (shape.rs): nothing here is set twice.
@@ -526,6 +533,7 @@ impl<'de> Visitor<'de> for FileReader<'_> {
                         format!("{}.{}", e.section, e.name),
                         format!("not served: Claude Code's `{at}` names it"),
                     );
+                    reading.left_out.borrow_mut().push(e.name.clone());
                 }
                 !off
             });
@@ -545,6 +553,7 @@ impl<'de> Visitor<'de> for FileReader<'_> {
                     format!("{}.{}", e.section, e.name),
                     format!("not served: {why}"),
                 );
+                reading.left_out.borrow_mut().push(e.name.clone());
                 false
             });
         }
@@ -753,7 +762,7 @@ impl<'de> Visitor<'de> for ServersReader<'_> {
                     name,
                     server,
                 }),
-                Ok(None) => {}
+                Ok(None) => self.reading.left_out.borrow_mut().push(name),
                 Err(e) => {
                     let said = e.to_string();
                     self.reading.found.set(Some(e));

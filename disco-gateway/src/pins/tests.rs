@@ -282,3 +282,30 @@ fn a_diff_is_bounded_and_shows_nothing_invisible() {
     assert_eq!(d.lines().count(), MAX_DIFF_LINES + 1, "{d}");
     assert!(d.ends_with("… and 16 more"), "{d}");
 }
+
+/// A state directory that is there open to others (made before, or by hand) is made the
+/// owner's alone; a stale temporary file, whatever its mode, does not give the new file its
+/// mode or content.
+#[cfg(unix)]
+#[test]
+fn an_existing_directory_is_tightened_and_temporary_files_are_new() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Dir::new("tighten");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for open in [0o755, 0o777, 0o750, 0o701] {
+        std::fs::create_dir_all(&dir.0).unwrap();
+        std::fs::set_permissions(&dir.0, std::fs::Permissions::from_mode(open)).unwrap();
+        private_dir(&dir.0).unwrap();
+        assert_eq!(mode(&dir.0), 0o700, "{open:o}");
+    }
+    let path = dir.0.join("tokens.json");
+    let temp = dir
+        .0
+        .join(format!(".tokens.json.{}.tmp", std::process::id()));
+    std::fs::write(&temp, b"stale and longer than what is written").unwrap();
+    std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o666)).unwrap();
+    write_whole(&path, b"new", None).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    assert_eq!(mode(&path), 0o600);
+    assert!(!temp.exists());
+}

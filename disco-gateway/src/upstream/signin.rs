@@ -3,7 +3,6 @@
 //! the token, and the token file watched so that a `login` is taken at once.
 
 use std::path::PathBuf;
-use std::time::SystemTime;
 
 use disco_runtime::rmcp;
 use rmcp::transport::auth::AuthorizationManager;
@@ -65,24 +64,28 @@ pub(super) async fn manager(
     }
 }
 
-/// An OAuth server's token file as it was when this was made, to hear a `login` after.
+/// An OAuth server's token file as it was when this was made, to hear a new sign-in after.
 pub(super) struct Tokens {
     file: Option<PathBuf>,
-    seen: Option<(SystemTime, u64)>,
+    seen: Option<oauth::Seen>,
 }
 
 impl Tokens {
     pub(super) fn now(hub: &Hub, upstream: &Upstream) -> Self {
         let file = upstream.token_file(hub);
-        let seen = file.as_deref().and_then(oauth::stamp);
+        let seen = match (&file, &upstream.config.transport) {
+            (Some(file), Transport::Http { url, .. }) => Some(oauth::Seen::now(file, url)),
+            _ => None,
+        };
         Tokens { file, seen }
     }
 
-    /// Resolves once the file is written (never for a server without OAuth).
-    pub(super) async fn written(&self) {
-        match &self.file {
-            Some(file) => oauth::written(file, self.seen).await,
-            None => std::future::pending().await,
+    /// Resolves once the file holds another sign-in than when this was made (a `login`, not
+    /// a refresh); never for a server without OAuth.
+    pub(super) async fn signed_in_again(&self) {
+        match (&self.file, &self.seen) {
+            (Some(file), Some(seen)) => oauth::signed_in_again(file, seen.clone()).await,
+            _ => std::future::pending().await,
         }
     }
 }

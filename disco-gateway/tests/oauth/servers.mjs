@@ -45,7 +45,7 @@ const as = await listen((req, res) => {
 });
 const issuer = `http://127.0.0.1:${as.address().port}`;
 
-const stats = { registrations: 0, grants: {}, pkce: [], seen: new Set(), refused: 0 };
+const stats = { registrations: 0, grants: {}, pkce: [], seen: new Set(), refused: 0, metadata: 0 };
 
 let rsBase;
 provider = new Provider(issuer, {
@@ -120,7 +120,7 @@ const readBody = async (req) => {
   return Buffer.concat(chunks).toString('utf8');
 };
 
-// A JSON-RPC answer of an MCP server with the one tool `whoami` answering `who`.
+// A JSON-RPC answer of an MCP server with the tools `whoami` and `slow` answering `who`.
 const mcp = async (req, res, who) => {
   if (req.method !== 'POST') return json(res, 405, {});
   const msg = JSON.parse(await readBody(req));
@@ -136,8 +136,12 @@ const mcp = async (req, res, who) => {
     case 'ping':
       return ok({});
     case 'tools/list':
-      return ok({ tools: [{ name: 'whoami', description: 'Who the call is made as.', inputSchema: { type: 'object' } }] });
+      return ok({ tools: [
+        { name: 'whoami', description: 'Who the call is made as.', inputSchema: { type: 'object' } },
+        { name: 'slow', description: 'Who the call is made as, after `ms` milliseconds.', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
+      ] });
     case 'tools/call':
+      if (msg.params.name === 'slow') await new Promise((r) => setTimeout(r, Number(msg.params.arguments?.ms) || 0));
       return ok({ content: [{ type: 'text', text: who }] });
     default:
       return json(res, 200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'no such method' } });
@@ -147,8 +151,11 @@ const mcp = async (req, res, who) => {
 const rs = await listen(async (req, res) => {
   try {
     const path = req.url.split('?')[0];
-    const metadata = `${rsBase}/.well-known/oauth-protected-resource/mcp`;
-    if (path === '/.well-known/oauth-protected-resource/mcp' || path === '/.well-known/oauth-protected-resource') {
+    // The protected-resource metadata is only where the 401's challenge says (not at the
+    // RFC 9728 well-known paths): a client that finds it went through the challenge.
+    const metadata = `${rsBase}/meta/resource-7c1e`;
+    if (path === '/meta/resource-7c1e') {
+      stats.metadata += 1;
       return json(res, 200, {
         resource: `${rsBase}/mcp`,
         authorization_servers: [issuer],
