@@ -82,8 +82,33 @@ pub(crate) fn lemmas(word: &str) -> Option<impl Iterator<Item = &'static str>> {
         .find_map(|&(_, at)| {
             let line = LEMMAS[at as usize..].lines().next()?;
             let mut fields = line.split(' ');
-            (fields.next() == Some(word)).then_some(fields)
+            let form = fields.next().filter(|&f| f == word)?;
+            Some(fields.filter(move |lemma| !undoubled_inflection(form, lemma)))
         })
+}
+
+/// WordNet's morphology makes lemmas by rule (strip `-ing`, `-ed`), which also makes `rat` a
+/// lemma of `rating` and `hop` one of `hoping`: a word of one syllable that ends in one
+/// vowel and one consonant doubles that consonant before the suffix (`ratting`, `hopping`),
+/// so the undoubled form is another word's (`rate`, `hope`). Those lemmas are left out.
+fn undoubled_inflection(form: &str, lemma: &str) -> bool {
+    let Some(suffix) = form.strip_prefix(lemma) else {
+        return false;
+    };
+    if suffix != "ing" && suffix != "ed" {
+        return false;
+    }
+    let b = lemma.as_bytes();
+    let vowel = |c: u8| matches!(c, b'a' | b'e' | b'i' | b'o' | b'u');
+    let n = b.len();
+    // Consonant, vowel, consonant at the end (not w, x or y, which never double), and no
+    // other vowel before: one syllable.
+    n >= 3
+        && !vowel(b[n - 1])
+        && !matches!(b[n - 1], b'w' | b'x' | b'y')
+        && vowel(b[n - 2])
+        && !vowel(b[n - 3])
+        && !b[..n - 2].iter().any(|&c| vowel(c) || c == b'y')
 }
 
 /// Whether two words are forms of one lemma (`created`/`create`, `mice`/`mouse`,
@@ -148,6 +173,17 @@ mod tests {
         assert!(same_lemma("created", "create"));
         assert!(same_lemma("mice", "mouse"));
         assert!(same_lemma("stopped", "stops"));
+        // A consonant doubled is another word's inflection than one not doubled.
+        for (a, b) in [("rating", "rate"), ("hoping", "hope"), ("hopping", "hop")] {
+            assert!(same_lemma(a, b), "{a} {b}");
+        }
+        for (a, b) in [
+            ("rating", "ratting"),
+            ("hoping", "hopping"),
+            ("rated", "rat"),
+        ] {
+            assert!(!same_lemma(a, b), "{a} {b}");
+        }
         assert!(!same_lemma("news", "new"));
         assert!(!same_lemma("payee", "payer"));
         assert!(antonyms().any(|p| p == ("major", "minor")));
