@@ -192,6 +192,7 @@ impl<H: ServerHandler> ServerHandler for Embedded<H> {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        self.tools.introduced();
         let mut result = self.handler.initialize(request, context.clone()).await?;
         self.tools.capabilities(&mut result.capabilities);
         if result.instructions.is_none() {

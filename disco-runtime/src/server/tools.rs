@@ -113,6 +113,9 @@ pub struct Tools {
     /// This session's number, unique in the process: what a discovery recorder groups calls
     /// by. `None` for a request of stateless HTTP.
     session: Option<u64>,
+    /// The catalog this session's `initialize` was answered on, until `on_initialized`
+    /// registers the session (see [`Tools::on_initialized`]).
+    introduced_on: Arc<std::sync::Mutex<Option<Arc<Catalog>>>>,
 }
 
 /// What [`Tools::listen`] needs of a subscription: whether it accepted the tool list's
@@ -155,6 +158,7 @@ impl Tools {
             shared,
             log_filter: Arc::new(LogLevelFilter::default()),
             acknowledged: Arc::default(),
+            introduced_on: Arc::default(),
             session: Some(NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
         }
     }
@@ -225,6 +229,7 @@ impl Tools {
         context: &RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        self.introduced();
         let mut info = handler.negotiate_initialize(&request)?;
         if info.instructions.is_none() {
             info.instructions = self.instructions(context);
@@ -322,11 +327,31 @@ impl Tools {
         }
     }
 
+    /// Notes the catalog this session's `initialize` is answered on, for `on_initialized`.
+    pub(crate) fn introduced(&self) {
+        *crate::util::lock(&self.introduced_on) = Some(self.shared.catalog());
+    }
+
     /// Remembers the session, so that [`ServerHandle::reload`] tells it when its caller's
     /// tool list changed.
     pub fn on_initialized(&self, context: &NotificationContext<RoleServer>) {
-        self.shared
-            .add_peer(context.peer.clone(), caller_of(&context.extensions));
+        let caller = caller_of(&context.extensions);
+        self.shared.add_peer(context.peer.clone(), caller.clone());
+        // rmcp runs a notification beside the requests that follow it: a reload that a call
+        // made after `initialize` (a plugin installed) may have collected the sessions before
+        // this one was added, and told it nothing. Tell it now, under the reload's own rule
+        // (only when this caller's list changed); a reload that came later tells it itself,
+        // and one notice too many only makes a client list again.
+        let Some(before) = crate::util::lock(&self.introduced_on).take() else {
+            return;
+        };
+        let now = self.shared.catalog();
+        if !Arc::ptr_eq(&before, &now) && before.list(&caller) != now.list(&caller) {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                super::shared::notify("session", peer.notify_tool_list_changed()).await;
+            });
+        }
     }
 
     /// Protocol 2026-07-28 replaced the session's `notifications/tools/list_changed` with
