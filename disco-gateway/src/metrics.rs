@@ -27,6 +27,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use disco_runtime::catalog::StatsSnapshot;
+use disco_runtime::util;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -72,7 +73,7 @@ impl Metrics {
     /// error or not, after `took`.
     pub fn call(&self, server: &str, tool: &str, failed: bool, took: Duration) {
         let tool = {
-            let mut labelled = self.labelled.lock().unwrap_or_else(|e| e.into_inner());
+            let mut labelled = util::lock(&self.labelled);
             let pair = (server.to_string(), tool.to_string());
             if labelled.contains(&pair) || labelled.len() < MAX_TOOL_LABELS {
                 labelled.insert(pair);
