@@ -626,7 +626,7 @@ pub fn command(from: &str, file: Option<&str>, undo: bool, write: bool) -> Resul
     // gateway's files 0600 in a directory made 0700, the client's file keeping its own mode.
     let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
         if let Some(dir) = path.parent() {
-            crate::pins::private_dir(dir)?;
+            disco_runtime::learn::private_dir(dir)?;
         }
         let keep = (path == file).then_some(&mode);
         crate::pins::write_whole(path, text.as_bytes(), keep)
