@@ -201,11 +201,38 @@ fn label(value: &str) -> String {
 /// The exposition's media type (prometheus-client writes OpenMetrics text).
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// The most connections the endpoint keeps open: a scraper or two, and room to spare. At the
+/// cap a new connection closes the oldest idle one, or is closed itself when every one is
+/// answering a scrape, so no client can hold more of the gateway through it.
+pub const MAX_CONNECTIONS: usize = 16;
+
+/// How long a connection has to send a request head; then it gets 408 and is closed.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Serves `GET /metrics` on `listener` with what `render` gives at each scrape, until the
-/// process ends.
+/// process ends, on the bounded connections of the MCP endpoint ([`MAX_CONNECTIONS`],
+/// [`HEADER_READ_TIMEOUT`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     render: impl Fn() -> String + Clone + Send + Sync + 'static,
+) -> std::io::Result<()> {
+    serve_within(
+        listener,
+        render,
+        MAX_CONNECTIONS,
+        HEADER_READ_TIMEOUT,
+        std::future::pending(),
+    )
+    .await
+}
+
+/// [`serve`] with its bounds given, until `stop` resolves.
+async fn serve_within(
+    listener: tokio::net::TcpListener,
+    render: impl Fn() -> String + Clone + Send + Sync + 'static,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = axum::Router::new().route(
         "/metrics",
@@ -214,7 +241,8 @@ pub async fn serve(
             async move { ([(axum::http::header::CONTENT_TYPE, CONTENT_TYPE)], render()) }
         }),
     );
-    axum::serve(listener, app).await
+    disco_runtime::server::serve_bounded(listener, app, max_connections, header_read_timeout, stop)
+        .await
 }
 
 #[cfg(test)]
