@@ -622,13 +622,16 @@ pub fn command(from: &str, file: Option<&str>, undo: bool, write: bool) -> Resul
         .map_err(|e| format!("{}: {e}", file.display()))?
         .permissions();
     // Whole or not at all, never readable by others (the servers' env and headers): the
-    // gateway's files 0600 in a directory made 0700, the client's file keeping its own mode.
+    // gateway's files 0600 in its own directory, made 0700. The client's file keeps its own
+    // mode, in its folder as it is (a project, $HOME, ~/.cursor: never the gateway's to close).
     let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
+        if path == file {
+            return crate::pins::write_whole(path, text.as_bytes(), Some(&mode));
+        }
         if let Some(dir) = path.parent() {
             disco_runtime::learn::private_dir(dir)?;
         }
-        let keep = (path == file).then_some(&mode);
-        crate::pins::write_whole(path, text.as_bytes(), keep)
+        crate::pins::write_whole(path, text.as_bytes(), None)
     };
     if undoing {
         let saved = std::fs::read_to_string(&record_path)

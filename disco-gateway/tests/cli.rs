@@ -101,6 +101,9 @@ fn adopt_writes_only_when_told_and_undoes() {
     // The file a dotfiles manager keeps elsewhere, linked into place; readable by its owner.
     let real = dir.join("dotfiles/mcp.json");
     std::fs::create_dir_all(dir.join("dotfiles")).expect("a directory");
+    // The client's folder is open to others to read, and stays so: it is not the gateway's.
+    let folder = dir.join("dotfiles");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).expect("a mode");
     std::fs::write(&real, &original).expect("a copy");
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).expect("a mode");
     let file = dir.join("mcp.json");
@@ -155,6 +158,7 @@ fn adopt_writes_only_when_told_and_undoes() {
         .is_symlink());
     assert!(read().contains("\"disco-gateway\": {"));
     assert_eq!(mode(&real), 0o600);
+    assert_eq!(mode(&folder), 0o755);
     assert_eq!(mode(&gateway_config), 0o600);
     assert_eq!(mode(&record), 0o600);
     assert_eq!(mode(&config_home.join("disco-gateway")), 0o700);
@@ -173,6 +177,7 @@ fn adopt_writes_only_when_told_and_undoes() {
     assert_eq!(read(), adopted);
     assert!(run(&["--undo", "--write"]).starts_with("put `servers`"));
     assert_eq!(read(), original);
+    assert_eq!(mode(&folder), 0o755);
     // The gateway's configuration is still there: a second adoption does not overwrite it.
     let kept = std::fs::read_to_string(&gateway_config).expect("the gateway's file");
     let o = Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
