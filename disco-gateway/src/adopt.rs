@@ -629,7 +629,7 @@ pub fn command(from: &str, file: Option<&str>, undo: bool, write: bool) -> Resul
             return crate::pins::write_whole(path, text.as_bytes(), Some(&mode));
         }
         if let Some(dir) = path.parent() {
-            disco_runtime::learn::private_dir(dir)?;
+            disco_runtime::util::private_dir(dir)?;
         }
         crate::pins::write_whole(path, text.as_bytes(), None)
     };

@@ -411,7 +411,7 @@ impl Pins {
 
     /// The state directory and its `pins`, each made 0700 when it is made here.
     fn make_dirs(&self) -> Result<(), String> {
-        disco_runtime::learn::private_dir(&self.dir.join("pins"))
+        disco_runtime::util::private_dir(&self.dir.join("pins"))
     }
 
     /// Writes `file` to `path` whole or not at all ([`write_whole`]).
