@@ -148,19 +148,160 @@ fn connections_open_in_client_rs() {
 }
 
 /// A lock is taken in one way, the runtime's (`disco_runtime::util::{lock, read, write}`: a
-/// poisoned lock taken as it is): no source file unwraps a lock's poison by hand. The unit tests
-/// (`*/tests.rs`), where a panic is the point, are left out.
+/// poisoned lock taken as it is): no source file takes a std lock's result by hand (see
+/// [`locks_by_hand`]). The unit tests (`*/tests.rs`), where a panic is the point, are left out.
 #[test]
 fn locks_are_taken_through_the_runtimes_helpers() {
-    const BY_HAND: [&str; 3] = ["e.into_inner()", "PoisonError", "lock().unwrap()"];
-    let by_hand = found_outside_tests(&BY_HAND, &[]);
+    let by_hand = found_in_sources(&[], locks_by_hand);
     assert!(by_hand.is_empty(), "locks taken by hand: {by_hand:?}");
+}
+
+/// The places in `code` (comments left out) where a std lock's result is taken by hand:
+/// `.lock()`, `.read()` or `.write()` directly followed by `.unwrap()`, `.expect(`, `.ok()` or
+/// `?`, and any `unwrap_or_else(` whose argument mentions `into_inner`. Tokio's locks
+/// (`.lock().await`) are not. A method of the same name and no argument that the file defines
+/// itself (`fn read(&self)`, as oauth.rs's token file) is told apart by its receiver: `self`,
+/// or a value made in place by a path (`TokenFile::new(..)`).
+fn locks_by_hand(code: &str) -> Vec<String> {
+    let code = squeeze(code);
+    let mut found = Vec::new();
+    for method in ["lock", "read", "write"] {
+        let call = format!(".{method}()");
+        let own = ["&self", "&mut self"]
+            .iter()
+            .any(|s| code.contains(&format!("fn {method}({s})")));
+        for (at, _) in code.match_indices(&call) {
+            let after = &code[at + call.len()..];
+            let Some(taken) = [".unwrap()", ".expect(", ".ok()", "?"]
+                .into_iter()
+                .find(|t| after.starts_with(t))
+            else {
+                continue;
+            };
+            let receiver = receiver(&code[..at]);
+            let made_here = receiver.split("::").next().is_some_and(|head| {
+                head.starts_with(char::is_uppercase)
+                    && receiver.contains("::")
+                    && !["Mutex", "RwLock"].contains(&head)
+            });
+            if own && (receiver == "self" || made_here) {
+                continue;
+            }
+            found.push(format!("{receiver}{call}{taken}"));
+        }
+    }
+    for (at, _) in code.match_indices("unwrap_or_else(") {
+        let rest = &code[at + "unwrap_or_else(".len()..];
+        let mut depth = 1usize;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        if rest[..end].contains("into_inner") {
+            found.push(format!("unwrap_or_else({})", &rest[..end]));
+        }
+    }
+    found
+}
+
+/// `code` with white space dropped beside punctuation and squeezed to one space between words,
+/// so that a chain broken over lines reads as one.
+fn squeeze(code: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(code.len());
+    let mut space = false;
+    for c in code.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && word(c) && out.ends_with(word) {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
+/// The receiver of a method called at the end of `before`: back over names, paths, fields and
+/// balanced brackets to where the expression starts.
+fn receiver(before: &str) -> &str {
+    let mut depth = 0usize;
+    let mut start = before.len();
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            ')' | ']' => depth += 1,
+            '(' | '[' if depth > 0 => depth -= 1,
+            _ if depth > 0 => {}
+            c if c.is_alphanumeric() || "_.:&".contains(c) => {}
+            _ => break,
+        }
+        start = i;
+    }
+    before[start..].trim_start_matches('&')
+}
+
+#[test]
+fn the_lock_rule_finds_what_is_taken_by_hand() {
+    // Every method, every way of taking its result, also broken over lines.
+    for method in ["lock", "read", "write"] {
+        for taken in [".unwrap()", ".expect(\"held\")", ".ok()", "?"] {
+            for gap in ["", "\n        "] {
+                let code =
+                    format!("fn f(s: &S) {{ let g = s.state{gap}.{method}(){gap}{taken}; }}");
+                assert_eq!(locks_by_hand(&code).len(), 1, "{code}");
+                // A file with a method of that name of its own: a lock's field is still found.
+                let own = format!("fn {method}(&self) -> R {{ todo!() }}\n{code}");
+                assert_eq!(locks_by_hand(&own).len(), 1, "{own}");
+            }
+        }
+    }
+    for code in [
+        "let g = m.lock().unwrap_or_else(PoisonError::into_inner);",
+        "let g = m.read().unwrap_or_else(|e| e.into_inner());",
+        "let g = m\n    .write()\n    .unwrap_or_else(|poisoned| {\n        poisoned.into_inner()\n    });",
+    ] {
+        assert_eq!(locks_by_hand(code).len(), 1, "{code}");
+    }
+    // Not a std lock's result taken by hand.
+    for code in [
+        "let g = self.conn.lock().await;",
+        "let g = write.lock().await.take();",
+        "let g = disco_runtime::util::lock(&self.m);",
+        "let v = x.unwrap_or_else(|| 0);",
+        "fn read(&self) -> R { todo!() }\nlet k = self.read()?.map(|k| k.0);",
+        "fn read(&self) -> R { todo!() }\nlet k = self\n    .read()\n    .ok();",
+        "fn read(&self) -> R { todo!() }\nlet k = TokenFile::new(p, r).read().ok()??;",
+    ] {
+        assert_eq!(locks_by_hand(code), Vec::<String>::new(), "{code}");
+    }
 }
 
 /// The `words` found in the source files (comments and white space left out, so that a chain
 /// broken over lines is found too), as `file: word`, but in the unit tests of a module
 /// (`*/tests.rs`, which drive its parts directly) and in the files `except` names.
 fn found_outside_tests(words: &[&str], except: &[&str]) -> Vec<String> {
+    found_in_sources(except, |code| {
+        let code: String = code.split_whitespace().collect();
+        words
+            .iter()
+            .filter(|w| code.contains(*w))
+            .map(|w| w.to_string())
+            .collect()
+    })
+}
+
+/// What `find` finds in each source file (comments left out), as `file: what`, but in the unit
+/// tests of a module (`*/tests.rs`) and in the files `except` names.
+fn found_in_sources(except: &[&str], find: impl Fn(&str) -> Vec<String>) -> Vec<String> {
     let src = src();
     let mut files = Vec::new();
     scan::sources(&src, &mut files);
@@ -171,11 +312,8 @@ fn found_outside_tests(words: &[&str], except: &[&str]) -> Vec<String> {
             continue;
         }
         let code = scan::without_comments(&std::fs::read_to_string(file).unwrap());
-        let code: String = code.split_whitespace().collect();
-        for word in words {
-            if code.contains(word) {
-                found.push(format!("{}: {word}", rel.display()));
-            }
+        for what in find(&code) {
+            found.push(format!("{}: {what}", rel.display()));
         }
     }
     found
