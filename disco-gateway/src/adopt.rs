@@ -369,8 +369,20 @@ pub fn check(
         .iter()
         .find(|t| !served.iter().any(|s| s.name == t.name))
     {
+        // Why the client leaves it out, when the gateway reading its file says (Gemini CLI's
+        // `url`, an SSE server the gateway cannot serve).
+        let why = now
+            .warnings
+            .iter()
+            .find(|w| {
+                let at = format!("{}.{}", plan.record.section, extra.name);
+                w.key == at || w.key.starts_with(&format!("{at}."))
+            })
+            .map(|w| format!(" ({w})"))
+            .unwrap_or_default();
         return Err(format!(
-            "adopt: `{}` would be served from {}, and {} does not serve it; {} is left as it is",
+            "adopt: `{}` would be served from {}, and {} does not serve it{why}; {} is left as \
+             it is",
             extra.name,
             config.display(),
             file.display(),

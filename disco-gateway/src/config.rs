@@ -282,18 +282,31 @@ pub struct Origin<'a> {
 
 impl<'a> Origin<'a> {
     /// The origin of the file at `path`: its format by its name, its directory, and whether it
-    /// is Gemini CLI's settings (`settings.json` in a `.gemini` directory, the places Gemini
-    /// CLI documents: <https://geminicli.com/docs/tools/mcp-server/>). No project.
+    /// is Gemini CLI's settings. No project.
+    ///
+    /// Gemini CLI's settings are `settings.json` in a `.gemini` directory (the user's, a
+    /// project's: <https://geminicli.com/docs/tools/mcp-server/>), and its system settings
+    /// and system defaults, `settings.json` and `system-defaults.json` in `/etc/gemini-cli`
+    /// (Linux), `/Library/Application Support/GeminiCli` (macOS) or `C:\ProgramData\gemini-cli`
+    /// (Windows): <https://geminicli.com/docs/reference/configuration/>, "Settings files".
     pub fn of(path: &'a std::path::Path) -> Origin<'a> {
-        let in_gemini = path
+        let name = path.file_name().and_then(|n| n.to_str());
+        let dir = path
             .parent()
             .and_then(|d| d.file_name())
-            .is_some_and(|d| d == ".gemini");
+            .and_then(|d| d.to_str());
+        let gemini = match (dir, name) {
+            (Some(".gemini"), Some("settings.json")) => true,
+            (Some("gemini-cli" | "GeminiCli"), Some("settings.json" | "system-defaults.json")) => {
+                true
+            }
+            _ => false,
+        };
         Origin {
             format: Format::of(path),
             dir: path.parent(),
             project: None,
-            gemini: in_gemini && path.file_name().is_some_and(|n| n == "settings.json"),
+            gemini,
         }
     }
 }
@@ -518,12 +531,24 @@ fn server(
     };
     let kind = text("type", &s.kind)?;
     let command = text("command", &s.command)?;
+    // Gemini CLI takes `httpUrl` (Streamable HTTP) over `url` (SSE) when an entry has both: so
+    // does the gateway, saying that `url` is not read.
+    let gemini_both = origin.gemini && s.url.is_some() && s.http_url.is_some();
+    if gemini_both {
+        warnings.push(ConfigWarning {
+            key: at("url"),
+            message: "not read: Gemini CLI connects to `httpUrl` (Streamable HTTP) when both \
+                      are given"
+                .into(),
+        });
+    }
     let urls: Vec<(&str, &file::Text)> = [
         ("url", &s.url),
         ("serverUrl", &s.server_url),
         ("httpUrl", &s.http_url),
     ]
     .into_iter()
+    .filter(|(k, _)| !(gemini_both && *k == "url"))
     .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
     .collect();
     if let [(first, _), (second, _), ..] = urls[..] {

@@ -206,8 +206,8 @@ fn adopt_writes_only_when_told_and_undoes() {
 
 /// `adopt` refuses, saying why and changing nothing, when the gateway's configuration it would
 /// write is not served as the client's file is: an `envFile` found from the client's
-/// directory (not the gateway's), and Gemini CLI's `mcp.allowed`, which would not let it
-/// start the gateway's entry.
+/// directory (not the gateway's), Gemini CLI's `mcp.allowed`, which would not let it start
+/// the gateway's entry, and Gemini CLI's `url`, an SSE server the gateway cannot serve.
 #[test]
 fn adopt_refuses_what_would_not_be_served() {
     let dir = scratch("adopt-refused");
@@ -233,6 +233,13 @@ fn adopt_refuses_what_would_not_be_served() {
             r#"{"mcp": {"excluded": ["b"]}, "mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}"#
                 .to_string(),
             "does not serve it",
+        ),
+        // Gemini CLI's `url` is an SSE server: the refusal says so.
+        (
+            "gemini",
+            "settings.json",
+            r#"{"mcpServers": {"old": {"url": "http://127.0.0.1:9/sse"}}}"#.to_string(),
+            "does not serve it (mcpServers.old.url: not served: a legacy SSE server",
         ),
     ];
     std::fs::write(dir.join(".env"), "DB_URL=postgres://db\n").expect("an env file");

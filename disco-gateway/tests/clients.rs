@@ -182,7 +182,8 @@ fn gemini_cli() {
     );
 }
 
-/// In Gemini CLI's settings (`settings.json` in a `.gemini` directory) a server's `url` is a
+/// In Gemini CLI's settings (`settings.json` in a `.gemini` directory, its system settings and
+/// defaults) a server's `url` is a
 /// legacy SSE server (its Streamable HTTP servers are `httpUrl`, or `url` with `"type": "http"`):
 /// it is not served, with one warning naming it and why, and the others are. The same entries
 /// in another client's file (Cursor's `mcp.json`, or a `settings.json` elsewhere) are
@@ -194,6 +195,7 @@ fn gemini_clis_url_is_sse_and_skipped() {
         "typed": {"url": "http://127.0.0.1:9/mcp", "type": "http"},
         "streamable": {"url": "http://127.0.0.1:9/mcp", "type": "streamable-http"},
         "new": {"httpUrl": "http://127.0.0.1:9/mcp"},
+        "both": {"url": "http://127.0.0.1:9/sse", "httpUrl": "http://127.0.0.1:9/both"},
         "local": {"command": "python"}
     }}"#;
     let root = std::env::temp_dir().join(format!("disco-gemini-sse-{}", std::process::id()));
@@ -205,23 +207,52 @@ fn gemini_clis_url_is_sse_and_skipped() {
     };
     let names = |c: &Config| -> Vec<String> { c.servers.iter().map(|s| s.name.clone()).collect() };
 
-    let gemini = read_at(".gemini/settings.json");
-    assert_eq!(names(&gemini), ["typed", "streamable", "new", "local"]);
-    assert_eq!(gemini.left_out, ["old"]);
-    let [w] = gemini.warnings.as_slice() else {
-        panic!("one warning: {:#?}", gemini.warnings)
-    };
-    assert_eq!(w.key, "mcpServers.old.url");
-    for says in ["not served", "SSE", "httpUrl"] {
-        assert!(w.message.contains(says), "{says}: {w}");
+    // Gemini CLI's own places: a user's or project's `.gemini`, and its system settings and
+    // system defaults (Linux's and macOS's folders).
+    for at in [
+        ".gemini/settings.json",
+        "etc/gemini-cli/settings.json",
+        "etc/gemini-cli/system-defaults.json",
+        "Library/Application Support/GeminiCli/settings.json",
+    ] {
+        let gemini = read_at(at);
+        assert_eq!(
+            names(&gemini),
+            ["typed", "streamable", "new", "both", "local"],
+            "{at}"
+        );
+        assert_eq!(gemini.left_out, ["old"], "{at}");
+        // An entry with both is Streamable HTTP at `httpUrl`, as Gemini CLI takes it.
+        let both = gemini.servers.iter().find(|s| s.name == "both").unwrap();
+        assert!(
+            matches!(&both.transport, Transport::Http { url, .. } if url.ends_with("/both")),
+            "{at}"
+        );
+        let [sse, not_read] = gemini.warnings.as_slice() else {
+            panic!("{at}: two warnings: {:#?}", gemini.warnings)
+        };
+        assert_eq!(sse.key, "mcpServers.old.url");
+        for says in ["not served", "SSE", "httpUrl"] {
+            assert!(sse.message.contains(says), "{says}: {sse}");
+        }
+        assert_eq!(not_read.key, "mcpServers.both.url");
+        assert!(not_read.message.contains("not read"), "{not_read}");
     }
 
     for elsewhere in [
         ".cursor/mcp.json",
         "app/settings.json",
         ".gemini/other.json",
+        "etc/gemini-cli/other.json",
     ] {
-        let c = read_at(elsewhere);
+        let text = text.replace(
+            r#""both": {"url": "http://127.0.0.1:9/sse", "httpUrl": "http://127.0.0.1:9/both"},"#,
+            "",
+        );
+        let path = root.join(elsewhere);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let c = Config::read(&text, &vars, Origin::of(&path))
+            .unwrap_or_else(|e| panic!("{elsewhere}: {e}"));
         assert_eq!(
             names(&c),
             ["old", "typed", "streamable", "new", "local"],

@@ -826,10 +826,9 @@ struct Keys {
 
 const SSE: &str = "a legacy SSE server (the gateway's MCP client, rmcp, speaks Streamable HTTP \
                    and stdio only)";
-const GEMINI_SSE: &str =
-    "a legacy SSE server: in Gemini CLI's settings `url` is SSE (a Streamable \
-                          HTTP server is written `httpUrl`), and the gateway's MCP client, rmcp, \
-                          speaks Streamable HTTP and stdio only";
+const GEMINI_SSE: &str = "a legacy SSE server: in Gemini CLI's settings `url` is SSE (a \
+                          Streamable HTTP server is written `httpUrl`), and the gateway's MCP \
+                          client, rmcp, speaks Streamable HTTP and stdio only";
 const WS: &str = "a WebSocket server (the gateway's MCP client, rmcp, speaks Streamable HTTP and \
                   stdio only)";
 const SANDBOXED: &str = "the client runs it in its sandbox, and the gateway would run it in \
@@ -838,7 +837,8 @@ const SANDBOXED: &str = "the client runs it in its sandbox, and the gateway woul
 /// Reads a server entry's keys: each one a client defines, or an error naming it.
 struct KeysReader {
     format: Format,
-    /// Gemini CLI's settings: `url` (unless `type` says `http`) is a legacy SSE server.
+    /// Gemini CLI's settings: `url` (unless `type` says `http`, or `httpUrl` is given too) is a
+    /// legacy SSE server.
     gemini: bool,
 }
 
@@ -891,6 +891,8 @@ impl<'de> Visitor<'de> for KeysReader {
                 }
                 _ => {
                     url |= key == "url";
+                    // Gemini CLI's Streamable HTTP server, which it takes over `url`.
+                    http |= key == "httpUrl";
                     map.next_value::<IgnoredAny>()?;
                 }
             }
