@@ -209,9 +209,13 @@ pub const MAX_CONNECTIONS: usize = 16;
 /// How long a connection has to send a request head; then it gets 408 and is closed.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long writing a response may make no progress (a client that does not read it) before
+/// its connection is closed, so that it does not hold a place among the connections.
+pub const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Serves `GET /metrics` on `listener` with what `render` gives at each scrape, until the
 /// process ends, on the bounded connections of the MCP endpoint ([`MAX_CONNECTIONS`],
-/// [`HEADER_READ_TIMEOUT`]).
+/// [`HEADER_READ_TIMEOUT`], [`WRITE_STALL_TIMEOUT`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     render: impl Fn() -> String + Clone + Send + Sync + 'static,
@@ -221,6 +225,7 @@ pub async fn serve(
         render,
         MAX_CONNECTIONS,
         HEADER_READ_TIMEOUT,
+        WRITE_STALL_TIMEOUT,
         std::future::pending(),
     )
     .await
@@ -232,6 +237,7 @@ async fn serve_within(
     render: impl Fn() -> String + Clone + Send + Sync + 'static,
     max_connections: usize,
     header_read_timeout: Duration,
+    write_stall: Duration,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = axum::Router::new().route(
@@ -241,8 +247,15 @@ async fn serve_within(
             async move { ([(axum::http::header::CONTENT_TYPE, CONTENT_TYPE)], render()) }
         }),
     );
-    disco_runtime::server::serve_bounded(listener, app, max_connections, header_read_timeout, stop)
-        .await
+    disco_runtime::server::serve_bounded(
+        listener,
+        app,
+        max_connections,
+        header_read_timeout,
+        write_stall,
+        stop,
+    )
+    .await
 }
 
 #[cfg(test)]

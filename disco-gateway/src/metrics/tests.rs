@@ -88,9 +88,9 @@ async fn heard(c: &mut tokio::net::TcpStream, wait: Duration) -> Option<String> 
 }
 
 /// The endpoint's connections do not grow past the cap: clients that each open one and send
-/// half a request head leave at most `cap` open (a new one closes the oldest idle one); a
-/// scrape past the cap is still answered; and a connection that never finishes its head is
-/// closed after the head timeout.
+/// half a request head leave `cap` open (each new one closes the oldest idle one); a scrape
+/// past the cap is still answered; and a connection that never finishes its head is closed
+/// after the head timeout.
 #[tokio::test]
 async fn connections_past_the_cap_are_closed_and_slow_heads_time_out() {
     use tokio::io::AsyncWriteExt;
@@ -102,7 +102,8 @@ async fn connections_past_the_cap_are_closed_and_slow_heads_time_out() {
         listener,
         || "disco_gateway_test 1\n".to_string(),
         cap,
-        Duration::from_secs(4),
+        Duration::from_secs(5),
+        WRITE_STALL_TIMEOUT,
         stop.clone().cancelled_owned(),
     ));
     let mut held = Vec::new();
@@ -113,28 +114,29 @@ async fn connections_past_the_cap_are_closed_and_slow_heads_time_out() {
             .unwrap();
         held.push(c);
     }
-    // Each connection listened to at once, for the same short while (well within the head
-    // timeout): the ones still open are silent, the others were closed unanswered.
+    // Each connection listened to until it is closed: the first `cap * 3` to close are closed
+    // unanswered (each by a newer one's admission), well before the head timeout; the others
+    // are still open then (each listened to within a liveness bound).
     let mut listening = tokio::task::JoinSet::new();
-    for mut c in held {
-        listening.spawn(async move {
-            let said = heard(&mut c, Duration::from_millis(300)).await;
-            (c, said)
-        });
+    for (i, mut c) in held.into_iter().enumerate() {
+        listening.spawn(async move { (i, heard(&mut c, Duration::from_secs(30)).await) });
     }
-    let mut open = Vec::new();
-    while let Some(done) = listening.join_next().await {
-        match done.unwrap() {
-            (c, None) => open.push(c),
-            (_, Some(said)) => {
-                assert_eq!(said, "", "a connection past the cap is closed unanswered")
-            }
-        }
+    let mut closed = Vec::new();
+    while closed.len() < cap * 3 {
+        let (i, said) = listening
+            .join_next()
+            .await
+            .expect("connections are closed")
+            .unwrap();
+        let said = said.expect("closed within the liveness bound");
+        assert_eq!(said, "", "a connection past the cap is closed unanswered");
+        closed.push(i);
     }
-    assert!(
-        (1..=cap).contains(&open.len()),
-        "{} connections held open, the cap is {cap}",
-        open.len()
+    closed.sort();
+    assert_eq!(
+        closed,
+        (0..cap * 3).collect::<Vec<_>>(),
+        "the oldest are closed, the newest {cap} held open"
     );
 
     let mut scrape = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -147,9 +149,10 @@ async fn connections_past_the_cap_are_closed_and_slow_heads_time_out() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains("disco_gateway_test 1"), "{answer}");
 
-    for mut c in open {
-        // Closed by the scrape's admission (nothing), or by the head timeout (408).
-        let said = heard(&mut c, Duration::from_secs(10)).await;
+    // The ones held open: closed by the scrape's admission (nothing), or by the head timeout
+    // (408).
+    while let Some(done) = listening.join_next().await {
+        let (_, said) = done.unwrap();
         let said = said.expect("a head never finished is not kept past the timeout");
         assert!(
             said.is_empty() || said.starts_with("HTTP/1.1 408"),

@@ -38,6 +38,10 @@ pub(crate) struct Limits {
     pub header_read_timeout: Duration,
     pub max_connections: usize,
     pub headers: HeaderRules,
+    /// How long a write to the client may make no progress before the connection is closed
+    /// (a client that does not read its response); `None`: as long as it likes (the MCP
+    /// endpoint, whose SSE streams a client reads when it will).
+    pub write_stall: Option<Duration>,
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then lets open connections finish
@@ -84,6 +88,11 @@ pub(crate) async fn serve(
             slot: slot.clone(),
             headers: headers.clone(),
         };
+        let tcp = WriteDeadline {
+            inner: tcp,
+            limit: limits.write_stall,
+            stalled: None,
+        };
         let connection = builder.serve_connection(TokioIo::new(tcp), service);
         let graceful = graceful.clone();
         let all_closed = all_closed_rx.clone();
@@ -120,20 +129,23 @@ pub(crate) async fn serve(
 /// Serves `app`, a router of a program's own beside its MCP endpoint (the gateway's metrics),
 /// on `listener` with the connections of the MCP endpoint: at most `max_connections` open (at
 /// the cap a new connection closes the oldest idle one, or is closed itself when every one is
-/// busy), each request head read within `header_read_timeout`, the header rules checked.
-/// Until `shutdown` resolves. Public, hidden, for disco-gateway: no API.
+/// busy), each request head read within `header_read_timeout`, the header rules checked, and a
+/// connection whose response makes no progress for `write_stall` (a client that does not read
+/// it) closed. Until `shutdown` resolves. Public, hidden, for disco-gateway: no API.
 #[doc(hidden)]
 pub async fn serve_bounded(
     listener: tokio::net::TcpListener,
     app: axum::Router,
     max_connections: usize,
     header_read_timeout: Duration,
+    write_stall: Duration,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let limits = Limits {
         header_read_timeout,
         max_connections,
         headers: HeaderRules::new(&[]),
+        write_stall: Some(write_stall),
     };
     serve(listener, app, limits, shutdown).await
 }
@@ -234,6 +246,82 @@ impl http_body::Body for Tracked {
     }
 }
 
+/// A connection whose writes fail (`TimedOut`, and hyper closes it) when one makes no progress
+/// for `limit`: the client's receive window stays full because it reads nothing. Any progress
+/// starts the wait again, so a slow reader is served; an idle connection writes nothing.
+struct WriteDeadline<S> {
+    inner: S,
+    limit: Option<Duration>,
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<S> WriteDeadline<S> {
+    fn watch<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        r: Poll<std::io::Result<T>>,
+    ) -> Poll<std::io::Result<T>> {
+        let (Poll::Pending, Some(limit)) = (&r, self.limit) else {
+            self.stalled = None;
+            return r;
+        };
+        let stalled = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        if stalled.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        self.stalled = None;
+        Poll::Ready(Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the client read nothing of its response in time",
+        )))
+    }
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for WriteDeadline<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for WriteDeadline<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.watch(cx, r)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.watch(cx, r)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let r = Pin::new(&mut self.inner).poll_flush(cx);
+        self.watch(cx, r)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
 /// The router behind one connection: header rules first, then the router (bearer check,
 /// guard, rmcp).
 struct ConnService {
@@ -262,5 +350,42 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnService {
             };
             Ok(track(response))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WriteDeadline;
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+
+    /// A write the other end never reads fails with `TimedOut` once it has made no progress
+    /// for the limit; without a limit it waits (here, past a liveness bound).
+    #[tokio::test]
+    async fn a_write_nobody_reads_times_out() {
+        let (near, _far) = tokio::io::duplex(64);
+        let mut stream = WriteDeadline {
+            inner: near,
+            limit: Some(Duration::from_millis(50)),
+            stalled: None,
+        };
+        let written = tokio::time::timeout(Duration::from_secs(10), stream.write_all(&[0; 4096]))
+            .await
+            .expect("the write ends within the liveness bound");
+        let e = written.expect_err("nobody read it");
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+
+        let (near, _far) = tokio::io::duplex(64);
+        let mut unbounded = WriteDeadline {
+            inner: near,
+            limit: None,
+            stalled: None,
+        };
+        let waited =
+            tokio::time::timeout(Duration::from_millis(300), unbounded.write_all(&[0; 4096])).await;
+        assert!(
+            waited.is_err(),
+            "without a limit the write waits for its reader"
+        );
     }
 }

@@ -417,6 +417,7 @@ pub(crate) async fn serve(
         header_read_timeout: options.header_read_timeout,
         max_connections: options.max_connections,
         headers: super::headers::HeaderRules::new(&options.allowed_hosts),
+        write_stall: None,
     };
     super::conn::serve(listener, app, limits, shutdown).await?;
     Ok(())
