@@ -295,13 +295,14 @@ impl<'a> Origin<'a> {
             .parent()
             .and_then(|d| d.file_name())
             .and_then(|d| d.to_str());
-        let gemini = match (dir, name) {
-            (Some(".gemini"), Some("settings.json")) => true,
-            (Some("gemini-cli" | "GeminiCli"), Some("settings.json" | "system-defaults.json")) => {
-                true
-            }
-            _ => false,
-        };
+        let gemini = matches!(
+            (dir, name),
+            (Some(".gemini"), Some("settings.json"))
+                | (
+                    Some("gemini-cli" | "GeminiCli"),
+                    Some("settings.json" | "system-defaults.json")
+                )
+        );
         Origin {
             format: Format::of(path),
             dir: path.parent(),
