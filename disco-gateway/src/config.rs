@@ -166,6 +166,26 @@ pub struct DiscoConfig {
     pub semantic: Option<std::path::PathBuf>,
 }
 
+/// The operator's words for the tools, by downstream tool name: the aliases a call may use
+/// (`disco.aliases`) and the keywords search weighs (`disco.keywords`). Unlike the rest of the
+/// `disco` section they are read again with the configuration file, since that is where
+/// `disco-gateway report`'s findings are pasted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Labels {
+    pub aliases: BTreeMap<String, Vec<String>>,
+    pub keywords: BTreeMap<String, Vec<String>>,
+}
+
+impl Labels {
+    /// Those `disco` gives.
+    pub fn of(disco: &DiscoConfig) -> Labels {
+        Labels {
+            aliases: disco.aliases.clone(),
+            keywords: disco.keywords.clone(),
+        }
+    }
+}
+
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
 /// memory ceiling (79 MB resident at 5,000 tools, release: BENCHMARKS.md, "disco-gateway:
 /// memory per upstream tool").

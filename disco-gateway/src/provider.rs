@@ -230,6 +230,7 @@ impl GatewayProvider {
     /// is down, so a restart never hands its names to another.
     pub fn current(&self) -> (Vec<DynamicTool>, Vec<LeftOut>) {
         let disco = &self.hub.disco;
+        let labels = self.hub.labels();
         let none = disco.namespace == Namespace::None;
         // Under "namespace": "none" two names a reader cannot tell apart are one name.
         let key = |name: &str| {
@@ -247,7 +248,7 @@ impl GatewayProvider {
                 Holder::Gateway(format!("the gateway's `{reserved}`")),
             );
         }
-        for (tool, aliases) in &disco.aliases {
+        for (tool, aliases) in &labels.aliases {
             for alias in aliases {
                 holders.insert(
                     key(alias),
@@ -308,9 +309,9 @@ impl GatewayProvider {
                 if let Some(note) = listed.notes.get(&*tool.name) {
                     def.problems.push(note.clone());
                 }
-                def.aliases = disco.aliases.get(&name).cloned().unwrap_or_default();
+                def.aliases = labels.aliases.get(&name).cloned().unwrap_or_default();
                 // The server is a searchable field of each of its tools.
-                def.keywords = disco.keywords.get(&name).cloned().unwrap_or_default();
+                def.keywords = labels.keywords.get(&name).cloned().unwrap_or_default();
                 if !def.keywords.iter().any(|k| k == server) {
                     def.keywords.push(server.clone());
                 }

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::admit::{self, Admitted};
 use crate::call::{call_on, error, Calls};
 use crate::client::{self, Endpoint, Role, Running};
-use crate::config::{DiscoConfig, OnChange, ServerConfig, Transport};
+use crate::config::{DiscoConfig, Labels, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
 use crate::headers::header_map;
 use crate::pins::{Pins, Review, Sha, Waiting, Why};
@@ -150,7 +150,12 @@ pub struct Upstream {
 pub struct Hub {
     /// In the configuration's order; replaced whole by a reload (upstream/reload.rs).
     upstreams: RwLock<Arc<[Arc<Upstream>]>>,
+    /// The `disco` section as read at start. Its aliases and keywords are followed while the
+    /// gateway serves: the ones in force are [`Hub::labels`]'.
     pub disco: DiscoConfig,
+    /// The operator's aliases and keywords now (`disco.aliases`, `disco.keywords`): replaced
+    /// whole when the configuration is read again (follow.rs).
+    labels: RwLock<Arc<Labels>>,
     /// One token per caller, for the servers that forward them.
     tokens: Arc<HashMap<String, String>>,
     /// Signalled whenever an upstream's tools change (joined, left, relisted, approved).
@@ -190,6 +195,7 @@ impl Hub {
             .collect();
         Arc::new(Hub {
             upstreams: RwLock::new(upstreams),
+            labels: RwLock::new(Arc::new(Labels::of(&disco))),
             disco,
             tokens,
             changed: Notify::new(),

@@ -33,6 +33,17 @@ fn wait_for_log(gw: &Gateway, what: &str, count: usize) -> String {
     }
 }
 
+/// The client heard `tools/list_changed` since `gw.notified` was last cleared.
+fn assert_heard_list_changed(gw: &Gateway) {
+    assert!(
+        gw.notified
+            .iter()
+            .any(|m| m == "notifications/tools/list_changed"),
+        "no list_changed after the edit: {:?}",
+        gw.notified
+    );
+}
+
 fn text_of(answer: &Value) -> String {
     answer["result"]["content"][0]["text"]
         .as_str()
@@ -101,13 +112,7 @@ fn an_edit_of_the_configuration_is_served_without_a_restart() {
         ],
         "moved.wait is new since `moved` was approved: held, not served"
     );
-    assert!(
-        gw.notified
-            .iter()
-            .any(|m| m == "notifications/tools/list_changed"),
-        "no list_changed after the edit: {:?}",
-        gw.notified
-    );
+    assert_heard_list_changed(&gw);
 
     let (text, is_error) = gw.call("fresh.echo", json!({"text": "hi"}));
     assert_eq!(
@@ -169,6 +174,54 @@ fn an_edit_of_the_configuration_is_served_without_a_restart() {
     assert_eq!(sent, 0, "SIGHUP not sent");
     wait_for_log(&gw, "configuration reloaded", 3);
     assert_eq!(upstream_tools(gw.tool_names()), sorted);
+    gw.assert_healthy();
+}
+
+/// An edit of the `disco` section's aliases and keywords is in force at once, without a
+/// restart of any server: the new alias calls its tool, the new keyword finds its tool, the
+/// client hears `tools/list_changed`. A change to a key read at start is logged by its name.
+#[test]
+fn an_edit_of_aliases_and_keywords_is_in_force_at_once() {
+    let dir = Dir::new("live-labels");
+    let servers = [up("keep", "good")];
+    let mut gw = Gateway::start(&dir, &servers, disco());
+    gw.wait_for_tools("the server", |n| n.iter().any(|t| t == "keep.sum"));
+    let search = |gw: &mut Gateway| gw.call("tool_search", json!({"query": "zanzibar"})).0;
+    assert!(
+        !search(&mut gw).contains("keep.sum"),
+        "found before the keyword was given"
+    );
+    let (text, is_error) = gw.call("shout", json!({"text": "hi"}));
+    assert!(is_error && !text.contains("keep:echo"), "{text}");
+
+    let mut edited = disco();
+    edited["aliases"] = json!({"keep.echo": ["shout"]});
+    edited["keywords"] = json!({"keep.sum": ["zanzibar"]});
+    edited["callTimeoutMs"] = json!(20000);
+    gw.notified.clear();
+    harness::config(&dir, &servers, edited);
+    wait_for_log(&gw, "`disco.aliases` and `disco.keywords` reloaded", 1);
+    let deadline = Instant::now() + LIVENESS;
+    while !search(&mut gw).contains("keep.sum") {
+        assert!(
+            Instant::now() < deadline,
+            "the keyword never found its tool"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (text, is_error) = gw.call("shout", json!({"text": "hi"}));
+    assert_eq!(
+        (text.as_str(), is_error),
+        ("keep:echo:{\"text\": \"hi\"}", false)
+    );
+    assert_heard_list_changed(&gw);
+    let log = wait_for_log(&gw, "`disco.callTimeoutMs` changed", 1);
+    assert!(!log.contains("`disco.aliases` changed"), "{log}");
+    let starts = log
+        .lines()
+        .filter(|l| l.contains("upstream ready") && l.contains("server=keep "))
+        .count();
+    assert_eq!(starts, 1, "keep was restarted; log:\n{log}");
     gw.assert_healthy();
 }
 

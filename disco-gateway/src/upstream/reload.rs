@@ -11,12 +11,15 @@
 //! A reload approves nothing: the pins are the server's name's (pins.rs), so a changed entry
 //! that lists other definitions has them held for approval like any relisting, and only a
 //! name never seen before is approved as first listed, as at start-up.
+//!
+//! The operator's aliases and keywords are taken the same way (`Hub::relabel`): the catalog is
+//! rebuilt with them, and no server is touched.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::{supervise, Hub, Upstream, SHUTDOWN_WAIT};
-use crate::config::ServerConfig;
+use crate::config::{Labels, ServerConfig};
 
 /// What a reload did, by server name, for the log and the tests.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -38,6 +41,28 @@ impl Reloaded {
 const DRAIN_POLL: Duration = Duration::from_millis(50);
 
 impl Hub {
+    /// The operator's aliases and keywords in force.
+    pub fn labels(&self) -> Arc<Labels> {
+        self.labels
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Puts `labels` in force; when they differ from those in force, the catalog is rebuilt
+    /// (its clients get `tools/list_changed`). Returns whether they differed.
+    pub fn relabel(&self, labels: Labels) -> bool {
+        {
+            let mut now = self.labels.write().unwrap_or_else(|e| e.into_inner());
+            if **now == labels {
+                return false;
+            }
+            *now = Arc::new(labels);
+        }
+        self.change();
+        true
+    }
+
     /// Serves `servers` from now on (see the module's docs); the catalog's rebuilder is woken
     /// when anything changed. Names are unique in a configuration (the file is a map).
     pub fn reload(self: &Arc<Self>, servers: Vec<ServerConfig>) -> Reloaded {
