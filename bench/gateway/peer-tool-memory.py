@@ -25,6 +25,8 @@ import tempfile
 import time
 import urllib.request
 
+from procmem import settled
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 UPSTREAM = os.path.join(ROOT, "disco-gateway", "tests", "hostile", "upstream.py")
 
@@ -34,23 +36,6 @@ from fastmcp.server import create_proxy
 config = {"mcpServers": {"up": {"command": sys.argv[1], "args": sys.argv[2:]}}}
 create_proxy(config, name="bench").run(show_banner=False)
 """
-
-
-def memory(pid):
-    status = open(f"/proc/{pid}/status").read()
-    return {k: int(v.split()[0]) for k, v in (l.split(":", 1) for l in status.splitlines())
-            if k in ("VmRSS", "VmHWM")}
-
-
-def settled(pid):
-    readings = [memory(pid)["VmRSS"]]
-    for _ in range(120):
-        time.sleep(0.5)
-        readings.append(memory(pid)["VmRSS"])
-        last = readings[-3:]
-        if len(last) == 3 and max(last) - min(last) <= max(last) // 100:
-            break
-    return memory(pid)
 
 
 class Stdio:

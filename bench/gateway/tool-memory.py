@@ -17,6 +17,8 @@ import sys
 import tempfile
 import time
 
+from procmem import settled
+
 gw, script, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 servers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 cfg = {"mcpServers": {f"s{k}": {"command": "python3", "args": [script, "count", f"n{n // servers}"]}
@@ -54,23 +56,9 @@ p.stdin.flush()
 req(2, "tools/list", {})
 
 
-def memory():
-    status = open(f"/proc/{p.pid}/status").read()
-    return {k: int(v.split()[0]) for k, v in (l.split(":", 1) for l in status.splitlines())
-            if k in ("VmRSS", "VmHWM")}
-
-
 # The catalog may be rebuilt once more after the first answer (an upstream's arrival is a
-# change): read the memory once it has stopped moving (three readings half a second apart
-# within 1%), at most a minute on.
-readings = [memory()["VmRSS"]]
-for _ in range(120):
-    time.sleep(0.5)
-    readings.append(memory()["VmRSS"])
-    last = readings[-3:]
-    if len(last) == 3 and max(last) - min(last) <= max(last) // 100:
-        break
-m = memory()
+# change): the memory is read once it has settled.
+m = settled(p.pid)
 print(f"tools={n} servers={servers} VmRSS={m['VmRSS']} kB VmHWM={m['VmHWM']} kB")
 if wrap:
     # The profiler's process is not the gateway: its memory does not tell when the catalog

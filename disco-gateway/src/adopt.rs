@@ -292,7 +292,7 @@ pub fn check(
     text: &str,
     config: &Path,
 ) -> Result<(), String> {
-    use crate::config::{Config, Format, Origin, ServerConfig, Transport};
+    use crate::config::{Config, Origin, ServerConfig, Transport};
     if client == Client::Gemini && gemini_allows_some(text)? {
         return Err(format!(
             "{}: `mcp.allowed` is set, and Gemini CLI starts only the servers it names: the \
@@ -302,21 +302,20 @@ pub fn check(
         ));
     }
     let vars: crate::config::Vars = &|name| Some(format!("${{{name}}}"));
-    let read = |text: &str, path: &Path| {
-        let origin = Origin {
-            format: Format::of(path),
-            dir: path.parent(),
-            project: None,
-        };
-        Config::read(text, vars, origin)
+    let read = |text: &str, origin: Origin| Config::read(text, vars, origin);
+    // The client's file read as that client reads it: Gemini CLI's `url` is SSE wherever the
+    // file is.
+    let theirs = Origin {
+        gemini: client == Client::Gemini,
+        ..Origin::of(file)
     };
-    let now = read(text, file).map_err(|e| {
+    let now = read(text, theirs).map_err(|e| {
         format!(
             "{}: {e} (the gateway could not serve its servers)",
             file.display()
         )
     })?;
-    let then = read(&plan.gateway_text, config).map_err(|e| {
+    let then = read(&plan.gateway_text, Origin::of(config)).map_err(|e| {
         format!(
             "adopt: {} as it would be written is not served by the gateway ({e}); {} is left \
              as it is",
@@ -626,7 +625,7 @@ pub fn command(from: &str, file: Option<&str>, undo: bool, write: bool) -> Resul
     // gateway's files 0600 in a directory made 0700, the client's file keeping its own mode.
     let write = |path: &std::path::Path, text: &str| -> Result<(), String> {
         if let Some(dir) = path.parent() {
-            crate::pins::private_dir(dir)?;
+            disco_runtime::learn::private_dir(dir)?;
         }
         let keep = (path == file).then_some(&mode);
         crate::pins::write_whole(path, text.as_bytes(), keep)

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use disco_runtime::rmcp;
+use disco_runtime::util;
 use disco_runtime::Context;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
@@ -59,7 +60,7 @@ struct LogQueue {
 
 impl Calls {
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Context>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
+        util::lock(&self.running)
     }
 
     /// How many calls run on this connection now.
@@ -68,7 +69,7 @@ impl Calls {
     }
 
     fn logs(&self) -> std::sync::MutexGuard<'_, LogQueue> {
-        self.logs.lock().unwrap_or_else(|e| e.into_inner())
+        util::lock(&self.logs)
     }
 
     /// An upstream's log message. It belongs to no request: it goes to the clients whose calls

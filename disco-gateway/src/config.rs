@@ -295,6 +295,27 @@ pub struct Origin<'a> {
     /// The project the gateway serves: of `~/.claude.json`'s `projects`, the entry of this
     /// directory is read (with the file's own `mcpServers`), as Claude Code does.
     pub project: Option<&'a std::path::Path>,
+    /// Gemini CLI's settings, where a server's `url` is a legacy SSE server's (its Streamable
+    /// HTTP servers are written `httpUrl`): such a server is not served, with a warning.
+    pub gemini: bool,
+}
+
+impl<'a> Origin<'a> {
+    /// The origin of the file at `path`: its format by its name, its directory, and whether it
+    /// is Gemini CLI's settings (`settings.json` in a `.gemini` directory, the places Gemini
+    /// CLI documents: <https://geminicli.com/docs/tools/mcp-server/>). No project.
+    pub fn of(path: &'a std::path::Path) -> Origin<'a> {
+        let in_gemini = path
+            .parent()
+            .and_then(|d| d.file_name())
+            .is_some_and(|d| d == ".gemini");
+        Origin {
+            format: Format::of(path),
+            dir: path.parent(),
+            project: None,
+            gemini: in_gemini && path.file_name().is_some_and(|n| n == "settings.json"),
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {
@@ -327,7 +348,7 @@ impl Config {
             Format::Toml => std::borrow::Cow::Owned(formats::toml_to_json(text)?),
         };
         let project = origin.project.map(|p| p.to_string_lossy().into_owned());
-        let file = file::read(&json, origin.format, project.as_deref())?;
+        let file = file::read(&json, origin.format, project.as_deref(), origin.gemini)?;
         Config::from_file(file, env, origin)
     }
 

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use disco_runtime::rmcp;
+use disco_runtime::util;
 use rmcp::{Peer, RoleClient};
 use tokio_util::sync::CancellationToken;
 
@@ -282,11 +283,11 @@ impl Forwarded {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        util::lock(&self.state)
     }
 
     fn tasks(&self) -> std::sync::MutexGuard<'_, JoinSet<()>> {
-        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+        util::lock(&self.tasks)
     }
 
     #[cfg(test)]

@@ -262,9 +262,8 @@ fn read_config_with(path: &str, vars: config::Vars) -> Result<Config, String> {
     let file = std::path::Path::new(path);
     let here = std::env::current_dir().ok();
     let origin = config::Origin {
-        format: config::Format::of(file),
-        dir: file.parent(),
         project: here.as_deref(),
+        ..config::Origin::of(file)
     };
     let config = Config::read(&text, vars, origin).map_err(|e| format!("{path}: {e}"))?;
     for w in &config.warnings {

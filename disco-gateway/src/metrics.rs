@@ -27,6 +27,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use disco_runtime::catalog::StatsSnapshot;
+use disco_runtime::util;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -72,7 +73,7 @@ impl Metrics {
     /// error or not, after `took`.
     pub fn call(&self, server: &str, tool: &str, failed: bool, took: Duration) {
         let tool = {
-            let mut labelled = self.labelled.lock().unwrap_or_else(|e| e.into_inner());
+            let mut labelled = util::lock(&self.labelled);
             let pair = (server.to_string(), tool.to_string());
             if labelled.contains(&pair) || labelled.len() < MAX_TOOL_LABELS {
                 labelled.insert(pair);
@@ -200,11 +201,38 @@ fn label(value: &str) -> String {
 /// The exposition's media type (prometheus-client writes OpenMetrics text).
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// The most connections the endpoint keeps open: a scraper or two, and room to spare. At the
+/// cap a new connection closes the oldest idle one, or is closed itself when every one is
+/// answering a scrape, so no client can hold more of the gateway through it.
+pub const MAX_CONNECTIONS: usize = 16;
+
+/// How long a connection has to send a request head; then it gets 408 and is closed.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Serves `GET /metrics` on `listener` with what `render` gives at each scrape, until the
-/// process ends.
+/// process ends, on the bounded connections of the MCP endpoint ([`MAX_CONNECTIONS`],
+/// [`HEADER_READ_TIMEOUT`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     render: impl Fn() -> String + Clone + Send + Sync + 'static,
+) -> std::io::Result<()> {
+    serve_within(
+        listener,
+        render,
+        MAX_CONNECTIONS,
+        HEADER_READ_TIMEOUT,
+        std::future::pending(),
+    )
+    .await
+}
+
+/// [`serve`] with its bounds given, until `stop` resolves.
+async fn serve_within(
+    listener: tokio::net::TcpListener,
+    render: impl Fn() -> String + Clone + Send + Sync + 'static,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = axum::Router::new().route(
         "/metrics",
@@ -213,7 +241,8 @@ pub async fn serve(
             async move { ([(axum::http::header::CONTENT_TYPE, CONTENT_TYPE)], render()) }
         }),
     );
-    axum::serve(listener, app).await
+    disco_runtime::server::serve_bounded(listener, app, max_connections, header_read_timeout, stop)
+        .await
 }
 
 #[cfg(test)]

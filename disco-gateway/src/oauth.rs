@@ -131,7 +131,7 @@ impl CredentialStore for TokenFile {
         let path = self.path.clone();
         tokio::task::spawn_blocking(move || {
             if let Some(dir) = path.parent() {
-                crate::pins::private_dir(dir)?;
+                disco_runtime::learn::private_dir(dir)?;
             }
             crate::pins::write_whole(&path, &bytes, None)
         })
@@ -147,7 +147,7 @@ impl CredentialStore for TokenFile {
         let path = self.path.clone();
         let held = tokio::task::spawn_blocking(move || {
             if let Some(dir) = path.parent() {
-                crate::pins::private_dir(dir)?;
+                disco_runtime::learn::private_dir(dir)?;
             }
             crate::pins::lock_file(&path.with_extension("lock"))
         })

@@ -411,7 +411,7 @@ impl Pins {
 
     /// The state directory and its `pins`, each made 0700 when it is made here.
     fn make_dirs(&self) -> Result<(), String> {
-        private_dir(&self.dir.join("pins"))
+        disco_runtime::learn::private_dir(&self.dir.join("pins"))
     }
 
     /// Writes `file` to `path` whole or not at all ([`write_whole`]).
@@ -446,35 +446,6 @@ pub(crate) fn lock_file(lock_path: &Path) -> Result<std::fs::File, String> {
         }
     }
     Ok(file)
-}
-
-/// Makes `dir` and its parents when missing, each made here of mode 0700 (the state
-/// directory's rule: its pins and tokens are the owner's alone). A `dir` that is there and
-/// the user's own is made 0700 too (one made before, or by hand, open to others); one of
-/// another user is left as it is.
-pub fn private_dir(dir: &Path) -> Result<(), String> {
-    if dir.is_dir() {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::{MetadataExt, PermissionsExt};
-            let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            // SAFETY: geteuid(2) has no arguments and cannot fail.
-            let me = unsafe { libc::geteuid() };
-            if meta.uid() == me && meta.permissions().mode() & 0o077 != 0 {
-                let private = std::fs::Permissions::from_mode(0o700);
-                std::fs::set_permissions(dir, private)
-                    .map_err(|e| format!("{}: {e}", dir.display()))?;
-            }
-        }
-        return Ok(());
-    }
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-        .create(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 /// Writes `bytes` to `path` whole or not at all: a temporary file beside it, of mode 0600 (or

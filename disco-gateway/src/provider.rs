@@ -20,6 +20,7 @@ use std::time::Instant;
 use disco_runtime::catalog::{DynamicTool, SearchOptions};
 use disco_runtime::rmcp::model::{Resource, ResourceContents};
 use disco_runtime::tool::BoxFuture;
+use disco_runtime::util;
 use disco_runtime::{CallToolResult, Caller, Context, Resources, ToolProvider};
 use serde_json::{json, Map, Value};
 
@@ -127,7 +128,7 @@ impl GatewayProvider {
 
     /// The server a downstream tool name belongs to.
     pub fn server_of(&self, tool: &str) -> Option<String> {
-        let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
+        let routes = util::read(&self.routes);
         routes.get(tool).map(|(u, _)| u.config.name.clone())
     }
 
@@ -160,7 +161,7 @@ impl GatewayProvider {
     /// names, or every one.
     fn servers_of(&self, caller: &Caller) -> Vec<Arc<Upstream>> {
         let token = self.token_of(caller);
-        let routes = self.routes.read().unwrap_or_else(|e| e.into_inner());
+        let routes = util::read(&self.routes);
         let names_a_tool = |u: &Arc<Upstream>| {
             token.is_some_and(|t| {
                 t.tools
@@ -257,7 +258,7 @@ impl GatewayProvider {
             }
         }
         let mut left_out = Vec::new();
-        let mut routes = self.routes.write().unwrap_or_else(|e| e.into_inner());
+        let mut routes = util::write(&self.routes);
         let upstreams = self.hub.upstreams();
         // A server a reload removed or replaced routes nothing any more.
         routes.retain(|_, (u, _)| upstreams.iter().any(|now| Arc::ptr_eq(now, u)));
@@ -379,12 +380,7 @@ impl ToolProvider for GatewayProvider {
     /// for approval: how to approve it. The tool must be in what the server listed last (a
     /// route is kept for every name ever routed).
     fn not_served(&self, name: &str, caller: &Caller) -> Option<String> {
-        let (upstream, upstream_name) = self
-            .routes
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()?;
+        let (upstream, upstream_name) = util::read(&self.routes).get(name).cloned()?;
         let (listed, _) = upstream.tools();
         if !listed.tools.iter().any(|t| *t.name == *upstream_name) || !self.can_see(caller, name) {
             return None;
@@ -405,12 +401,7 @@ impl ToolProvider for GatewayProvider {
     }
 
     fn call(&self, name: &str, arguments: Map<String, Value>, ctx: Context) -> BoxFuture {
-        let route = self
-            .routes
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned();
+        let route = util::read(&self.routes).get(name).cloned();
         let held = route
             .as_ref()
             .and_then(|(u, upstream_name)| self.held(name, u, upstream_name));

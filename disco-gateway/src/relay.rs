@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use disco_runtime::rmcp;
+use disco_runtime::util;
 use rmcp::model::{
     ClientNotification, ClientRequest, GetExtensions, GetMeta, JsonRpcMessage,
     ProgressNotificationParam, ProgressToken, RequestId, ServerNotification,
@@ -57,7 +58,7 @@ struct Shared {
 
 impl Shared {
     fn queued(&self) -> std::sync::MutexGuard<'_, VecDeque<ProgressNotificationParam>> {
-        self.queued.lock().unwrap_or_else(|e| e.into_inner())
+        util::lock(&self.queued)
     }
 }
 

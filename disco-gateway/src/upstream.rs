@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use disco_runtime::rmcp;
+use disco_runtime::util;
 use disco_runtime::Context;
 use rmcp::model::{
     CallToolResult, ClientRequest, ListToolsRequest, PaginatedRequestParams, PingRequest,
@@ -210,15 +211,12 @@ impl Hub {
 
     /// The upstreams now, in the configuration's order.
     pub fn upstreams(&self) -> Arc<[Arc<Upstream>]> {
-        self.upstreams
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        util::read(&self.upstreams).clone()
     }
 
     /// Starts every upstream at once.
     pub fn start(self: &Arc<Self>) {
-        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tasks = util::lock(&self.tasks);
         for upstream in self.upstreams().iter() {
             let hub = self.clone();
             let upstream = upstream.clone();
@@ -269,8 +267,7 @@ impl Hub {
     /// Ends every upstream: closes its connection, ends and reaps its child process.
     pub async fn stop(&self) {
         self.shutdown.cancel();
-        let tasks: Vec<_> =
-            std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
+        let tasks: Vec<_> = std::mem::take(&mut *util::lock(&self.tasks));
         for task in tasks {
             let _ = tokio::time::timeout(SHUTDOWN_WAIT * 2, task).await;
         }
@@ -328,24 +325,20 @@ impl Upstream {
     }
 
     pub fn status(&self) -> Status {
-        self.live
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .status
-            .clone()
+        util::read(&self.live).status.clone()
     }
 
     /// The tools it serves when up, or served when last up (with those its listing left
     /// out), and whether it is up.
     pub fn tools(&self) -> (Arc<Admitted>, bool) {
-        let live = self.live.read().unwrap_or_else(|e| e.into_inner());
+        let live = util::read(&self.live);
         (live.listed.clone(), live.peer.is_some())
     }
 
     /// Sets the tools it served when last up, as a listing would.
     #[cfg(test)]
     pub(crate) fn set_listed(&self, tools: Vec<rmcp::model::Tool>) {
-        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+        let mut live = util::write(&self.live);
         live.listed = Arc::new(Admitted {
             tools,
             ..Admitted::default()
@@ -355,11 +348,7 @@ impl Upstream {
     /// Its tools whose definitions wait for approval (served anyway under `disco.onChange:
     /// "serve"`), by the upstream's name.
     pub fn waiting(&self) -> Arc<BTreeMap<String, Waiting>> {
-        self.live
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .waiting
-            .clone()
+        util::read(&self.live).waiting.clone()
     }
 
     /// What its pins say of its tools now: logged, and kept for the provider.
@@ -396,16 +385,16 @@ impl Upstream {
             );
         }
         {
-            let mut logged = self.logged.lock().unwrap_or_else(|e| e.into_inner());
+            let mut logged = util::lock(&self.logged);
             logged.retain(|name, _| review.waiting.contains_key(name));
             for (name, w) in &review.waiting {
                 logged.insert(name.clone(), w.sha);
             }
         }
         if let Some(pins) = &hub.pins {
-            *self.pin_stamp.lock().unwrap_or_else(|e| e.into_inner()) = pins.stamp(server);
+            *util::lock(&self.pin_stamp) = pins.stamp(server);
         }
-        self.live.write().unwrap_or_else(|e| e.into_inner()).waiting = Arc::new(review.waiting);
+        util::write(&self.live).waiting = Arc::new(review.waiting);
     }
 
     /// Up, with its tools.
@@ -421,7 +410,7 @@ impl Upstream {
         for (tool, note) in &listed.notes {
             tracing::warn!(server = %self.config.name, tool = %admit::shown(tool), problem = %note, "upstream tool served with a schema problem");
         }
-        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+        let mut live = util::write(&self.live);
         live.status = Status::Ready;
         live.peer = Some(peer);
         live.listed = listed;
@@ -432,7 +421,7 @@ impl Upstream {
     /// first failure: a start that fails again keeps the moment.
     fn set_down(&self, reason: String) {
         {
-            let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+            let mut live = util::write(&self.live);
             let (since, since_utc) = match &live.status {
                 Status::Down(o) => (o.since, o.since_utc),
                 _ => (Instant::now(), chrono::Utc::now()),
@@ -452,7 +441,7 @@ impl Upstream {
 
     /// When its next start begins (`None`: one is under way), while it is down.
     fn set_next_start(&self, at: Option<Instant>) {
-        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+        let mut live = util::write(&self.live);
         if let Status::Down(outage) = &mut live.status {
             outage.next_start = at;
         }
@@ -470,7 +459,7 @@ impl Upstream {
     }
 
     fn stderr_tail(&self) -> String {
-        let lines = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = util::lock(&self.stderr);
         if lines.is_empty() {
             "(nothing on stderr)".to_string()
         } else {
@@ -492,7 +481,7 @@ impl Upstream {
     ) -> CallToolResult {
         let name = &self.config.name;
         let (peer, status) = {
-            let live = self.live.read().unwrap_or_else(|e| e.into_inner());
+            let live = util::read(&self.live);
             (live.peer.clone(), live.status.clone())
         };
         let Some(peer) = peer else {
@@ -545,11 +534,7 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
             r = connect(&hub, &upstream) => Some(r),
             _ = upstream.stop.cancelled() => None,
         };
-        let starting = upstream
-            .starting_group
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let starting = util::lock(&upstream.starting_group).take();
         let Some(outcome) = outcome else {
             kill_group(starting);
             break;
@@ -647,15 +632,8 @@ async fn connect(
             )
             .map_err(|e| (format!("cannot run `{command}`: {e}"), None))?;
             let group = child.id();
-            *upstream
-                .starting_group
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = group;
-            upstream
-                .stderr
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clear();
+            *util::lock(&upstream.starting_group) = group;
+            util::lock(&upstream.stderr).clear();
             if let Some(stderr) = stderr {
                 tokio::spawn(read_stderr(
                     upstream.config.name.clone(),
@@ -964,7 +942,7 @@ async fn read_stderr(
     while let Ok(Some(line)) = lines.next_line().await {
         let line: String = line.chars().take(500).collect();
         tracing::debug!(server = %server, line = %line, "upstream stderr");
-        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tail = util::lock(&tail);
         if tail.len() >= STDERR_TAIL_LINES {
             tail.pop_front();
         }

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use disco_runtime::rmcp;
+use disco_runtime::util;
 use rmcp::model::{
     CallToolResult, ClientNotification, ClientRequest, CustomResult, JsonRpcMessage,
     JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
@@ -134,10 +135,6 @@ impl ChildStdio {
     }
 }
 
-fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl Transport<RoleClient> for ChildStdio {
     type Error = io::Error;
 
@@ -157,7 +154,7 @@ impl Transport<RoleClient> for ChildStdio {
             if sent.is_err() {
                 // A call that never left gets no answer: its id is not kept waiting for one.
                 if let Some(id) = tracked {
-                    lock(&calls).remove(&id);
+                    util::lock(&calls).remove(&id);
                 }
             }
             sent
@@ -323,7 +320,7 @@ impl Over {
             .as_deref()
             .and_then(|raw| serde_json::from_slice::<RequestId>(raw).ok());
         let ids: Vec<RequestId> = match id {
-            Some(id) if !lock(calls).contains(&id) => {
+            Some(id) if !util::lock(calls).contains(&id) => {
                 out.push_back(JsonRpcMessage::error(
                     rmcp::model::ErrorData::internal_error(why, None),
                     Some(id),
@@ -331,9 +328,9 @@ impl Over {
                 return out;
             }
             Some(id) => vec![id],
-            None => lock(calls).iter().cloned().collect(),
+            None => util::lock(calls).iter().cloned().collect(),
         };
-        let mut calls = lock(calls);
+        let mut calls = util::lock(calls);
         for id in ids {
             calls.remove(&id);
             let error = CallToolResult::error(vec![rmcp::model::ContentBlock::text(why.clone())]);
@@ -366,7 +363,7 @@ fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) -> Option<Request
     match item {
         JsonRpcMessage::Request(request) => {
             if let ClientRequest::CallToolRequest(_) = &request.request {
-                let mut calls = lock(calls);
+                let mut calls = util::lock(calls);
                 if calls.len() >= MAX_PENDING_CALLS {
                     calls.clear();
                 }
@@ -378,7 +375,7 @@ fn track(calls: &Pending, item: &TxJsonRpcMessage<RoleClient>) -> Option<Request
             if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
             {
                 if let Some(id) = &cancelled.params.request_id {
-                    lock(calls).remove(id);
+                    util::lock(calls).remove(id);
                 }
             }
         }
@@ -405,7 +402,7 @@ fn parse(line: &[u8], calls: &Pending) -> Option<ServerJsonRpcMessage> {
                 _ => None,
             };
             if let Some(id) = answered {
-                lock(calls).remove(id);
+                util::lock(calls).remove(id);
             }
             Some(message)
         }
@@ -579,17 +576,17 @@ impl<'de> serde::de::Visitor<'de> for Bounded<'_> {
 /// `CallToolResult`'s and whose `_meta` names no subscription is one that only
 /// `CallToolResult` (or nothing) accepts; anything else is left to rmcp.
 fn call_result(line: &[u8], calls: &Pending) -> Option<ServerJsonRpcMessage> {
-    if lock(calls).is_empty() {
+    if util::lock(calls).is_empty() {
         return None;
     }
     // A first pass reads the id and the shape without building anything.
     let shape: Shape = serde_json::from_slice(line).ok()?;
     // rmcp's message is a response only without `method` and `error`.
-    if shape.method.0 || shape.error.0 || !lock(calls).contains(&shape.id) {
+    if shape.method.0 || shape.error.0 || !util::lock(calls).contains(&shape.id) {
         return None;
     }
     let answer: CallAnswer = serde_json::from_slice(line).ok()?;
-    lock(calls).remove(&answer.id);
+    util::lock(calls).remove(&answer.id);
     Some(JsonRpcMessage::response(
         ServerResult::CallToolResult(answer.result),
         answer.id,

@@ -140,26 +140,45 @@ fn connections_open_in_client_rs() {
         "Relay::beside",
         "serve_with_ct",
     ];
-    let src = src();
-    let mut files = Vec::new();
-    scan::sources(&src, &mut files);
-    let mut elsewhere = Vec::new();
-    for file in &files {
-        let rel = file.strip_prefix(&src).unwrap();
-        if rel == Path::new("client.rs") || rel.ends_with("tests.rs") {
-            continue;
-        }
-        let code = scan::without_comments(&std::fs::read_to_string(file).unwrap());
-        for word in OPENING {
-            if code.contains(word) {
-                elsewhere.push(format!("{}: {word}", rel.display()));
-            }
-        }
-    }
+    let elsewhere = found_outside_tests(&OPENING, &["client.rs"]);
     assert!(
         elsewhere.is_empty(),
         "connections opened outside client.rs: {elsewhere:?}"
     );
+}
+
+/// A lock is taken in one way, the runtime's (`disco_runtime::util::{lock, read, write}`: a
+/// poisoned lock taken as it is): no source file unwraps a lock's poison by hand. The unit tests
+/// (`*/tests.rs`), where a panic is the point, are left out.
+#[test]
+fn locks_are_taken_through_the_runtimes_helpers() {
+    const BY_HAND: [&str; 3] = ["e.into_inner()", "PoisonError", "lock().unwrap()"];
+    let by_hand = found_outside_tests(&BY_HAND, &[]);
+    assert!(by_hand.is_empty(), "locks taken by hand: {by_hand:?}");
+}
+
+/// The `words` found in the source files (comments and white space left out, so that a chain
+/// broken over lines is found too), as `file: word`, but in the unit tests of a module
+/// (`*/tests.rs`, which drive its parts directly) and in the files `except` names.
+fn found_outside_tests(words: &[&str], except: &[&str]) -> Vec<String> {
+    let src = src();
+    let mut files = Vec::new();
+    scan::sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        if rel.ends_with("tests.rs") || except.iter().any(|e| rel == Path::new(e)) {
+            continue;
+        }
+        let code = scan::without_comments(&std::fs::read_to_string(file).unwrap());
+        let code: String = code.split_whitespace().collect();
+        for word in words {
+            if code.contains(word) {
+                found.push(format!("{}: {word}", rel.display()));
+            }
+        }
+    }
+    found
 }
 
 /// This test reads files outside the package (the runtime's scanner, ARCHITECTURE.md): the

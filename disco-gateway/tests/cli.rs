@@ -158,11 +158,7 @@ fn adopt_writes_only_when_told_and_undoes() {
     assert_eq!(mode(&gateway_config), 0o600);
     assert_eq!(mode(&record), 0o600);
     assert_eq!(mode(&config_home.join("disco-gateway")), 0o700);
-    let origin = disco_gateway::config::Origin {
-        format: disco_gateway::config::Format::Json,
-        dir: gateway_config.parent(),
-        project: None,
-    };
+    let origin = disco_gateway::config::Origin::of(&gateway_config);
     let served = disco_gateway::config::Config::read(&moved, &|_| Some("v".into()), origin)
         .unwrap_or_else(|e| panic!("{moved}: {e}"));
     let names: Vec<&str> = served.servers.iter().map(|s| s.name.as_str()).collect();

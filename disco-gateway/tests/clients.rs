@@ -36,9 +36,8 @@ fn read_with(file: &str, vars: &dyn Fn(&str) -> Option<String>) -> Result<Config
     let path = fixtures().join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let origin = Origin {
-        format: Format::of(&path),
-        dir: path.parent(),
         project: Some(Path::new("/home/me/app")),
+        ..Origin::of(&path)
     };
     Config::read(&text, vars, origin)
 }
@@ -181,6 +180,56 @@ fn gemini_cli() {
             "mcpServers.github.description",
         ],
     );
+}
+
+/// In Gemini CLI's settings (`settings.json` in a `.gemini` directory) a server's `url` is a
+/// legacy SSE server (its Streamable HTTP servers are `httpUrl`, or `url` with `"type": "http"`):
+/// it is not served, with one warning naming it and why, and the others are. The same entries
+/// in another client's file (Cursor's `mcp.json`, or a `settings.json` elsewhere) are
+/// Streamable HTTP servers, served.
+#[test]
+fn gemini_clis_url_is_sse_and_skipped() {
+    let text = r#"{"mcpServers": {
+        "old": {"url": "http://127.0.0.1:9/sse", "headers": {"X": "1"}},
+        "typed": {"url": "http://127.0.0.1:9/mcp", "type": "http"},
+        "streamable": {"url": "http://127.0.0.1:9/mcp", "type": "streamable-http"},
+        "new": {"httpUrl": "http://127.0.0.1:9/mcp"},
+        "local": {"command": "python"}
+    }}"#;
+    let root = std::env::temp_dir().join(format!("disco-gemini-sse-{}", std::process::id()));
+    let read_at = |rel: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        Config::read(text, &vars, Origin::of(&path)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    };
+    let names = |c: &Config| -> Vec<String> { c.servers.iter().map(|s| s.name.clone()).collect() };
+
+    let gemini = read_at(".gemini/settings.json");
+    assert_eq!(names(&gemini), ["typed", "streamable", "new", "local"]);
+    assert_eq!(gemini.left_out, ["old"]);
+    let [w] = gemini.warnings.as_slice() else {
+        panic!("one warning: {:#?}", gemini.warnings)
+    };
+    assert_eq!(w.key, "mcpServers.old.url");
+    for says in ["not served", "SSE", "httpUrl"] {
+        assert!(w.message.contains(says), "{says}: {w}");
+    }
+
+    for elsewhere in [
+        ".cursor/mcp.json",
+        "app/settings.json",
+        ".gemini/other.json",
+    ] {
+        let c = read_at(elsewhere);
+        assert_eq!(
+            names(&c),
+            ["old", "typed", "streamable", "new", "local"],
+            "{elsewhere}"
+        );
+        assert!(c.warnings.is_empty(), "{elsewhere}: {:#?}", c.warnings);
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// VS Code's JSONC, its `servers` and `inputs`; `${input:ID}` from `DISCO_INPUT_<ID>`.

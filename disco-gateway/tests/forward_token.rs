@@ -8,6 +8,8 @@
 // Log messages are deprecated by SEP-2577 but still sent by servers of every era.
 #![allow(deprecated)]
 
+mod support;
+
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::process::Stdio;
@@ -28,7 +30,6 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Map, Value};
-use tokio::io::AsyncBufReadExt;
 
 /// The token of the gateway's own (main) connection.
 const OPERATOR: &str = "operator-token-0f1e2d3c";
@@ -655,18 +656,7 @@ async fn gateway(config_text: &str, tag: &str) -> Gateway {
         .kill_on_drop(true)
         .spawn()
         .expect("the gateway runs");
-    let stdout = child.stdout.take().expect("its stdout");
-    let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let url = tokio::time::timeout(GUARD, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.strip_prefix("LISTENING ") {
-                return url.to_string();
-            }
-        }
-        panic!("the gateway ended without listening");
-    })
-    .await
-    .expect("hang guard");
+    let url = support::listening_url(&mut child, GUARD).await;
     Gateway {
         _child: child,
         url,

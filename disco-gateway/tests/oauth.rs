@@ -11,6 +11,8 @@
 //! Without `DISCO_CI_TOOLS` the test says so and passes (it fails when `CI` is set): the tools
 //! are .ci/run's.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -439,17 +441,7 @@ async fn over_http(config: &Path) -> Http {
         .kill_on_drop(true)
         .spawn()
         .expect("the gateway runs");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let url = tokio::time::timeout(GUARD, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.strip_prefix("LISTENING ") {
-                return url.to_string();
-            }
-        }
-        panic!("the gateway ended without listening");
-    })
-    .await
-    .expect("the gateway listens");
+    let url = support::listening_url(&mut child, GUARD).await;
     Http { _child: child, url }
 }
 

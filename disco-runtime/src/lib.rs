@@ -122,7 +122,8 @@ pub mod search;
 pub mod server;
 pub(crate) mod text;
 pub mod tool;
-pub(crate) mod util;
+#[doc(hidden)]
+pub mod util;
 
 pub use call::CallError;
 pub use catalog::{

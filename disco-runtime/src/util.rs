@@ -1,4 +1,7 @@
 //! Small helpers of every layer.
+//!
+//! Public (and hidden) for disco-gateway alone, which takes its locks by the same rule with
+//! [`lock`], [`read`] and [`write`]: no API, it may change in any release.
 
 #[cfg(feature = "semantic")]
 use std::sync::Condvar;
@@ -25,23 +28,23 @@ pub(crate) fn clip_quoted(s: &str) -> String {
     clip(s, QUOTED_CHARS)
 }
 
-// The locks of the runtime guard data that every writer replaces or updates in one step (a
+// The locks of the runtime (and of the gateway) guard data that every writer replaces or updates in one step (a
 // map swapped whole, a counter, a queue pushed to), so a thread that panicked while holding one
 // left the data whole. A poisoned lock is taken as it is rather than spreading one tool's
 // panic to every later caller.
 
 /// `m` locked, poisoned or not.
-pub(crate) fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `l` read, poisoned or not.
-pub(crate) fn read<T: ?Sized>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+pub fn read<T: ?Sized>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     l.read().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `l` written, poisoned or not.
-pub(crate) fn write<T: ?Sized>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+pub fn write<T: ?Sized>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     l.write().unwrap_or_else(PoisonError::into_inner)
 }
 

@@ -24,9 +24,8 @@ fn vars(name: &str) -> Option<String> {
 /// whole: its name, and every part of its transport (env and headers too).
 fn servers(text: &str, dir: &Path) -> Result<Vec<String>, String> {
     let origin = Origin {
-        format: Format::Json,
         dir: Some(dir),
-        project: None,
+        ..Origin::default()
     };
     let c = Config::read(text, &vars, origin).map_err(|e| e.to_string())?;
     Ok(c.servers.iter().map(whole).collect())
@@ -145,6 +144,32 @@ fn each_clients_file_is_adopted_and_undone_keeping_the_rest_of_it() {
         let changed = plan.client_text.replace("--config", "--config2");
         assert!(undo(&changed, record).is_err(), "{name}");
     }
+}
+
+/// Gemini CLI's `url` is a legacy SSE server, which the gateway does not serve: adopting it
+/// would make it a Streamable HTTP server in the gateway's file, so the plan is refused naming
+/// it, wherever Gemini CLI's file is. Its `httpUrl` is adopted.
+#[test]
+fn gemini_clis_sse_server_is_not_adopted() {
+    let binary = Path::new("/opt/disco/bin/disco-gateway");
+    let config = Path::new("/home/me/.config/disco-gateway/x.json");
+    let file = Path::new("/elsewhere/gemini.json");
+    let sse = r#"{"mcpServers": {"old": {"url": "http://127.0.0.1:9/sse"}}}"#;
+    let http = r#"{"mcpServers": {"new": {"httpUrl": "http://127.0.0.1:9/mcp"}}}"#;
+    let planned = |text: &str| {
+        plan(Client::Gemini, file, text, binary, config)
+            .expect("a plan")
+            .expect("something to adopt")
+    };
+    let refused = check(&planned(sse), Client::Gemini, file, sse, config);
+    assert!(
+        refused.as_ref().is_err_and(|e| e.contains("`old`")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        check(&planned(http), Client::Gemini, file, http, config),
+        Ok(())
+    );
 }
 
 /// A file with the gateway's entry and other servers, or without servers, is left alone.

@@ -86,7 +86,7 @@ pub(super) struct Server {
     /// Windsurf's `url`.
     #[serde(default, deserialize_with = "present")]
     pub(super) server_url: Option<Text>,
-    /// Gemini CLI's Streamable HTTP `url` (its own `url` is SSE; see the guide).
+    /// Gemini CLI's Streamable HTTP `url` (its own `url` is SSE, not served: [`KeysReader`]).
     #[serde(default, deserialize_with = "present")]
     pub(super) http_url: Option<Text>,
     /// Codex's `headers`.
@@ -389,11 +389,18 @@ fn ping_interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Durati
 
 /// Reads a configuration's JSON text, written as `format` says (a TOML file was made JSON;
 /// its keys are still its own); of `~/.claude.json`'s `projects`, the entry of `project` is
-/// read. An error names the path of the value at fault (empty for the whole file); a text that
-/// is not JSON says where it stops being JSON.
-pub(super) fn read(text: &str, format: Format, project: Option<&str>) -> Result<File, ConfigError> {
+/// read; `gemini`: Gemini CLI's settings, where `url` is a legacy SSE server's. An error names
+/// the path of the value at fault (empty for the whole file); a text that is not JSON says
+/// where it stops being JSON.
+pub(super) fn read(
+    text: &str,
+    format: Format,
+    project: Option<&str>,
+    gemini: bool,
+) -> Result<File, ConfigError> {
     let reading = Reading {
         format,
+        gemini,
         project,
         found: Cell::new(None),
         warnings: RefCell::new(Vec::new()),
@@ -415,6 +422,8 @@ pub(super) fn read(text: &str, format: Format, project: Option<&str>) -> Result<
 /// What the read of one file carries along.
 struct Reading<'a> {
     format: Format,
+    /// Gemini CLI's settings: a server's `url` is a legacy SSE server's.
+    gemini: bool,
     project: Option<&'a str>,
     /// Where the error of a server is kept (see [`read`]).
     found: Cell<Option<ConfigError>>,
@@ -780,6 +789,7 @@ fn server(at: &str, entry: &RawValue, reading: &Reading) -> Result<Option<Server
         must: Server::MUST,
         seed: KeysReader {
             format: reading.format,
+            gemini: reading.gemini,
         },
     };
     let keys = read_at(entry.get(), at, keys)?;
@@ -816,6 +826,10 @@ struct Keys {
 
 const SSE: &str = "a legacy SSE server (the gateway's MCP client, rmcp, speaks Streamable HTTP \
                    and stdio only)";
+const GEMINI_SSE: &str =
+    "a legacy SSE server: in Gemini CLI's settings `url` is SSE (a Streamable \
+                          HTTP server is written `httpUrl`), and the gateway's MCP client, rmcp, \
+                          speaks Streamable HTTP and stdio only";
 const WS: &str = "a WebSocket server (the gateway's MCP client, rmcp, speaks Streamable HTTP and \
                   stdio only)";
 const SANDBOXED: &str = "the client runs it in its sandbox, and the gateway would run it in \
@@ -824,6 +838,8 @@ const SANDBOXED: &str = "the client runs it in its sandbox, and the gateway woul
 /// Reads a server entry's keys: each one a client defines, or an error naming it.
 struct KeysReader {
     format: Format,
+    /// Gemini CLI's settings: `url` (unless `type` says `http`) is a legacy SSE server.
+    gemini: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for KeysReader {
@@ -847,6 +863,8 @@ impl<'de> Visitor<'de> for KeysReader {
             skipped: None,
             ignored: Vec::new(),
         };
+        // Gemini CLI's `url`, and whether `type` says it is Streamable HTTP.
+        let (mut url, mut http) = (false, false);
         while let Some((key, used)) = map.next_key_seed(KeyReader {
             format: self.format,
         })? {
@@ -856,6 +874,7 @@ impl<'de> Visitor<'de> for KeysReader {
                 (Format::Toml, "enabled") => keys.disabled |= !map.next_value::<bool>()?,
                 (Format::Json, "type") => {
                     let kind = map.next_value::<Value>()?;
+                    http = matches!(kind.as_str(), Some("http" | "streamable-http"));
                     keys.skipped = keys.skipped.or(match kind.as_str() {
                         Some("sse") => Some(("type", SSE)),
                         // Claude Code's WebSocket transport.
@@ -871,12 +890,16 @@ impl<'de> Visitor<'de> for KeysReader {
                     }
                 }
                 _ => {
+                    url |= key == "url";
                     map.next_value::<IgnoredAny>()?;
                 }
             }
             if let Use::Ignored(why) = used {
                 keys.ignored.push((key, why));
             }
+        }
+        if self.gemini && url && !http {
+            keys.skipped = keys.skipped.or(Some(("url", GEMINI_SSE)));
         }
         Ok(keys)
     }

@@ -67,3 +67,95 @@ fn label_values_are_escaped() {
         "{text}"
     );
 }
+
+/// What a client reads on `c` within `wait`: `None` while the connection stays open and
+/// silent, else what came before the end (nothing: closed).
+async fn heard(c: &mut tokio::net::TcpStream, wait: Duration) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(wait, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match c.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    read.ok()
+        .map(|()| String::from_utf8_lossy(&got).into_owned())
+}
+
+/// The endpoint's connections do not grow past the cap: clients that each open one and send
+/// half a request head leave at most `cap` open (a new one closes the oldest idle one); a
+/// scrape past the cap is still answered; and a connection that never finishes its head is
+/// closed after the head timeout.
+#[tokio::test]
+async fn connections_past_the_cap_are_closed_and_slow_heads_time_out() {
+    use tokio::io::AsyncWriteExt;
+    let cap = 3;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let server = tokio::spawn(serve_within(
+        listener,
+        || "disco_gateway_test 1\n".to_string(),
+        cap,
+        Duration::from_secs(4),
+        stop.clone().cancelled_owned(),
+    ));
+    let mut held = Vec::new();
+    for _ in 0..cap * 4 {
+        let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .unwrap();
+        held.push(c);
+    }
+    // Each connection listened to at once, for the same short while (well within the head
+    // timeout): the ones still open are silent, the others were closed unanswered.
+    let mut listening = tokio::task::JoinSet::new();
+    for mut c in held {
+        listening.spawn(async move {
+            let said = heard(&mut c, Duration::from_millis(300)).await;
+            (c, said)
+        });
+    }
+    let mut open = Vec::new();
+    while let Some(done) = listening.join_next().await {
+        match done.unwrap() {
+            (c, None) => open.push(c),
+            (_, Some(said)) => {
+                assert_eq!(said, "", "a connection past the cap is closed unanswered")
+            }
+        }
+    }
+    assert!(
+        (1..=cap).contains(&open.len()),
+        "{} connections held open, the cap is {cap}",
+        open.len()
+    );
+
+    let mut scrape = tokio::net::TcpStream::connect(addr).await.unwrap();
+    scrape
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let answer = heard(&mut scrape, Duration::from_secs(10)).await;
+    let answer = answer.expect("the scrape is answered");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("disco_gateway_test 1"), "{answer}");
+
+    for mut c in open {
+        // Closed by the scrape's admission (nothing), or by the head timeout (408).
+        let said = heard(&mut c, Duration::from_secs(10)).await;
+        let said = said.expect("a head never finished is not kept past the timeout");
+        assert!(
+            said.is_empty() || said.starts_with("HTTP/1.1 408"),
+            "{said}"
+        );
+    }
+    stop.cancel();
+    server.await.unwrap().unwrap();
+}

@@ -249,6 +249,14 @@ async fn get(port: u16, target: &str) -> String {
     answer.lines().next().unwrap_or("").to_string()
 }
 
+/// What the task of [`listening`] ended with, waited for at most [`GUARD`].
+async fn ended(task: tokio::task::JoinHandle<Result<String, String>>) -> Result<String, String> {
+    tokio::time::timeout(GUARD, task)
+        .await
+        .expect("the listener ends within the guard")
+        .expect("the listener does not panic")
+}
+
 /// A hang guard, never a measure.
 const GUARD: std::time::Duration = std::time::Duration::from_secs(20);
 
@@ -274,11 +282,7 @@ async fn a_callback_with_another_state_is_refused_and_the_listener_goes_on() {
         get(port, "/callback?code=c1&state=s1").await,
         "HTTP/1.1 200 OK"
     );
-    let url = tokio::time::timeout(GUARD, task)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let url = ended(task).await.expect("the redirect is taken");
     assert_eq!(url_param(&url, "code").as_deref(), Some("c1"));
 }
 
@@ -290,11 +294,7 @@ async fn a_refusal_is_shown_as_a_terminal_may_show_it() {
         "/callback?error=%1B%5B2J%E2%80%AEdenied%0Anext&state=s1",
     )
     .await;
-    let e = tokio::time::timeout(GUARD, task)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap_err();
+    let e = ended(task).await.expect_err("the refusal is an error");
     assert!(e.contains("denied"), "{e}");
     assert!(
         !e.chars().any(|c| c.is_control() || c == '\u{202e}'),
@@ -313,11 +313,7 @@ async fn a_silent_connection_does_not_hold_up_the_redirect() {
         .await
         .expect("the redirect is answered");
     assert_eq!(status, "HTTP/1.1 200 OK");
-    let url = tokio::time::timeout(GUARD, task)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let url = ended(task).await.expect("the redirect is taken");
     assert_eq!(url_param(&url, "code").as_deref(), Some("c1"));
 }
 

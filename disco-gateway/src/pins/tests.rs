@@ -295,7 +295,7 @@ fn an_existing_directory_is_tightened_and_temporary_files_are_new() {
     for open in [0o755, 0o777, 0o750, 0o701] {
         std::fs::create_dir_all(&dir.0).unwrap();
         std::fs::set_permissions(&dir.0, std::fs::Permissions::from_mode(open)).unwrap();
-        private_dir(&dir.0).unwrap();
+        disco_runtime::learn::private_dir(&dir.0).unwrap();
         assert_eq!(mode(&dir.0), 0o700, "{open:o}");
     }
     let path = dir.0.join("tokens.json");

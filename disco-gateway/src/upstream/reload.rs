@@ -18,6 +18,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use disco_runtime::util;
+
 use super::{supervise, Hub, Upstream, SHUTDOWN_WAIT};
 use crate::config::{Labels, ServerConfig};
 
@@ -70,7 +72,7 @@ impl Hub {
         let mut leaving = Vec::new();
         let mut starting = Vec::new();
         {
-            let mut now = self.upstreams.write().unwrap_or_else(|e| e.into_inner());
+            let mut now = util::write(&self.upstreams);
             let old = now.clone();
             let mut next: Vec<Arc<Upstream>> = Vec::with_capacity(servers.len());
             for config in servers {
@@ -104,7 +106,7 @@ impl Hub {
         if done.is_empty() {
             return done;
         }
-        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tasks = util::lock(&self.tasks);
         tasks.retain(|t| !t.is_finished());
         for upstream in starting {
             let hub = self.clone();

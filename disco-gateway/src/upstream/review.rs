@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use disco_runtime::util;
+
 use super::{Hub, Upstream, PIN_POLL};
 use crate::admit::Admitted;
 use crate::pins::Review;
@@ -18,11 +20,7 @@ pub(super) async fn review(
         return Ok((listed, Review::default()));
     };
     let server = upstream.config.name.clone();
-    let logged = upstream
-        .logged
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
+    let logged = util::lock(&upstream.logged).clone();
     let tools = listed.clone();
     let reviewed = tokio::task::spawn_blocking(move || pins.review(&server, &tools.tools, &logged))
         .await
@@ -50,7 +48,7 @@ pub(super) async fn watch_pins(hub: Arc<Hub>) {
                 continue;
             }
             let stamp = pins.stamp(server);
-            if stamp == *upstream.pin_stamp.lock().unwrap_or_else(|e| e.into_inner()) {
+            if stamp == *util::lock(&upstream.pin_stamp) {
                 continue;
             }
             let before = upstream.waiting();

@@ -330,7 +330,8 @@ fn only_pending_calls_take_the_typed_read_and_each_once() {
 
 #[tokio::test]
 async fn a_call_that_could_not_be_sent_is_not_kept_pending() {
-    use super::{lock, ChildStdio};
+    use super::ChildStdio;
+    use disco_runtime::util::lock;
     use rmcp::transport::Transport;
 
     let call = |id| -> ClientJsonRpcMessage {

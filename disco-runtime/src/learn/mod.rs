@@ -17,13 +17,13 @@ pub mod learner;
 pub mod report;
 mod store;
 
-#[cfg(feature = "learning")]
 mod files;
 #[cfg(feature = "learning")]
 mod recorder;
 #[cfg(feature = "learning")]
 mod sqlite;
 
+pub use files::private_dir;
 pub use learner::{
     facts_of, gather, judge, Candidate, Evidence, LearnOptions, Lesson, Status, Support, ToolFacts,
 };

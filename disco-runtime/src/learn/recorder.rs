@@ -47,7 +47,7 @@ pub fn secret_in(dir: &Path) -> Result<[u8; 32], String> {
     }
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(|e| format!("no random bytes for the secret: {e}"))?;
-    super::files::make_dir(dir)?;
+    super::files::private_dir(dir)?;
     let temp = path.with_extension(format!("key.{}.tmp", std::process::id()));
     super::files::write_private(&temp, &secret)?;
     // Another process may have made one meanwhile: the first one made is the secret.

@@ -36,7 +36,7 @@ impl SqliteStore {
     /// Opens (or makes) `dir/learning.sqlite`, the directory 0700 and the file 0600 when
     /// made here, capped at `max_bytes` (at least 64 KiB).
     pub fn open(dir: &Path, max_bytes: u64) -> Result<SqliteStore, StoreError> {
-        super::files::make_dir(dir).map_err(StoreError)?;
+        super::files::private_dir(dir).map_err(StoreError)?;
         let path = dir.join(EVENTS_FILE);
         if !path.exists() {
             // An empty file is an empty database: made here so that its mode is 0600.

@@ -290,6 +290,63 @@ fn memory_store_is_bounded() {
     assert_eq!(store.forget(&Forget::All).unwrap(), 10);
 }
 
+/// A directory of the test's own under the system's temporary one, not there yet.
+#[cfg(any(unix, feature = "learning"))]
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "disco-learn-{tag}-{}-{}",
+        std::process::id(),
+        fastrand::u64(..)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[cfg(unix)]
+fn unix_mode(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+/// Each directory made here, parents included, is 0700, whatever the umask leaves.
+#[cfg(unix)]
+#[test]
+fn a_missing_directory_and_its_parents_are_made_0700() {
+    let top = temp_dir("made");
+    let dir = top.join("a").join("b");
+    super::private_dir(&dir).unwrap();
+    for d in [&top, &top.join("a"), &dir] {
+        assert_eq!(unix_mode(d), 0o700, "{}", d.display());
+    }
+    std::fs::remove_dir_all(&top).unwrap();
+}
+
+/// A directory of the user's that is there with any access for group or others (every
+/// combination of those six bits) is made 0700; one that is the owner's alone keeps its
+/// mode.
+#[cfg(unix)]
+#[test]
+fn an_existing_directory_open_to_others_is_made_0700() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("tighten");
+    std::fs::create_dir_all(&dir).unwrap();
+    for others in 0..=0o077 {
+        let before = 0o700 | others;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(before)).unwrap();
+        super::private_dir(&dir).unwrap();
+        assert_eq!(unix_mode(&dir), 0o700, "{before:o}");
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+    super::private_dir(&dir).unwrap();
+    assert_eq!(
+        unix_mode(&dir),
+        0o500,
+        "a directory the owner's alone is left as it is"
+    );
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[cfg(feature = "learning")]
 mod on_disk;
 

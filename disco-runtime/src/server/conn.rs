@@ -117,6 +117,27 @@ pub(crate) async fn serve(
     Ok(())
 }
 
+/// Serves `app`, a router of a program's own beside its MCP endpoint (the gateway's metrics),
+/// on `listener` with the connections of the MCP endpoint: at most `max_connections` open (at
+/// the cap a new connection closes the oldest idle one, or is closed itself when every one is
+/// busy), each request head read within `header_read_timeout`, the header rules checked.
+/// Until `shutdown` resolves. Public, hidden, for disco-gateway: no API.
+#[doc(hidden)]
+pub async fn serve_bounded(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let limits = Limits {
+        header_read_timeout,
+        max_connections,
+        headers: HeaderRules::new(&[]),
+    };
+    serve(listener, app, limits, shutdown).await
+}
+
 /// The open connections, oldest first.
 struct Open {
     max: usize,

@@ -29,6 +29,8 @@ use crate::catalog::{
 };
 use crate::tool::{Caller, SchemaMode};
 
+#[doc(hidden)]
+pub use conn::serve_bounded;
 pub use embedded::Embedded;
 pub use error::Error;
 pub use handler::McpHandler;

@@ -7,19 +7,9 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::super::*;
-use super::{catalog, ev, search};
+use super::{catalog, ev, search, temp_dir};
 use crate::catalog::{Catalog, Discovery, JsonCatalogProvider};
 use crate::tool::{Caller, Context};
-
-fn temp_dir(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "disco-learn-{tag}-{}-{}",
-        std::process::id(),
-        fastrand::u64(..)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn disk_bytes(dir: &std::path::Path) -> u64 {
     std::fs::read_dir(dir)
@@ -28,6 +18,30 @@ fn disk_bytes(dir: &std::path::Path) -> u64 {
         .filter_map(|e| e.metadata().ok())
         .map(|m| m.len())
         .sum()
+}
+
+/// The learning state in a directory that is there open to others (0755, made before or by
+/// hand): the store and the secret make it 0700, and their files are 0600.
+#[cfg(unix)]
+#[test]
+fn an_existing_open_directory_is_made_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("open");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let store = SqliteStore::open(&dir, DEFAULT_MAX_BYTES).unwrap();
+    secret_in(&dir).unwrap();
+    drop(store);
+    assert_eq!(super::unix_mode(&dir), 0o700);
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(files.len() >= 2, "{files:?}");
+    for file in files {
+        assert_eq!(super::unix_mode(&file), 0o600, "{}", file.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A flood of events keeps the file within its cap (journal included), the newest events
