@@ -186,6 +186,37 @@ impl Labels {
     }
 }
 
+impl DiscoConfig {
+    /// Every alias leads to one tool, as the catalog requires (catalog/conflicts.rs): an alias
+    /// that is its own tool's name, a meta-tool's name, or given twice (to one tool or to two)
+    /// is refused here, naming its key, so that no file is taken whose catalog cannot be built
+    /// (at start, or while the gateway serves: follow.rs keeps the running configuration).
+    /// An alias that is another tool's name is no error: that tool is left out (provider.rs).
+    fn check_aliases(&self) -> Result<(), ConfigError> {
+        let search = disco_runtime::catalog::SearchOptions::default();
+        let reserved = [search.search_name, search.execute_name];
+        let mut given: BTreeMap<&str, String> = BTreeMap::new();
+        for (tool, aliases) in &self.aliases {
+            for (j, alias) in aliases.iter().enumerate() {
+                let key = format!("disco.aliases.{tool}[{j}]");
+                if alias == tool {
+                    return Err(err(&key, format!("`{alias}` is the tool's own name")));
+                }
+                if reserved.contains(alias) {
+                    return Err(err(
+                        &key,
+                        format!("`{alias}` is the name of a gateway tool"),
+                    ));
+                }
+                if let Some(first) = given.insert(alias, key.clone()) {
+                    return Err(err(&key, format!("`{alias}` is already given at {first}")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
 /// memory ceiling (79 MB resident at 5,000 tools, release: BENCHMARKS.md, "disco-gateway:
 /// memory per upstream tool").
@@ -427,6 +458,7 @@ impl Config {
             }
         }
         self.check_forwarding()?;
+        self.disco.check_aliases()?;
         for (i, t) in self.disco.tokens.iter().enumerate() {
             for (j, s) in t.servers.iter().flatten().enumerate() {
                 if !self.servers.iter().any(|c| &c.name == s) {

@@ -3,12 +3,11 @@
 //! (upstream/reload.rs). A reading that fails keeps the running configuration, and the log
 //! says why, naming the key (the configuration's errors carry its JSON path).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Labels;
 use crate::config::{Config, DiscoConfig};
-use crate::upstream::Hub;
+use crate::provider::GatewayProvider;
 
 /// How often the configuration file is read for a change: its contents' hash, so that an edit
 /// is seen however it is saved (in place, or a new file renamed over it, within the mtime's
@@ -31,15 +30,18 @@ fn config_digest(path: &str) -> Option<u64> {
 /// restarted, the rest untouched; the catalog's clients get `tools/list_changed`). A file
 /// that does not read keeps the running configuration, and the log says why, naming the key.
 /// Of the `disco` section, the aliases and keywords are put in force at once (the catalog is
-/// rebuilt and its clients hear `list_changed`); a change to any other key is logged, naming
-/// it, and waits for a restart.
+/// rebuilt; the clients whose `tools/list` changes hear `list_changed`); a change to any other
+/// key is logged once, naming it, and waits for a restart.
 pub async fn follow(
     path: String,
     load: impl Fn() -> Result<Config, String>,
-    hub: Arc<Hub>,
+    provider: GatewayProvider,
     disco: DiscoConfig,
 ) {
+    let hub = provider.hub().clone();
     let mut seen = config_digest(&path);
+    // The keys read at start whose change was last logged: said once, not at every edit.
+    let mut said: Vec<&'static str> = Vec::new();
     let mut tick = tokio::time::interval(CONFIG_POLL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     #[cfg(unix)]
@@ -72,15 +74,17 @@ pub async fn follow(
         };
         if hub.relabel(Labels::of(&config.disco)) {
             tracing::info!("{path}: `disco.aliases` and `disco.keywords` reloaded");
+            provider.warn_unknown_labels();
         }
         let waiting = start_only_changes(&disco, &config.disco);
-        if !waiting.is_empty() {
+        if !waiting.is_empty() && waiting != said {
             tracing::warn!(
                 "{path}: `disco.{}` changed; read at start, it takes effect when the gateway is \
                  restarted",
                 waiting.join("`, `disco.")
             );
         }
+        said = waiting;
         let done = hub.reload(config.servers);
         tracing::info!(
             added = ?done.added,

@@ -126,6 +126,25 @@ impl GatewayProvider {
         }
     }
 
+    /// Logs each key of `disco.aliases` and `disco.keywords` in force that names no tool of the
+    /// catalog now (a server still starting lists its tools later: "yet").
+    pub fn warn_unknown_labels(&self) {
+        let labels = self.hub.labels();
+        let (tools, _) = self.current();
+        for (what, map) in [("aliases", &labels.aliases), ("keywords", &labels.keywords)] {
+            for tool in map.keys() {
+                if !tools.iter().any(|t| t.tool.name == tool.as_str()) {
+                    tracing::warn!(key = %format!("disco.{what}.{tool}"), "no such tool (yet)");
+                }
+            }
+        }
+    }
+
+    /// The hub the tools come from.
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
     /// The server a downstream tool name belongs to.
     pub fn server_of(&self, tool: &str) -> Option<String> {
         let routes = util::read(&self.routes);

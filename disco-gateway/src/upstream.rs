@@ -151,8 +151,8 @@ pub struct Upstream {
 pub struct Hub {
     /// In the configuration's order; replaced whole by a reload (upstream/reload.rs).
     upstreams: RwLock<Arc<[Arc<Upstream>]>>,
-    /// The `disco` section as read at start. Its aliases and keywords are followed while the
-    /// gateway serves: the ones in force are [`Hub::labels`]'.
+    /// The `disco` section as read at start, but for its aliases and keywords: those are
+    /// followed while the gateway serves, and are [`Hub::labels`]' alone (empty here).
     pub disco: DiscoConfig,
     /// The operator's aliases and keywords now (`disco.aliases`, `disco.keywords`): replaced
     /// whole when the configuration is read again (follow.rs).
@@ -180,7 +180,15 @@ impl Hub {
     }
 
     /// Upstreams whose tool definitions are reviewed against `pins`.
-    pub fn pinned(servers: Vec<ServerConfig>, disco: DiscoConfig, pins: Option<Pins>) -> Arc<Hub> {
+    pub fn pinned(
+        servers: Vec<ServerConfig>,
+        mut disco: DiscoConfig,
+        pins: Option<Pins>,
+    ) -> Arc<Hub> {
+        let labels = Labels {
+            aliases: std::mem::take(&mut disco.aliases),
+            keywords: std::mem::take(&mut disco.keywords),
+        };
         let shutdown = CancellationToken::new();
         // One token per caller when any server forwards (the configuration checks it).
         let tokens: Arc<HashMap<String, String>> = Arc::new(
@@ -196,7 +204,7 @@ impl Hub {
             .collect();
         Arc::new(Hub {
             upstreams: RwLock::new(upstreams),
-            labels: RwLock::new(Arc::new(Labels::of(&disco))),
+            labels: RwLock::new(Arc::new(labels)),
             disco,
             tokens,
             changed: Notify::new(),

@@ -45,17 +45,15 @@ const DRAIN_POLL: Duration = Duration::from_millis(50);
 impl Hub {
     /// The operator's aliases and keywords in force.
     pub fn labels(&self) -> Arc<Labels> {
-        self.labels
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        util::read(&self.labels).clone()
     }
 
     /// Puts `labels` in force; when they differ from those in force, the catalog is rebuilt
-    /// (its clients get `tools/list_changed`). Returns whether they differed.
+    /// (the clients whose `tools/list` it changes get `tools/list_changed`). Returns whether
+    /// they differed.
     pub fn relabel(&self, labels: Labels) -> bool {
         {
-            let mut now = self.labels.write().unwrap_or_else(|e| e.into_inner());
+            let mut now = util::write(&self.labels);
             if **now == labels {
                 return false;
             }
