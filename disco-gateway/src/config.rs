@@ -166,6 +166,57 @@ pub struct DiscoConfig {
     pub semantic: Option<std::path::PathBuf>,
 }
 
+/// The operator's words for the tools, by downstream tool name: the aliases a call may use
+/// (`disco.aliases`) and the keywords search weighs (`disco.keywords`). Unlike the rest of the
+/// `disco` section they are read again with the configuration file, since that is where
+/// `disco-gateway report`'s findings are pasted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Labels {
+    pub aliases: BTreeMap<String, Vec<String>>,
+    pub keywords: BTreeMap<String, Vec<String>>,
+}
+
+impl Labels {
+    /// Those `disco` gives.
+    pub fn of(disco: &DiscoConfig) -> Labels {
+        Labels {
+            aliases: disco.aliases.clone(),
+            keywords: disco.keywords.clone(),
+        }
+    }
+}
+
+impl DiscoConfig {
+    /// Every alias leads to one tool, as the catalog requires (catalog/conflicts.rs): an alias
+    /// that is its own tool's name, a meta-tool's name, or given twice (to one tool or to two)
+    /// is refused here, naming its key, so that no file is taken whose catalog cannot be built
+    /// (at start, or while the gateway serves: follow.rs keeps the running configuration).
+    /// An alias that is another tool's name is no error: that tool is left out (provider.rs).
+    fn check_aliases(&self) -> Result<(), ConfigError> {
+        let search = disco_runtime::catalog::SearchOptions::default();
+        let reserved = [search.search_name, search.execute_name];
+        let mut given: BTreeMap<&str, String> = BTreeMap::new();
+        for (tool, aliases) in &self.aliases {
+            for (j, alias) in aliases.iter().enumerate() {
+                let key = format!("disco.aliases.{tool}[{j}]");
+                if alias == tool {
+                    return Err(err(&key, format!("`{alias}` is the tool's own name")));
+                }
+                if reserved.contains(alias) {
+                    return Err(err(
+                        &key,
+                        format!("`{alias}` is the name of a gateway tool"),
+                    ));
+                }
+                if let Some(first) = given.insert(alias, key.clone()) {
+                    return Err(err(&key, format!("`{alias}` is already given at {first}")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `disco.maxTools` by default: more than any server known lists, and within the gateway's
 /// memory ceiling (79 MB resident at 5,000 tools, release: BENCHMARKS.md, "disco-gateway:
 /// memory per upstream tool").
@@ -421,6 +472,7 @@ impl Config {
             }
         }
         self.check_forwarding()?;
+        self.disco.check_aliases()?;
         for (i, t) in self.disco.tokens.iter().enumerate() {
             for (j, s) in t.servers.iter().flatten().enumerate() {
                 if !self.servers.iter().any(|c| &c.name == s) {

@@ -320,17 +320,7 @@ async fn start(config: &Config, pins: Pins) -> (Arc<Hub>, GatewayProvider) {
         tracing::warn!(servers = ?late, "serving without these upstreams for now; they join when ready");
     }
     let provider = GatewayProvider::new(hub.clone());
-    let (tools, _) = provider.current();
-    for (what, map) in [
-        ("aliases", &config.disco.aliases),
-        ("keywords", &config.disco.keywords),
-    ] {
-        for tool in map.keys() {
-            if !tools.iter().any(|t| t.tool.name == tool.as_str()) {
-                tracing::warn!(key = %format!("disco.{what}.{tool}"), "no such tool (yet)");
-            }
-        }
-    }
+    provider.warn_unknown_labels();
     (hub, provider)
 }
 
@@ -439,8 +429,13 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     };
     // An edit of the file, or SIGHUP, serves its servers (upstream/reload.rs).
     let follow = args.config.clone().map(|path| {
-        let (args, hub, disco) = (args.clone(), hub.clone(), config.disco.clone());
-        tokio::spawn(follow::follow(path, move || load_config(&args), hub, disco))
+        let (args, provider, disco) = (args.clone(), provider.clone(), config.disco.clone());
+        tokio::spawn(follow::follow(
+            path,
+            move || load_config(&args),
+            provider,
+            disco,
+        ))
     });
 
     // Once the first catalog is built and served, what its build freed goes back too.

@@ -126,6 +126,25 @@ impl GatewayProvider {
         }
     }
 
+    /// Logs each key of `disco.aliases` and `disco.keywords` in force that names no tool of the
+    /// catalog now (a server still starting lists its tools later: "yet").
+    pub fn warn_unknown_labels(&self) {
+        let labels = self.hub.labels();
+        let (tools, _) = self.current();
+        for (what, map) in [("aliases", &labels.aliases), ("keywords", &labels.keywords)] {
+            for tool in map.keys() {
+                if !tools.iter().any(|t| t.tool.name == tool.as_str()) {
+                    tracing::warn!(key = %format!("disco.{what}.{tool}"), "no such tool (yet)");
+                }
+            }
+        }
+    }
+
+    /// The hub the tools come from.
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
     /// The server a downstream tool name belongs to.
     pub fn server_of(&self, tool: &str) -> Option<String> {
         let routes = util::read(&self.routes);
@@ -231,6 +250,7 @@ impl GatewayProvider {
     /// is down, so a restart never hands its names to another.
     pub fn current(&self) -> (Vec<DynamicTool>, Vec<LeftOut>) {
         let disco = &self.hub.disco;
+        let labels = self.hub.labels();
         let none = disco.namespace == Namespace::None;
         // Under "namespace": "none" two names a reader cannot tell apart are one name.
         let key = |name: &str| {
@@ -248,7 +268,7 @@ impl GatewayProvider {
                 Holder::Gateway(format!("the gateway's `{reserved}`")),
             );
         }
-        for (tool, aliases) in &disco.aliases {
+        for (tool, aliases) in &labels.aliases {
             for alias in aliases {
                 holders.insert(
                     key(alias),
@@ -309,9 +329,9 @@ impl GatewayProvider {
                 if let Some(note) = listed.notes.get(&*tool.name) {
                     def.problems.push(note.clone());
                 }
-                def.aliases = disco.aliases.get(&name).cloned().unwrap_or_default();
+                def.aliases = labels.aliases.get(&name).cloned().unwrap_or_default();
                 // The server is a searchable field of each of its tools.
-                def.keywords = disco.keywords.get(&name).cloned().unwrap_or_default();
+                def.keywords = labels.keywords.get(&name).cloned().unwrap_or_default();
                 if !def.keywords.iter().any(|k| k == server) {
                     def.keywords.push(server.clone());
                 }

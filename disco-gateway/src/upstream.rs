@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::admit::{self, Admitted};
 use crate::call::{call_on, error, Calls};
 use crate::client::{self, Endpoint, Role, Running};
-use crate::config::{DiscoConfig, OnChange, ServerConfig, Transport};
+use crate::config::{DiscoConfig, Labels, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
 use crate::headers::header_map;
 use crate::pins::{Pins, Review, Sha, Waiting, Why};
@@ -151,7 +151,12 @@ pub struct Upstream {
 pub struct Hub {
     /// In the configuration's order; replaced whole by a reload (upstream/reload.rs).
     upstreams: RwLock<Arc<[Arc<Upstream>]>>,
+    /// The `disco` section as read at start, but for its aliases and keywords: those are
+    /// followed while the gateway serves, and are [`Hub::labels`]' alone (empty here).
     pub disco: DiscoConfig,
+    /// The operator's aliases and keywords now (`disco.aliases`, `disco.keywords`): replaced
+    /// whole when the configuration is read again (follow.rs).
+    labels: RwLock<Arc<Labels>>,
     /// One token per caller, for the servers that forward them.
     tokens: Arc<HashMap<String, String>>,
     /// Signalled whenever an upstream's tools change (joined, left, relisted, approved).
@@ -175,7 +180,15 @@ impl Hub {
     }
 
     /// Upstreams whose tool definitions are reviewed against `pins`.
-    pub fn pinned(servers: Vec<ServerConfig>, disco: DiscoConfig, pins: Option<Pins>) -> Arc<Hub> {
+    pub fn pinned(
+        servers: Vec<ServerConfig>,
+        mut disco: DiscoConfig,
+        pins: Option<Pins>,
+    ) -> Arc<Hub> {
+        let labels = Labels {
+            aliases: std::mem::take(&mut disco.aliases),
+            keywords: std::mem::take(&mut disco.keywords),
+        };
         let shutdown = CancellationToken::new();
         // One token per caller when any server forwards (the configuration checks it).
         let tokens: Arc<HashMap<String, String>> = Arc::new(
@@ -191,6 +204,7 @@ impl Hub {
             .collect();
         Arc::new(Hub {
             upstreams: RwLock::new(upstreams),
+            labels: RwLock::new(Arc::new(labels)),
             disco,
             tokens,
             changed: Notify::new(),

@@ -34,7 +34,7 @@ const LAYERS: Layers = Layers {
         ("forward", 3),
         ("upstream", 4),
         ("provider", 5),
-        ("follow", 5),
+        ("follow", 6),
         ("search", 5),
         ("learning", 5),
         ("lint", 6),

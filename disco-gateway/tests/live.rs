@@ -33,6 +33,17 @@ fn wait_for_log(gw: &Gateway, what: &str, count: usize) -> String {
     }
 }
 
+/// The client heard `tools/list_changed` since `gw.notified` was last cleared.
+fn assert_heard_list_changed(gw: &Gateway) {
+    assert!(
+        gw.notified
+            .iter()
+            .any(|m| m == "notifications/tools/list_changed"),
+        "no list_changed after the edit: {:?}",
+        gw.notified
+    );
+}
+
 fn text_of(answer: &Value) -> String {
     answer["result"]["content"][0]["text"]
         .as_str()
@@ -101,13 +112,7 @@ fn an_edit_of_the_configuration_is_served_without_a_restart() {
         ],
         "moved.wait is new since `moved` was approved: held, not served"
     );
-    assert!(
-        gw.notified
-            .iter()
-            .any(|m| m == "notifications/tools/list_changed"),
-        "no list_changed after the edit: {:?}",
-        gw.notified
-    );
+    assert_heard_list_changed(&gw);
 
     let (text, is_error) = gw.call("fresh.echo", json!({"text": "hi"}));
     assert_eq!(
@@ -170,6 +175,80 @@ fn an_edit_of_the_configuration_is_served_without_a_restart() {
     wait_for_log(&gw, "configuration reloaded", 3);
     assert_eq!(upstream_tools(gw.tool_names()), sorted);
     gw.assert_healthy();
+}
+
+/// An edit of the `disco` section's aliases and keywords is in force at once, without a
+/// restart of any server: a new alias calls its tool, a new keyword finds its tool. A change to
+/// a key read at start is logged once by its name. An edit whose aliases the catalog could not
+/// take (one alias for two tools) is refused whole, naming the key: the running aliases and
+/// servers serve on.
+#[test]
+fn an_edit_of_aliases_and_keywords_is_in_force_at_once() {
+    let dir = Dir::new("live-labels");
+    let servers = [up("keep", "good")];
+    let mut gw = Gateway::start(&dir, &servers, disco());
+    gw.wait_for_tools("the server", |n| n.iter().any(|t| t == "keep.sum"));
+    let (text, is_error) = gw.call("shout", json!({"text": "hi"}));
+    assert!(is_error && !text.contains("keep:echo"), "{text}");
+
+    // An alias alone: nothing a client lists changes, and the alias calls its tool.
+    let mut edited = disco();
+    edited["aliases"] = json!({"keep.echo": ["shout"]});
+    harness::config(&dir, &servers, edited.clone());
+    wait_for_log(&gw, "`disco.aliases` and `disco.keywords` reloaded", 1);
+    let shout = |gw: &mut Gateway| gw.call("shout", json!({"text": "hi"}));
+    wait_until("the alias calls its tool", || !shout(&mut gw).1);
+    assert_eq!(shout(&mut gw).0, "keep:echo:{\"text\": \"hi\"}");
+
+    // A keyword, and a key read at start.
+    let search = |gw: &mut Gateway| gw.call("tool_search", json!({"query": "zanzibar"})).0;
+    assert!(
+        !search(&mut gw).contains("keep.sum"),
+        "found before the keyword was given"
+    );
+    edited["keywords"] = json!({"keep.sum": ["zanzibar"]});
+    edited["callTimeoutMs"] = json!(20000);
+    harness::config(&dir, &servers, edited.clone());
+    wait_for_log(&gw, "`disco.aliases` and `disco.keywords` reloaded", 2);
+    wait_until("the keyword finds its tool", || {
+        search(&mut gw).contains("keep.sum")
+    });
+    wait_for_log(&gw, "`disco.callTimeoutMs` changed", 1);
+
+    // An edit the catalog could not take, with a server added: refused whole.
+    let more = [up("keep", "good"), up("more", "good")];
+    let mut broken = edited.clone();
+    broken["aliases"] = json!({"keep.echo": ["shout"], "keep.sum": ["shout"]});
+    harness::config(&dir, &more, broken);
+    let log = wait_for_log(&gw, "disco.aliases.keep.sum[0]", 1);
+    assert!(log.contains("was not reloaded"), "{log}");
+    assert_eq!(shout(&mut gw).0, "keep:echo:{\"text\": \"hi\"}");
+    assert!(!gw.tool_names().iter().any(|t| t.starts_with("more.")));
+
+    // Put right: the server joins; the key read at start was said once.
+    harness::config(&dir, &more, edited);
+    gw.wait_for_tools("the added server", |n| n.iter().any(|t| t == "more.echo"));
+    let log = gw.log();
+    assert_eq!(
+        log.matches("`disco.callTimeoutMs` changed").count(),
+        1,
+        "{log}"
+    );
+    let starts = log
+        .lines()
+        .filter(|l| l.contains("upstream ready") && l.contains("server=keep "))
+        .count();
+    assert_eq!(starts, 1, "keep was restarted; log:\n{log}");
+    gw.assert_healthy();
+}
+
+/// Polls `done` until it holds, within [`LIVENESS`].
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + LIVENESS;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}: not within {LIVENESS:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// A scrape over the loopback: a GET of `/metrics`, the body returned.

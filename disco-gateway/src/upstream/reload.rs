@@ -11,6 +11,9 @@
 //! A reload approves nothing: the pins are the server's name's (pins.rs), so a changed entry
 //! that lists other definitions has them held for approval like any relisting, and only a
 //! name never seen before is approved as first listed, as at start-up.
+//!
+//! The operator's aliases and keywords are taken the same way (`Hub::relabel`): the catalog is
+//! rebuilt with them, and no server is touched.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +21,7 @@ use std::time::Duration;
 use disco_runtime::util;
 
 use super::{supervise, Hub, Upstream, SHUTDOWN_WAIT};
-use crate::config::ServerConfig;
+use crate::config::{Labels, ServerConfig};
 
 /// What a reload did, by server name, for the log and the tests.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -40,6 +43,26 @@ impl Reloaded {
 const DRAIN_POLL: Duration = Duration::from_millis(50);
 
 impl Hub {
+    /// The operator's aliases and keywords in force.
+    pub fn labels(&self) -> Arc<Labels> {
+        util::read(&self.labels).clone()
+    }
+
+    /// Puts `labels` in force; when they differ from those in force, the catalog is rebuilt
+    /// (the clients whose `tools/list` it changes get `tools/list_changed`). Returns whether
+    /// they differed.
+    pub fn relabel(&self, labels: Labels) -> bool {
+        {
+            let mut now = util::write(&self.labels);
+            if **now == labels {
+                return false;
+            }
+            *now = Arc::new(labels);
+        }
+        self.change();
+        true
+    }
+
     /// Serves `servers` from now on (see the module's docs); the catalog's rebuilder is woken
     /// when anything changed. Names are unique in a configuration (the file is a map).
     pub fn reload(self: &Arc<Self>, servers: Vec<ServerConfig>) -> Reloaded {
