@@ -290,8 +290,11 @@ fn memory_store_is_bounded() {
     assert_eq!(store.forget(&Forget::All).unwrap(), 10);
 }
 
+mod contract;
 #[cfg(feature = "learning")]
 mod on_disk;
+#[cfg(feature = "learning-postgres")]
+mod postgres;
 
 /// Learned keywords bring a tool up for a query its own words do not match, and appear in
 /// nothing a caller or a reader is shown: not in tools/list, `tool_search`'s entries, the
