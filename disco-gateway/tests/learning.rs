@@ -36,6 +36,30 @@ fn report(dir: &Dir, ups: &[harness::Up], args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Calls `name` as `caller` until it answers `answer` (a learned alias in use), within
+/// [`LIVENESS`]; `context` is what a failure shows besides the last answer.
+fn until_learned(
+    caller: &harness::HttpClient,
+    name: &str,
+    answer: &str,
+    context: impl Fn() -> String,
+) {
+    let started = Instant::now();
+    loop {
+        let (text, failed) = caller.call(name);
+        if !failed {
+            assert_eq!(text, answer);
+            return;
+        }
+        assert!(
+            started.elapsed() < LIVENESS,
+            "`{name}` never became a learned alias: {text}\n{}",
+            context()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn a_learning_gateway_records_reports_and_forgets() {
     let dir = Dir::new("learning");
@@ -121,21 +145,13 @@ fn a_learning_gateway_uses_what_three_callers_taught_while_serving() {
         }
         assert_eq!(caller.call("shifty.peek"), ("shifty:peek:{}".into(), false));
     }
-    let started = Instant::now();
-    loop {
-        let (text, failed) = callers[1].call("inspect_item");
-        if !failed {
-            assert_eq!(text, "shifty:peek:{}");
-            break;
-        }
-        assert!(
-            started.elapsed() < LIVENESS,
-            "`inspect_item` never became an alias of `shifty.peek`: {text}\nreport:\n{}\nlog:\n{}",
+    until_learned(&callers[1], "inspect_item", "shifty:peek:{}", || {
+        format!(
+            "report:\n{}\nlog:\n{}",
             report(&dir, &ups, &["--format", "json"]),
             gw.log()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+        )
+    });
     assert!(
         gw.log().contains("learned aliases and keywords in use"),
         "{}",
@@ -231,21 +247,9 @@ fn a_fleet_of_gateways_learns_together_through_postgres() {
     teach(&b, "tok-cy-d4a2", "inspect_item");
     for gw in [&b, &a] {
         let caller = harness::HttpClient::connect_with_session(&gw.url, "tok-cy-d4a2");
-        let started = Instant::now();
-        loop {
-            let (text, failed) = caller.call("inspect_item");
-            if !failed {
-                assert_eq!(text, "shifty:peek:{}");
-                break;
-            }
-            assert!(
-                started.elapsed() < LIVENESS,
-                "`inspect_item` never became an alias on {}: {text}\nlog:\n{}",
-                gw.url,
-                gw.log()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
+        until_learned(&caller, "inspect_item", "shifty:peek:{}", || {
+            format!("{}: log:\n{}", gw.url, gw.log())
+        });
         // Written before `inspect_item`'s lessons, so read with them: still one caller's.
         let (text, unknown) = caller.call("view_thing");
         assert!(unknown && text.contains("Unknown tool"), "{text}");

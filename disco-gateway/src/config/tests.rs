@@ -980,34 +980,3 @@ fn metrics_listen_on_an_address() {
         (&m("true"), "disco.metrics"),
     ]);
 }
-
-/// `disco.learning.postgres`: a connection string, `${VAR}` expanded (the password is a
-/// variable's, not the file's), never empty; absent, the state directory's SQLite file.
-#[test]
-fn learning_postgres_is_a_connection_string() {
-    let l = |v: &str| format!(r#"{{"mcpServers": {{}}, "disco": {{"learning": {v}}}}}"#);
-    let c = parse(&l(
-        r#"{"postgres": "host=/run/postgresql user=disco password=${TOKEN}"}"#,
-    ));
-    assert_eq!(
-        c.unwrap().disco.learning_postgres.as_deref(),
-        Some("host=/run/postgresql user=disco password=s3cret")
-    );
-    assert_eq!(
-        parse(r#"{"mcpServers": {}}"#)
-            .unwrap()
-            .disco
-            .learning_postgres,
-        None
-    );
-    refused_at(&[
-        (&l("{}"), "disco.learning.postgres"),
-        (&l(r#"{"postgres": " "}"#), "disco.learning.postgres"),
-        (
-            &l(r#"{"postgres": "password=${UNSET}"}"#),
-            "disco.learning.postgres",
-        ),
-        (&l(r#"{"sqlite": "x"}"#), "disco.learning.sqlite"),
-        (&l("true"), "disco.learning"),
-    ]);
-}
