@@ -14,6 +14,9 @@
 //! quarter), so that deleting is not paid on every append. The cap is on the events' weight;
 //! the table's pages on disk follow it as PostgreSQL's autovacuum reuses them.
 //!
+//! Nothing read from the database can panic the process: every column is read as a
+//! `Result`, and a row this version cannot read is skipped.
+//!
 //! The connection lives on a thread of its own: the blocking `postgres` client runs a
 //! runtime of its own, which may neither be entered nor dropped from inside another
 //! (a gateway calls the store from its Tokio tasks). A lost connection is made again at the
@@ -120,7 +123,7 @@ impl PostgresStore {
     pub fn bytes(&self) -> Result<u64, StoreError> {
         self.run(|c| {
             let row = c.query_one("SELECT bytes FROM disco_learning_state WHERE id = 1", &[])?;
-            Ok(as_u64(row.get(0)))
+            Ok(as_u64(row.try_get(0)?))
         })
     }
 
@@ -129,7 +132,7 @@ impl PostgresStore {
     pub fn secret(&self) -> Result<[u8; 32], StoreError> {
         let bytes = self.run(|c| {
             let row = c.query_one("SELECT secret FROM disco_learning_state WHERE id = 1", &[])?;
-            Ok(row.get::<_, Vec<u8>>(0))
+            row.try_get::<_, Vec<u8>>(0)
         })?;
         <[u8; 32]>::try_from(bytes.as_slice())
             .map_err(|_| failed("disco_learning_state.secret is not 32 bytes"))
@@ -157,7 +160,7 @@ impl PostgresStore {
                 Some(DeleteParam::Int(n)) => tx.query_one(&sql, &[n])?,
                 Some(DeleteParam::Text(s)) => tx.query_one(&sql, &[s])?,
             };
-            let (n, bytes): (i64, i64) = (row.get(0), row.get(1));
+            let (n, bytes): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
             tx.execute(
                 "UPDATE disco_learning_state SET bytes = GREATEST(bytes - $1, 0) WHERE id = 1",
                 &[&bytes],
@@ -222,7 +225,7 @@ fn append_locked(
         "SELECT bytes FROM disco_learning_state WHERE id = 1 FOR UPDATE",
         &[],
     )?;
-    let mut total = as_u64(row.get(0));
+    let mut total = as_u64(row.try_get(0)?);
     let (mut at, mut caller, mut session, mut name, mut target, mut body, mut bytes) = (
         Vec::new(),
         Vec::new(),
@@ -269,7 +272,7 @@ fn append_locked(
              ) SELECT COALESCE(SUM(bytes), 0)::BIGINT FROM gone",
             &[&free],
         )?;
-        total = total.saturating_sub(as_u64(row.get(0)));
+        total = total.saturating_sub(as_u64(row.try_get(0)?));
     }
     tx.execute(
         "UPDATE disco_learning_state SET bytes = $1 WHERE id = 1",
