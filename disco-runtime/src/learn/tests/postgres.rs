@@ -18,7 +18,7 @@ use crate::catalog::Discovery;
 fn fresh_schema(test: &str) -> Option<String> {
     let Ok(dir) = std::env::var("DISCO_TEST_POSTGRES") else {
         eprintln!(
-            "{test}: skipped, DISCO_TEST_POSTGRES (the directory of a PostgreSQL server's \
+            "PostgreSQL store test ({test}): skipped, DISCO_TEST_POSTGRES (the directory of a PostgreSQL server's \
              Unix socket) is not set; .ci/run starts one"
         );
         return None;
