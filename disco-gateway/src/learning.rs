@@ -161,7 +161,7 @@ mod with {
         let (store, _) = store(config)?;
         let what = match what {
             "all" => Forget::All,
-            name => Forget::Name(name.to_string()),
+            name => Forget::Name(name.to_string()).bounded(),
         };
         let n = store.forget(&what).map_err(|e| e.to_string())?;
         println!("forgot {n} event(s)");

@@ -6,13 +6,18 @@
 use super::super::*;
 use crate::catalog::Discovery;
 
-const NAMES: [&str; 6] = [
+/// Names as callers may send them; the stores receive them [`Discovery::bounded`], the one
+/// rule that makes a `\0` (which a PostgreSQL `TEXT` cannot hold) or another control character
+/// storable alike in every store.
+const NAMES: [&str; 8] = [
     "fetch_ticket",
     "list_open",
     "get_issue",
     "my chores",
     "überprüfen",
     "a 'quoted' name",
+    "nul\0in a name",
+    "line\nbreak\u{1b}[31m",
 ];
 
 /// A random event of any kind, session or none, at a time in `0..100`.
@@ -42,7 +47,7 @@ pub(crate) fn random_event(rng: &mut fastrand::Rng) -> StoredEvent {
         at: rng.u64(..100),
         caller: format!("{:064x}", rng.u64(..5)),
         session: rng.bool().then(|| format!("run-{:x}", rng.u64(..8))),
-        event,
+        event: event.bounded(),
     }
 }
 
@@ -72,7 +77,7 @@ pub(crate) fn keeps_what_the_model_keeps(store: &dyn EventStore, seed: u64) {
             }
             7 | 8 => {
                 let what = if rng.bool() {
-                    Forget::Name(NAMES[rng.usize(..NAMES.len())].to_string())
+                    Forget::Name(NAMES[rng.usize(..NAMES.len())].to_string()).bounded()
                 } else {
                     Forget::Caller(format!("{:064x}", rng.u64(..6)))
                 };
@@ -127,4 +132,33 @@ fn memory_store_keeps_the_contract() {
     }
     let store = MemoryStore::new(256 * 1024);
     is_bounded_oldest_first(&store, 256 * 1024, &|| store.bytes() as u64);
+}
+
+/// Every text a store receives holds no control character and at most `MAX_EVENT_TEXT`
+/// characters, whatever the caller wrote: every control character, in generated strings.
+#[test]
+fn bounded_texts_hold_no_control_character() {
+    use crate::catalog::bounded_text;
+    let controls: Vec<char> = (0u32..=0x10FFFF)
+        .filter_map(char::from_u32)
+        .filter(|c| c.is_control())
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(7);
+    for _ in 0..500 {
+        let s: String = (0..rng.usize(..400))
+            .map(|_| match rng.usize(..3) {
+                0 => controls[rng.usize(..controls.len())],
+                1 => rng.alphanumeric(),
+                _ => 'ü',
+            })
+            .collect();
+        let b = bounded_text(s.clone());
+        assert!(!b.chars().any(char::is_control), "{b:?}");
+        assert_eq!(
+            b.chars().count(),
+            s.chars()
+                .count()
+                .min(crate::catalog::discovery::MAX_EVENT_TEXT)
+        );
+    }
 }
