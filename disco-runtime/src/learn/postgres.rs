@@ -23,6 +23,7 @@
 //! next call.
 
 use std::sync::mpsc::{sync_channel, SyncSender};
+use std::time::Duration;
 
 use ::postgres::{Client, NoTls};
 
@@ -68,9 +69,10 @@ impl PostgresStore {
     /// directory), makes the tables when they are not there, and keeps at most `max_bytes`
     /// of events (at least 64 KiB).
     pub fn open(connection: &str, max_bytes: u64) -> Result<PostgresStore, StoreError> {
-        let config: postgres::Config = connection
+        let mut config: postgres::Config = connection
             .parse()
             .map_err(|e| failed(format!("the connection string: {e}")))?;
+        with_default_timeouts(&mut config);
         let (jobs, rx) = sync_channel::<Job>(0);
         std::thread::Builder::new()
             .name("disco-learning-pg".into())
@@ -176,9 +178,42 @@ enum DeleteParam {
     Text(String),
 }
 
-/// A connection, with the tables made when they are not there.
+/// The client's default TCP keepalive idle time (`tokio-postgres`'s, libpq's: two hours):
+/// left so, the connection string did not set one.
+const DEFAULT_KEEPALIVES_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
+
+/// Bounds on waiting for a server that does not answer, where the connection string sets
+/// none: 10 s to connect, and TCP keepalives that find a silent peer within about a minute
+/// (30 s idle, then 3 probes 10 s apart) rather than the system's two hours. A connection
+/// string that disables keepalives (`keepalives=0`) keeps them off.
+fn with_default_timeouts(config: &mut postgres::Config) {
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    if config.get_keepalives_idle() == DEFAULT_KEEPALIVES_IDLE {
+        config.keepalives_idle(Duration::from_secs(30));
+    }
+    if config.get_keepalives_interval().is_none() {
+        config.keepalives_interval(Duration::from_secs(10));
+    }
+    if config.get_keepalives_retries().is_none() {
+        config.keepalives_retries(3);
+    }
+}
+
+/// The session's bounds, so that one process cut off mid-append (its transaction left open,
+/// the state row locked) cannot stall the others: a statement waits at most 5 s for a lock
+/// and runs at most 60 s, and the server ends a session idle in a transaction for 60 s
+/// (releasing its locks). A call that hits one fails with the server's reason; the events of
+/// that batch are lost, the next call goes on.
+const SESSION_BOUNDS: &str = "SET lock_timeout = '5s';
+     SET idle_in_transaction_session_timeout = '60s';
+     SET statement_timeout = '60s';";
+
+/// A connection, with the session's bounds set and the tables made when they are not there.
 fn connect(config: &postgres::Config) -> Result<Client, StoreError> {
     let mut client = config.connect(NoTls).map_err(db_failed)?;
+    client.batch_execute(SESSION_BOUNDS).map_err(db_failed)?;
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(|e| failed(format!("no random bytes: {e}")))?;
     let mut tx = client.transaction().map_err(db_failed)?;

@@ -330,3 +330,40 @@ fn a_process_of_the_fleet() {
         }
     }
 }
+
+/// A process that holds the state row's lock (a gateway cut off mid-append, its transaction
+/// open) does not stall the others: their appends fail within the lock timeout, saying why,
+/// and succeed once the lock is released.
+#[test]
+fn a_held_lock_fails_an_append_rather_than_stalling_it() {
+    let Some(conn) = fresh_schema("held") else {
+        return;
+    };
+    let store = PostgresStore::open(&conn, 1 << 20).unwrap();
+    let mut holder = ::postgres::Client::connect(&conn, ::postgres::NoTls).unwrap();
+    let mut tx = holder.transaction().unwrap();
+    tx.query_one(
+        "SELECT bytes FROM disco_learning_state WHERE id = 1 FOR UPDATE",
+        &[],
+    )
+    .unwrap();
+    let mut rng = fastrand::Rng::with_seed(5);
+    let batch: Vec<StoredEvent> = (0..5).map(|_| contract::random_event(&mut rng)).collect();
+    let (tx_done, done) = std::sync::mpsc::channel();
+    let store = std::sync::Arc::new(store);
+    let writer = std::sync::Arc::clone(&store);
+    let sent = batch.clone();
+    std::thread::spawn(move || {
+        let _ = tx_done.send(writer.append(&sent));
+    });
+    // A liveness bound, far above the 5 s lock timeout: an append that waits for the lock
+    // without end fails here.
+    let err = done
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the append returned")
+        .unwrap_err();
+    assert!(err.0.contains("lock timeout"), "{err}");
+    tx.rollback().unwrap();
+    store.append(&batch).unwrap();
+    assert_eq!(store.events().unwrap(), batch);
+}
