@@ -1,8 +1,9 @@
 //! A fleet's store: one PostgreSQL database (feature `learning-postgres`) that every gateway
 //! behind a load balancer writes into and learns from, with the bounds of the SQLite store.
 //!
-//! Two tables, made at first connection (under an advisory lock, so that processes starting
-//! together do not race to make them): `disco_learning_events`, one row per event, and
+//! Two tables, made at first connection when they are not there (under an advisory lock, so
+//! that processes starting together do not race to make them; a connection that finds them
+//! runs no DDL, so a role granted only their use connects): `disco_learning_events`, one row per event, and
 //! `disco_learning_state`, one row holding the bytes the events weigh (by
 //! [`StoredEvent`]'s weight) and the secret callers are named under, made by the first
 //! process that connects, so that a caller is one caller whichever process it reached.
@@ -214,11 +215,52 @@ const SESSION_BOUNDS: &str = "SET lock_timeout = '5s';
 fn connect(config: &postgres::Config) -> Result<Client, StoreError> {
     let mut client = config.connect(NoTls).map_err(db_failed)?;
     client.batch_execute(SESSION_BOUNDS).map_err(db_failed)?;
+    // Tables and state row there (every connection but the first of a database): nothing to
+    // make, so a role with no right to create (only the grants the guide lists) connects,
+    // and no connection takes the locks DDL takes.
+    if is_set_up(&mut client).map_err(db_failed)? {
+        return Ok(client);
+    }
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(|e| failed(format!("no random bytes: {e}")))?;
     let mut tx = client.transaction().map_err(db_failed)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SETUP_LOCK])
         .map_err(db_failed)?;
+    if !tables_there(&mut tx).map_err(db_failed)? {
+        make_tables(&mut tx)?;
+    }
+    tx.execute(
+        "INSERT INTO disco_learning_state (id, bytes, secret) VALUES (1, 0, $1)
+         ON CONFLICT (id) DO NOTHING",
+        &[&secret.as_slice()],
+    )
+    .map_err(db_failed)?;
+    tx.commit().map_err(db_failed)?;
+    Ok(client)
+}
+
+/// Whether both tables and the state row are there (in the schema the connection's
+/// `search_path` names).
+fn is_set_up(client: &mut Client) -> Result<bool, postgres::Error> {
+    if !tables_there(client)? {
+        return Ok(false);
+    }
+    let rows = client.query("SELECT 1 FROM disco_learning_state WHERE id = 1", &[])?;
+    Ok(!rows.is_empty())
+}
+
+/// Whether both tables are there, asked without the right to create them.
+fn tables_there(c: &mut impl postgres::GenericClient) -> Result<bool, postgres::Error> {
+    c.query_one(
+        "SELECT to_regclass('disco_learning_events') IS NOT NULL
+            AND to_regclass('disco_learning_state') IS NOT NULL",
+        &[],
+    )?
+    .try_get::<_, bool>(0)
+}
+
+/// Makes the tables (`IF NOT EXISTS`: a table of the two may be there already).
+fn make_tables(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> {
     tx.batch_execute(
         "CREATE TABLE IF NOT EXISTS disco_learning_events (
              id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -237,15 +279,7 @@ fn connect(config: &postgres::Config) -> Result<Client, StoreError> {
              secret BYTEA NOT NULL
          );",
     )
-    .map_err(db_failed)?;
-    tx.execute(
-        "INSERT INTO disco_learning_state (id, bytes, secret) VALUES (1, 0, $1)
-         ON CONFLICT (id) DO NOTHING",
-        &[&secret.as_slice()],
-    )
-    .map_err(db_failed)?;
-    tx.commit().map_err(db_failed)?;
-    Ok(client)
+    .map_err(db_failed)
 }
 
 /// Inserts `events` (each at most `max` bytes) and deletes the oldest kept ones past `max`,

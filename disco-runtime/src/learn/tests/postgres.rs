@@ -367,3 +367,56 @@ fn a_held_lock_fails_an_append_rather_than_stalling_it() {
     store.append(&batch).unwrap();
     assert_eq!(store.events().unwrap(), batch);
 }
+
+/// Tables made beforehand, a role granted only what the guide lists (USAGE on the schema,
+/// SELECT, INSERT, UPDATE and DELETE on the two tables, USAGE on the events' identity
+/// sequence), no right to create: that role connects and every operation works.
+#[test]
+fn a_role_with_only_the_listed_grants_uses_made_tables() {
+    let Some(conn) = fresh_schema("grants") else {
+        return;
+    };
+    // Made by the server's superuser, as an administrator would.
+    drop(PostgresStore::open(&conn, 1 << 20).unwrap());
+    let mut admin = ::postgres::Client::connect(&conn, ::postgres::NoTls).unwrap();
+    let schema: String = admin
+        .query_one("SELECT current_schema()", &[])
+        .unwrap()
+        .get(0);
+    let role = format!(
+        "disco_learner_{}_{:x}",
+        std::process::id(),
+        fastrand::u64(..)
+    );
+    admin
+        .batch_execute(&format!(
+            "CREATE ROLE {role} NOLOGIN;
+             GRANT USAGE ON SCHEMA {schema} TO {role};
+             GRANT SELECT, INSERT, UPDATE, DELETE
+                 ON {schema}.disco_learning_events, {schema}.disco_learning_state TO {role};
+             GRANT USAGE ON SEQUENCE {schema}.disco_learning_events_id_seq TO {role};"
+        ))
+        .unwrap();
+    let can_create: bool = admin
+        .query_one(
+            "SELECT has_schema_privilege($1, $2, 'CREATE')",
+            &[&role, &schema],
+        )
+        .unwrap()
+        .get(0);
+    assert!(!can_create);
+    // The test server authenticates its superuser only; the role is taken at start.
+    let as_role = conn.replace(
+        &format!("options=-csearch_path={schema}"),
+        &format!("options='-csearch_path={schema} -crole={role}'"),
+    );
+    let store = PostgresStore::open(&as_role, 64 << 20).unwrap();
+    let user: String = ::postgres::Client::connect(&as_role, ::postgres::NoTls)
+        .unwrap()
+        .query_one("SELECT current_user", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(user, role);
+    contract::keeps_what_the_model_keeps(&store, 11);
+    assert_eq!(store.secret().unwrap().len(), 32);
+}
