@@ -187,11 +187,17 @@ fn learn_every_takes_seconds_from_1_to_86400() {
 /// one through the other: both gateways use the alias. One caller teaching `view_thing` through
 /// both gateways is one caller (the fleet names callers under one secret, the database's), so
 /// it and a second caller teach nothing. The server is `DISCO_TEST_POSTGRES`, the directory of
-/// its Unix socket (`.ci/run` starts one); unset, the test says so and checks nothing.
+/// its Unix socket (`.ci/run` starts one); unset, the test says so and checks nothing (and
+/// fails when `DISCO_REQUIRE_POSTGRES` is set, as `.ci/test` sets it).
 #[cfg(feature = "learning-postgres")]
 #[test]
 fn a_fleet_of_gateways_learns_together_through_postgres() {
     let Ok(socket) = std::env::var("DISCO_TEST_POSTGRES") else {
+        assert!(
+            std::env::var_os("DISCO_REQUIRE_POSTGRES").is_none(),
+            "DISCO_REQUIRE_POSTGRES is set (.ci/test) and DISCO_TEST_POSTGRES is not: the \
+             test would check nothing"
+        );
         eprintln!(
             "skipped: DISCO_TEST_POSTGRES (the directory of a PostgreSQL server's Unix socket) \
              is not set; .ci/run starts one"

@@ -4,8 +4,9 @@
 //!
 //! The server is found through `DISCO_TEST_POSTGRES`: the directory of its Unix socket (`.ci/run`
 //! starts one there with `initdb`), reached as user `DISCO_TEST_POSTGRES_USER` (default
-//! `postgres`). Unset, each test says so and checks nothing. Each test works in a schema of
-//! its own, made here.
+//! `postgres`). Unset, each test says so and checks nothing, unless `DISCO_REQUIRE_POSTGRES`
+//! is set (`.ci/test` sets it): then each fails. Each test works in a schema of its own, made
+//! here.
 
 use std::process::Command;
 
@@ -17,6 +18,11 @@ use crate::catalog::Discovery;
 /// The connection string of a fresh schema of the test server, or `None` (said) without one.
 fn fresh_schema(test: &str) -> Option<String> {
     let Ok(dir) = std::env::var("DISCO_TEST_POSTGRES") else {
+        assert!(
+            std::env::var_os("DISCO_REQUIRE_POSTGRES").is_none(),
+            "PostgreSQL store test ({test}): DISCO_REQUIRE_POSTGRES is set (.ci/test) and \
+             DISCO_TEST_POSTGRES is not: the test would check nothing"
+        );
         eprintln!(
             "PostgreSQL store test ({test}): skipped, DISCO_TEST_POSTGRES (the directory of a PostgreSQL server's \
              Unix socket) is not set; .ci/run starts one"
