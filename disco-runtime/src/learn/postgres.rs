@@ -144,7 +144,7 @@ impl PostgresStore {
             .map_err(|_| failed("disco_learning_state.secret is not 32 bytes"))
     }
 
-    /// Deletes the events `condition` (SQL over the events' columns, with `params`) selects,
+    /// Deletes the events `condition` (SQL over the events' columns, with `param`) selects,
     /// under the state's lock, keeping the count of bytes right; how many.
     fn delete_where(
         &self,
@@ -333,18 +333,22 @@ fn append_locked(
         // The oldest events whose bytes, added up from the oldest, free what is over a
         // quarter below the cap.
         let free = as_i64(total - max / 4 * 3);
-        let row = tx.query_one(
-            "WITH gone AS (
-                 DELETE FROM disco_learning_events WHERE id IN (
-                     SELECT id FROM (
-                         SELECT id, bytes, (SUM(bytes) OVER (ORDER BY id))::BIGINT AS running
-                         FROM disco_learning_events
-                     ) oldest WHERE running - bytes < $1
-                 ) RETURNING bytes
-             ) SELECT COALESCE(SUM(bytes), 0)::BIGINT FROM gone",
+        tx.execute(
+            "DELETE FROM disco_learning_events WHERE id IN (
+                 SELECT id FROM (
+                     SELECT id, bytes, (SUM(bytes) OVER (ORDER BY id))::BIGINT AS running
+                     FROM disco_learning_events
+                 ) oldest WHERE running - bytes < $1
+             )",
             &[&free],
         )?;
-        total = total.saturating_sub(as_u64(row.try_get(0)?));
+        // Counted again from the rows kept (the table is read for the trim anyway): a count
+        // that drifted (rows deleted by hand, a restore) is made right at each trim.
+        let row = tx.query_one(
+            "SELECT COALESCE(SUM(bytes), 0)::BIGINT FROM disco_learning_events",
+            &[],
+        )?;
+        total = as_u64(row.try_get(0)?);
     }
     tx.execute(
         "UPDATE disco_learning_state SET bytes = $1 WHERE id = 1",
