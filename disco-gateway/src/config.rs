@@ -164,6 +164,10 @@ pub struct DiscoConfig {
     /// `disco.semantic`: the directory of the semantic model `tool_search` ranks by besides
     /// the keywords (feature `semantic`; search.rs); `None`: keywords alone.
     pub semantic: Option<std::path::PathBuf>,
+    /// `disco.learning.postgres`: the connection string of the PostgreSQL database a fleet of
+    /// gateways keeps its discovery events in (feature `learning-postgres`; learning.rs),
+    /// `${VAR}` expanded as a secret; `None`: `learning.sqlite` in the state directory.
+    pub learning_postgres: Option<String>,
 }
 
 /// The operator's words for the tools, by downstream tool name: the aliases a call may use
@@ -245,6 +249,7 @@ impl Default for DiscoConfig {
             rate_limit: None,
             metrics: None,
             semantic: None,
+            learning_postgres: None,
         }
     }
 }
@@ -902,6 +907,18 @@ fn disco(d: file::Disco, vars: Vars) -> Result<DiscoConfig, ConfigError> {
             .semantic
             .map(|dir| absolute(&dir.0, "disco.semantic", vars))
             .transpose()?,
+        learning_postgres: match d.learning.map(|l| l.0.postgres) {
+            None => None,
+            Some(None) => return Err(err("disco.learning.postgres", "missing")),
+            Some(Some(text)) => {
+                let at = "disco.learning.postgres";
+                let connection = expand(&text.0, at, vars, Secrecy::Secret)?;
+                if connection.trim().is_empty() {
+                    return Err(err(at, "must not be empty"));
+                }
+                Some(connection)
+            }
+        },
     })
 }
 

@@ -120,6 +120,7 @@ pub fn start_only_changes(started: &DiscoConfig, now: &DiscoConfig) -> Vec<&'sta
         rate_limit,
         metrics,
         semantic,
+        learning_postgres,
     } = started;
     let keys = [
         ("exposure", *exposure == now.exposure),
@@ -143,6 +144,10 @@ pub fn start_only_changes(started: &DiscoConfig, now: &DiscoConfig) -> Vec<&'sta
         ("rateLimit", *rate_limit == now.rate_limit),
         ("metrics", *metrics == now.metrics),
         ("semantic", *semantic == now.semantic),
+        (
+            "learning.postgres",
+            *learning_postgres == now.learning_postgres,
+        ),
     ];
     keys.into_iter()
         .filter(|(_, same)| !same)
@@ -187,6 +192,7 @@ mod tests {
             ("rateLimit", r#"{"perSecond": 3}"#),
             ("metrics", r#"{"listen": "127.0.0.1:0"}"#),
             ("semantic", r#""/tmp/model""#),
+            ("learning", r#"{"postgres": "host=/tmp"}"#),
             ("aliases", r#"{"a.x": ["y"]}"#),
             ("keywords", r#"{"a.x": ["y"]}"#),
         ];
@@ -195,7 +201,13 @@ mod tests {
             assert!(changed != defaults, "`{key}: {value}` is the default");
             let named = start_only_changes(&defaults, &changed);
             let followed = key == "aliases" || key == "keywords";
-            let expected: Vec<&str> = if followed { vec![] } else { vec![key] };
+            // `learning` is an object; the key named is the one it holds.
+            let named_key = if key == "learning" {
+                "learning.postgres"
+            } else {
+                key
+            };
+            let expected: Vec<&str> = if followed { vec![] } else { vec![named_key] };
             assert_eq!(named, expected, "`{key}: {value}`");
             assert_eq!(
                 Labels::of(&changed) != Labels::of(&defaults),

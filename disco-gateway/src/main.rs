@@ -652,13 +652,12 @@ async fn run(args: Args) -> Result<ExitCode, String> {
     }
     if args.command.as_deref() == Some("report") {
         if let Some(what) = &args.forget {
-            let dir = match &args.config {
-                Some(_) => state_dir(load_config(&args)?.disco.data_dir.as_deref(), &|k| {
-                    std::env::var(k).ok()
-                })?,
-                None => state_dir(None, &|k| std::env::var(k).ok())?,
-            };
-            return learning::forget(&dir, what).map(|()| ExitCode::SUCCESS);
+            let config = args
+                .config
+                .as_ref()
+                .map(|_| load_config(&args))
+                .transpose()?;
+            return learning::forget(config.as_ref(), what).map(|()| ExitCode::SUCCESS);
         }
         let config = load_config(&args)?;
         let (hub, _, catalog) = catalog(&config).await?;

@@ -36,6 +36,30 @@ fn report(dir: &Dir, ups: &[harness::Up], args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Calls `name` as `caller` until it answers `answer` (a learned alias in use), within
+/// [`LIVENESS`]; `context` is what a failure shows besides the last answer.
+fn until_learned(
+    caller: &harness::HttpClient,
+    name: &str,
+    answer: &str,
+    context: impl Fn() -> String,
+) {
+    let started = Instant::now();
+    loop {
+        let (text, failed) = caller.call(name);
+        if !failed {
+            assert_eq!(text, answer);
+            return;
+        }
+        assert!(
+            started.elapsed() < LIVENESS,
+            "`{name}` never became a learned alias: {text}\n{}",
+            context()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn a_learning_gateway_records_reports_and_forgets() {
     let dir = Dir::new("learning");
@@ -121,21 +145,13 @@ fn a_learning_gateway_uses_what_three_callers_taught_while_serving() {
         }
         assert_eq!(caller.call("shifty.peek"), ("shifty:peek:{}".into(), false));
     }
-    let started = Instant::now();
-    loop {
-        let (text, failed) = callers[1].call("inspect_item");
-        if !failed {
-            assert_eq!(text, "shifty:peek:{}");
-            break;
-        }
-        assert!(
-            started.elapsed() < LIVENESS,
-            "`inspect_item` never became an alias of `shifty.peek`: {text}\nreport:\n{}\nlog:\n{}",
+    until_learned(&callers[1], "inspect_item", "shifty:peek:{}", || {
+        format!(
+            "report:\n{}\nlog:\n{}",
             report(&dir, &ups, &["--format", "json"]),
             gw.log()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+        )
+    });
     assert!(
         gw.log().contains("learned aliases and keywords in use"),
         "{}",
@@ -163,4 +179,86 @@ fn learn_every_takes_seconds_from_1_to_86400() {
             "{err}"
         );
     }
+}
+
+/// A fleet behind one load balancer (feature `learning-postgres`): two gateways, each with its
+/// own state directory, keep their events in one PostgreSQL database (`disco.learning.postgres`,
+/// a schema of its own here). Three callers teach `inspect_item`, two through one gateway and
+/// one through the other: both gateways use the alias. One caller teaching `view_thing` through
+/// both gateways is one caller (the fleet names callers under one secret, the database's), so
+/// it and a second caller teach nothing. The server is `DISCO_TEST_POSTGRES`, the directory of
+/// its Unix socket (`.ci/run` starts one); unset, the test says so and checks nothing (and
+/// fails when `DISCO_REQUIRE_POSTGRES` is set, as `.ci/test` sets it).
+#[cfg(feature = "learning-postgres")]
+#[test]
+fn a_fleet_of_gateways_learns_together_through_postgres() {
+    let Ok(socket) = std::env::var("DISCO_TEST_POSTGRES") else {
+        assert!(
+            std::env::var_os("DISCO_REQUIRE_POSTGRES").is_none(),
+            "DISCO_REQUIRE_POSTGRES is set (.ci/test) and DISCO_TEST_POSTGRES is not: the \
+             test would check nothing"
+        );
+        eprintln!(
+            "skipped: DISCO_TEST_POSTGRES (the directory of a PostgreSQL server's Unix socket) \
+             is not set; .ci/run starts one"
+        );
+        return;
+    };
+    let user = std::env::var("DISCO_TEST_POSTGRES_USER").unwrap_or_else(|_| "postgres".into());
+    let schema = format!("disco_fleet_{}", std::process::id());
+    let made = std::process::Command::new("psql")
+        .args([
+            "-h",
+            &socket,
+            "-U",
+            &user,
+            "-d",
+            "postgres",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+        ])
+        .arg(format!("CREATE SCHEMA {schema}"))
+        .output()
+        .expect("psql runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let ups = [up("shifty", "shifty")];
+    let mut disco = settings();
+    disco["tokens"] = json!([
+        {"token": "tok-ada-7f31", "caller": "ada"},
+        {"token": "tok-bo-0c9e", "caller": "bo"},
+        {"token": "tok-cy-d4a2", "caller": "cy"},
+    ]);
+    disco["learning"] = json!({
+        "postgres": format!("host={socket} user={user} dbname=postgres options=-csearch_path={schema}")
+    });
+    let (dir_a, dir_b) = (Dir::new("fleet-a"), Dir::new("fleet-b"));
+    let a = harness::HttpGateway::start_with(&dir_a, &ups, disco.clone(), &["--learn-every", "1"]);
+    let b = harness::HttpGateway::start_with(&dir_b, &ups, disco, &["--learn-every", "1"]);
+    let teach = |gw: &harness::HttpGateway, token: &str, name: &str| {
+        let caller = harness::HttpClient::connect_with_session(&gw.url, token);
+        let (text, unknown) = caller.call(name);
+        assert!(unknown && text.contains("Unknown tool"), "{text}");
+        assert_eq!(caller.call("shifty.peek"), ("shifty:peek:{}".into(), false));
+    };
+    teach(&a, "tok-ada-7f31", "view_thing");
+    teach(&b, "tok-ada-7f31", "view_thing");
+    teach(&b, "tok-bo-0c9e", "view_thing");
+    teach(&a, "tok-ada-7f31", "inspect_item");
+    teach(&a, "tok-bo-0c9e", "inspect_item");
+    teach(&b, "tok-cy-d4a2", "inspect_item");
+    for gw in [&b, &a] {
+        let caller = harness::HttpClient::connect_with_session(&gw.url, "tok-cy-d4a2");
+        until_learned(&caller, "inspect_item", "shifty:peek:{}", || {
+            format!("{}: log:\n{}", gw.url, gw.log())
+        });
+        // Written before `inspect_item`'s lessons, so read with them: still one caller's.
+        let (text, unknown) = caller.call("view_thing");
+        assert!(unknown && text.contains("Unknown tool"), "{text}");
+    }
+    assert!(!harness::state(&dir_a).join("learning.sqlite").exists());
 }

@@ -152,6 +152,16 @@ pub(super) struct Disco {
     pub(super) metrics: Option<Object<Metrics>>,
     #[serde(default, deserialize_with = "present")]
     pub(super) semantic: Option<Text>,
+    #[serde(default, deserialize_with = "present")]
+    pub(super) learning: Option<Object<Learning>>,
+}
+
+/// `disco.learning`: where discovery events are kept when not in the state directory.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Learning {
+    #[serde(default, deserialize_with = "present")]
+    pub(super) postgres: Option<Text>,
 }
 
 /// `disco.metrics`: where Prometheus scrapes the gateway's counters.
@@ -199,6 +209,10 @@ impl Must for Disco {
 
 impl Must for Metrics {
     const MUST: &'static str = "must be an object with `listen`";
+}
+
+impl Must for Learning {
+    const MUST: &'static str = "must be an object with `postgres`";
 }
 
 impl Must for Token {

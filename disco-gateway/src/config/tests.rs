@@ -711,6 +711,7 @@ fn secrets_never_appear_in_errors() {
         (Fits::String, disco(r#"{"pinned": [@]}"#)),
         (Fits::String, disco(r#"{"aliases": {"a.t": [@]}}"#)),
         (Fits::String, disco(r#"{"keywords": {"a.t": [@]}}"#)),
+        (Fits::String, disco(r#"{"learning": {"postgres": @}}"#)),
     ];
     for (fits, position) in &positions {
         for (i, shape) in shapes.iter().enumerate() {

@@ -51,15 +51,10 @@ pub enum Discovery {
 }
 
 impl Discovery {
-    /// The event with its texts clipped to [`MAX_EVENT_TEXT`] characters and its lists to
+    /// The event with its texts made [`bounded_text`] and its lists clipped to
     /// [`MAX_EVENT_NAMES`] names: what any store keeps of it.
     pub fn bounded(self) -> Discovery {
-        fn text(s: String) -> String {
-            match s.char_indices().nth(MAX_EVENT_TEXT) {
-                Some((cut, _)) => s[..cut].to_string(),
-                None => s,
-            }
-        }
+        use bounded_text as text;
         fn names(mut v: Vec<String>) -> Vec<String> {
             v.truncate(MAX_EVENT_NAMES);
             v.into_iter().map(text).collect()
@@ -90,6 +85,24 @@ impl Discovery {
                 ok,
             },
         }
+    }
+}
+
+/// A text as every store keeps it: clipped to [`MAX_EVENT_TEXT`] characters, each control
+/// character (`\0` among them, which a PostgreSQL `TEXT` cannot hold; newlines and escapes,
+/// which would reach a terminal through a report) replaced by U+FFFD. One rule for all stores,
+/// so the same event reads back the same from each.
+pub fn bounded_text(s: String) -> String {
+    let s = match s.char_indices().nth(MAX_EVENT_TEXT) {
+        Some((cut, _)) => s[..cut].to_string(),
+        None => s,
+    };
+    if s.chars().any(char::is_control) {
+        s.chars()
+            .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+            .collect()
+    } else {
+        s
     }
 }
 

@@ -29,7 +29,7 @@ use crate::tool::built::MetaKind;
 pub use crate::tool::built::{CatalogTool, ParamInfo};
 pub use builder::CatalogBuilder;
 pub(crate) use builder::Config;
-pub use discovery::{Discovery, DiscoverySink};
+pub use discovery::{bounded_text, Discovery, DiscoverySink};
 pub use error::{CatalogError, CatalogProblem, NameClaim};
 pub use groups::{group_problem, GroupSummary, GROUPS_META_KEY};
 pub use provider::{DynamicTool, JsonCatalogProvider, ScopedProvider, ToolProvider};

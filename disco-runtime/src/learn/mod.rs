@@ -11,7 +11,9 @@
 //! The [`learner`] turns the events into candidate aliases and keywords, each with the
 //! distinct callers and sessions behind it and the safety rules applied; [`report`] prints
 //! them ready to paste. Events live in an [`EventStore`]: [`MemoryStore`], or a SQLite file
-//! ([`SqliteStore`], feature `learning`) capped in size and expired after 30 days.
+//! ([`SqliteStore`], feature `learning`) capped in size and expired after 30 days, or one
+//! PostgreSQL database a fleet of processes shares (`PostgresStore`, feature
+//! `learning-postgres`), with the same bounds.
 
 pub mod learner;
 pub mod report;
@@ -19,6 +21,8 @@ mod store;
 
 #[cfg(feature = "learning")]
 mod files;
+#[cfg(feature = "learning-postgres")]
+mod postgres;
 #[cfg(feature = "learning")]
 mod recorder;
 #[cfg(feature = "learning")]
@@ -29,6 +33,8 @@ pub use learner::{
 };
 pub use store::{EventStore, Forget, MemoryStore, StoreError, StoredEvent};
 
+#[cfg(feature = "learning-postgres")]
+pub use postgres::PostgresStore;
 #[cfg(feature = "learning")]
 pub use recorder::{
     caller_hmac, now, secret_in, Recorder, RecorderOptions, DEFAULT_QUEUE, DEFAULT_TTL, SECRET_FILE,

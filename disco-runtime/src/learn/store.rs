@@ -74,6 +74,16 @@ pub enum Forget {
 }
 
 impl Forget {
+    /// The same request with its name made [`bounded_text`](crate::catalog::bounded_text), as
+    /// the events' names are: a name of control characters or past the length limit forgets
+    /// the events stored under it.
+    pub fn bounded(self) -> Forget {
+        match self {
+            Forget::Name(n) => Forget::Name(crate::catalog::bounded_text(n)),
+            other => other,
+        }
+    }
+
     pub(crate) fn matches(&self, e: &StoredEvent) -> bool {
         match self {
             Forget::All => true,

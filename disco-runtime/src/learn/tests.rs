@@ -308,8 +308,12 @@ fn unix_mode(p: &std::path::Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
 
+mod contract;
 #[cfg(feature = "learning")]
 mod on_disk;
+#[cfg(feature = "learning-postgres")]
+mod postgres;
+mod visibility;
 
 /// Learned keywords bring a tool up for a query its own words do not match, and appear in
 /// nothing a caller or a reader is shown: not in tools/list, `tool_search`'s entries, the
@@ -360,84 +364,6 @@ fn learned_keywords_rank_and_are_never_published() {
     assert_eq!(first(&catalog.rebuild().unwrap()), Some("list_open".into()));
     catalog.set_learned_keywords(Vec::new());
     assert_ne!(first(&catalog), Some("list_open".into()));
-}
-
-/// Hidden is hidden: for generated catalogs, visibilities, learned keywords and queries, a
-/// caller's search with every learned keyword equals its search with only the learned
-/// keywords of the tools it can see.
-#[test]
-fn learned_keywords_reveal_no_hidden_tool() {
-    let words = [
-        "alpha", "ticket", "report", "weather", "invoice", "calendar", "chores", "budget",
-        "status", "message", "folder", "photo", "song", "order", "travel", "recipe",
-    ];
-    let mut rng = fastrand::Rng::with_seed(31);
-    for round in 0..40 {
-        let n = rng.usize(3..12);
-        let tools: Vec<Value> = (0..n)
-            .map(|i| {
-                let a = words[rng.usize(..words.len())];
-                let b = words[rng.usize(..words.len())];
-                tool(
-                    &format!("{a}_{b}_{i}"),
-                    &format!("Work with the {a} of a {b}"),
-                    true,
-                )
-            })
-            .collect();
-        let hidden: BTreeSet<String> = tools
-            .iter()
-            .filter(|_| rng.bool())
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect();
-        let learned: Vec<(String, String, f32)> = (0..rng.usize(1..20))
-            .map(|_| {
-                let t = &tools[rng.usize(..n)];
-                (
-                    t["name"].as_str().unwrap().to_string(),
-                    words[rng.usize(..words.len())].to_string(),
-                    rng.f32() * 0.6,
-                )
-            })
-            .collect();
-        let visible_only: Vec<(String, String, f32)> = learned
-            .iter()
-            .filter(|(t, _, _)| !hidden.contains(t))
-            .cloned()
-            .collect();
-        let build = |learned: Vec<(String, String, f32)>| {
-            let hidden = hidden.clone();
-            let c = Catalog::builder()
-                .provider(JsonCatalogProvider::from_value(&Value::Array(tools.clone())).unwrap())
-                .search(crate::catalog::SearchOptions::default().enabled(true))
-                .visibility(
-                    move |caller: &crate::tool::Caller, t: &crate::catalog::CatalogTool| {
-                        caller.id() == Some("admin") || !hidden.contains(&t.name)
-                    },
-                )
-                .from_specs([])
-                .unwrap();
-            c.set_learned_keywords(learned);
-            c
-        };
-        let (all, restricted) = (build(learned.clone()), build(visible_only));
-        let caller = crate::tool::Caller::new("guest");
-        for _ in 0..10 {
-            let query = (0..rng.usize(1..4))
-                .map(|_| words[rng.usize(..words.len())])
-                .collect::<Vec<_>>()
-                .join(" ");
-            let names = |c: &Catalog| {
-                c.search(&query, 5, &caller)
-                    .into_iter()
-                    .map(|(t, s)| (t.name.clone(), s))
-                    .collect::<Vec<_>>()
-            };
-            let got = names(&all);
-            assert_eq!(got, names(&restricted), "round {round}: {query}");
-            assert!(got.iter().all(|(t, _)| !hidden.contains(t)));
-        }
-    }
 }
 
 /// The learned-alias tier: after the spelling-equivalent tier and before the fuzzy one, for a
@@ -491,76 +417,6 @@ fn learned_aliases_are_a_tier_of_their_own() {
     );
     catalog.set_learned_aliases(Vec::new());
     assert_eq!(rule("get_issue"), (None, None));
-}
-
-/// Hidden is hidden, for names: for generated catalogs, visibilities and learned aliases, a
-/// caller's resolution with every learned alias equals its resolution with only the aliases
-/// to tools it can see.
-#[test]
-fn learned_aliases_reveal_no_hidden_tool() {
-    let words = [
-        "get", "list", "ticket", "report", "file", "user", "issue", "note", "open",
-    ];
-    let mut rng = fastrand::Rng::with_seed(37);
-    for round in 0..60 {
-        let n = rng.usize(2..8);
-        let tools: Vec<Value> = (0..n)
-            .map(|i| {
-                let a = words[rng.usize(..words.len())];
-                let b = words[rng.usize(..words.len())];
-                tool(&format!("{a}_{b}_{i}"), "A tool", rng.bool())
-            })
-            .collect();
-        let name_of = |i: usize| tools[i]["name"].as_str().unwrap().to_string();
-        let hidden: BTreeSet<String> = (0..n).filter(|_| rng.bool()).map(name_of).collect();
-        let requests: Vec<String> = (0..6)
-            .map(|_| {
-                format!(
-                    "{}_{}",
-                    words[rng.usize(..words.len())],
-                    words[rng.usize(..words.len())]
-                )
-            })
-            .collect();
-        let learned: Vec<(String, String)> = (0..rng.usize(1..10))
-            .map(|_| {
-                (
-                    requests[rng.usize(..requests.len())].clone(),
-                    name_of(rng.usize(..n)),
-                )
-            })
-            .collect();
-        let visible_only: Vec<(String, String)> = learned
-            .iter()
-            .filter(|(_, t)| !hidden.contains(t))
-            .cloned()
-            .collect();
-        let build = |learned: Vec<(String, String)>| {
-            let hidden = hidden.clone();
-            let c = Catalog::builder()
-                .provider(JsonCatalogProvider::from_value(&Value::Array(tools.clone())).unwrap())
-                .visibility(
-                    move |caller: &crate::tool::Caller, t: &crate::catalog::CatalogTool| {
-                        caller.id() == Some("admin") || !hidden.contains(&t.name)
-                    },
-                )
-                .from_specs([])
-                .unwrap();
-            c.set_learned_aliases(learned);
-            c
-        };
-        let (all, restricted) = (build(learned.clone()), build(visible_only));
-        let caller = crate::tool::Caller::new("guest");
-        for request in &requests {
-            let seen = |c: &Catalog| {
-                let r = c.resolve(request, &caller);
-                (r.tool.map(|t| t.name.clone()), r.rule, r.suggestions)
-            };
-            let got = seen(&all);
-            assert_eq!(got, seen(&restricted), "round {round}: {request}");
-            assert!(got.0.is_none_or(|t| !hidden.contains(&t)));
-        }
-    }
 }
 
 /// Noise: when many callers search the same words and 30% of the sessions end in some other

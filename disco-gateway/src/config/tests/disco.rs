@@ -165,3 +165,34 @@ fn aliases_are_taken_exactly_when_the_catalog_can_be_built() {
     }
     assert!(taken > 0 && refused > 0, "taken {taken}, refused {refused}");
 }
+
+/// `disco.learning.postgres`: a connection string, `${VAR}` expanded (the password is a
+/// variable's, not the file's), never empty; absent, the state directory's SQLite file.
+#[test]
+fn learning_postgres_is_a_connection_string() {
+    let l = |v: &str| format!(r#"{{"mcpServers": {{}}, "disco": {{"learning": {v}}}}}"#);
+    let c = super::parse(&l(
+        r#"{"postgres": "host=/run/postgresql user=disco password=${TOKEN}"}"#,
+    ));
+    assert_eq!(
+        c.unwrap().disco.learning_postgres.as_deref(),
+        Some("host=/run/postgresql user=disco password=s3cret")
+    );
+    assert_eq!(
+        super::parse(r#"{"mcpServers": {}}"#)
+            .unwrap()
+            .disco
+            .learning_postgres,
+        None
+    );
+    super::refused_at(&[
+        (&l("{}"), "disco.learning.postgres"),
+        (&l(r#"{"postgres": " "}"#), "disco.learning.postgres"),
+        (
+            &l(r#"{"postgres": "password=${UNSET}"}"#),
+            "disco.learning.postgres",
+        ),
+        (&l(r#"{"sqlite": "x"}"#), "disco.learning.sqlite"),
+        (&l("true"), "disco.learning"),
+    ]);
+}

@@ -79,6 +79,22 @@ fn sqlite_store_is_bounded_under_a_flood() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The stores' contract (`contract.rs`), on SQLite: the model's events after any sequence of
+/// appends, expiries and forgettings, and the file within its cap under a flood, oldest out first.
+#[test]
+fn sqlite_store_keeps_the_contract() {
+    for seed in 0..4 {
+        let dir = temp_dir("contract");
+        let store = SqliteStore::open(&dir, DEFAULT_MAX_BYTES).unwrap();
+        super::contract::keeps_what_the_model_keeps(&store, seed);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let dir = temp_dir("contract-flood");
+    let store = SqliteStore::open(&dir, 256 * 1024).unwrap();
+    super::contract::is_bounded_oldest_first(&store, 256 * 1024, &|| disk_bytes(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Events older than the time to live are gone once the recorder starts; forgetting a name
 /// deletes exactly its events.
 #[test]
