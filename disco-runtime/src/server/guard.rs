@@ -529,7 +529,11 @@ impl Guarded {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.get(..16))
             .is_some_and(|v| v.eq_ignore_ascii_case("application/json"));
+        let accepts_json = super::json_answer::accepts_json(&parts.headers);
         let response = forward(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+        if accepts_json && response.status() == StatusCode::OK {
+            return super::json_answer::first_answer_as_json(response).await;
+        }
         // rmcp answers a JSON body it cannot parse with a plain-text 415: say what is wrong,
         // as JSON-RPC, with the request's id. Everything else (Host, Origin, sessions) is
         // rmcp's.
