@@ -112,25 +112,37 @@ enum Read {
 /// rmcp's events, read as their bytes arrive.
 #[derive(Default)]
 struct Events {
-    /// The bytes of the event not yet whole.
+    /// The bytes of the events not yet read.
     partial: Vec<u8>,
+    /// How far `partial` is known to hold no event's end.
+    scanned: usize,
 }
 
 impl Events {
     fn feed(&mut self, bytes: &[u8]) -> Read {
         self.partial.extend_from_slice(bytes);
-        loop {
-            let Some(end) = self.partial.windows(2).position(|w| w == b"\n\n") else {
-                return Read::More;
+        let mut start = 0;
+        let read = loop {
+            // An end found across two reads is found too: the scan resumes a byte back.
+            let from = self.scanned.saturating_sub(1).max(start);
+            let Some(end) = memchr::memmem::find(&self.partial[from..], b"\n\n") else {
+                self.scanned = self.partial.len();
+                break Read::More;
             };
-            let event: Vec<u8> = self.partial.drain(..end + 2).collect();
-            match data(&event[..end]) {
+            let end = from + end;
+            let event = &self.partial[start..end];
+            start = end + 2;
+            self.scanned = start;
+            match data(event) {
                 // A priming event, or a comment (a keep-alive).
                 Some(data) if data.is_empty() => continue,
-                Some(data) if is_answer(&data) => return Read::Answer(data),
-                _ => return Read::Other,
+                Some(data) if is_answer(&data) => break Read::Answer(data),
+                _ => break Read::Other,
             }
-        }
+        };
+        self.partial.drain(..start);
+        self.scanned -= start.min(self.scanned);
+        read
     }
 }
 
