@@ -180,6 +180,7 @@ fn data(event: &[u8]) -> Option<Vec<u8>> {
 /// Whether `json` is a JSON-RPC response or error: an object with an `id` and `result` or
 /// `error`, and no `method` (a notification or a request of the server's has one).
 fn is_answer(json: &[u8]) -> bool {
+    use super::call_parse::Present;
     #[derive(serde::Deserialize)]
     struct Keys {
         #[serde(default)]
@@ -190,14 +191,6 @@ fn is_answer(json: &[u8]) -> bool {
         result: Present,
         #[serde(default)]
         error: Present,
-    }
-    #[derive(Default)]
-    struct Present(bool);
-    impl<'de> serde::Deserialize<'de> for Present {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            serde::de::IgnoredAny::deserialize(d)?;
-            Ok(Present(true))
-        }
     }
     serde_json::from_slice::<Keys>(json)
         .is_ok_and(|k| k.id.0 && !k.method.0 && (k.result.0 ^ k.error.0))
