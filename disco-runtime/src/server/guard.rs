@@ -368,6 +368,8 @@ pub(crate) struct Guarded {
     /// The memory all requests in flight may take together, and what one body may cost.
     pub(crate) budget: Arc<super::memory::Budget>,
     pub(crate) cost: super::memory::BodyCost,
+    /// How long a request that finds no room waits before its 503.
+    pub(crate) memory_wait: std::time::Duration,
     /// The rate limit per caller, when one is set.
     pub(crate) rate: Option<Arc<super::rate::Limiter>>,
 }
@@ -443,7 +445,7 @@ impl Guarded {
         let small = len <= super::memory::SMALL_BODY;
         let Some(reservation) = self
             .budget
-            .take(self.cost.of(len), small, super::memory::WAIT)
+            .take(self.cost.of(len), small, self.memory_wait)
             .await
         else {
             return busy();

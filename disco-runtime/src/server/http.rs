@@ -136,6 +136,9 @@ pub struct HttpOptions {
     /// a POST over it gets 429 with a JSON-RPC error and `Retry-After`, before its body is
     /// read. Off by default.
     pub rate_limit: Option<super::RateLimit>,
+    /// How long a request that finds no room in [`request_memory`](Self::request_memory)
+    /// waits before its 503: 1 s.
+    memory_wait: Duration,
 }
 
 impl Default for HttpOptions {
@@ -160,6 +163,7 @@ impl Default for HttpOptions {
             max_sessions: default_max_sessions(),
             request_memory: None,
             rate_limit: None,
+            memory_wait: super::memory::WAIT,
         }
     }
 }
@@ -272,6 +276,14 @@ impl HttpOptions {
     pub fn request_cost(&self, max_argument_values: usize, len: usize) -> usize {
         self.body_cost(max_argument_values).of(len)
     }
+    /// How long a request that finds no room in [`request_memory`](Self::request_memory)
+    /// waits before its 503 (default 1 s): longer for a test that must see a request wait,
+    /// on a machine too busy to keep within a second.
+    #[doc(hidden)]
+    pub fn request_memory_wait(mut self, wait: Duration) -> Self {
+        self.memory_wait = wait;
+        self
+    }
     fn body_cost(&self, max_argument_values: usize) -> super::memory::BodyCost {
         super::memory::BodyCost::new(
             self.max_body_bytes,
@@ -351,6 +363,7 @@ pub(crate) fn router(
         sessions: (!options.stateless).then_some(sessions),
         budget,
         cost,
+        memory_wait: options.memory_wait,
         rate: options
             .rate_limit
             .map(|limit| Arc::new(super::rate::Limiter::new(limit))),
