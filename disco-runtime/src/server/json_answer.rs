@@ -60,8 +60,9 @@ pub(crate) async fn first_answer_as_json(response: Response) -> Response {
     let (mut parts, body) = response.into_parts();
     let mut stream = body.into_data_stream();
     let mut reader = Events::default();
-    // The frames read, sent first when the stream goes out as it is.
-    let mut held: Vec<Bytes> = Vec::new();
+    // The frames read, sent first when the stream goes out as it is: a break among them too,
+    // so that the client sees the stream break rather than end.
+    let mut held: Vec<Result<Bytes, axum::Error>> = Vec::new();
     let wait = tokio::time::sleep(JSON_WAIT);
     tokio::pin!(wait);
     let outcome = loop {
@@ -71,10 +72,15 @@ pub(crate) async fn first_answer_as_json(response: Response) -> Response {
             _ = &mut wait => None,
         };
         // Ended, broken, or slow: the stream as it is.
-        let Some(Ok(next)) = next else {
-            break None;
+        let next = match next {
+            Some(Ok(next)) => next,
+            Some(Err(broken)) => {
+                held.push(Err(broken));
+                break None;
+            }
+            None => break None,
         };
-        held.push(next.clone());
+        held.push(Ok(next.clone()));
         match reader.feed(&next) {
             Read::More => {}
             Read::Answer(answer) => break Some(answer),
@@ -92,7 +98,7 @@ pub(crate) async fn first_answer_as_json(response: Response) -> Response {
             Response::from_parts(parts, Body::from(answer))
         }
         None => {
-            let replay = futures_util::stream::iter(held.into_iter().map(Ok::<_, axum::Error>));
+            let replay = futures_util::stream::iter(held);
             Response::from_parts(parts, Body::from_stream(replay.chain(stream)))
         }
     }
