@@ -15,11 +15,20 @@
 //! ends first, or anything this reader does not expect, and the response goes out as rmcp
 //! made it, the events read so far first. An answer that takes longer than [`JSON_WAIT`]
 //! goes out as the stream too, from the priming event on: a client whose connection breaks
-//! during a long call can still resume it.
+//! during a long call can still resume it. Such a client receives the priming event only
+//! when the wait ends, [`JSON_WAIT`] after the request: a connection that breaks within
+//! those 250 ms leaves it nothing to resume from, and the call must be sent again.
 //!
 //! The events read are rmcp's own, written by its encoder in this process (`field: value`
 //! lines, an empty line after each event): only that is read, and anything else leaves the
 //! stream as it is.
+//!
+//! Why by hand: the stream that goes out as it is must be rmcp's bytes exactly, frame by
+//! frame as they were read, so the reader keeps the frames and only looks into them; an SSE
+//! parsing crate would hand back parsed events to be written again (and its own copies of
+//! them). Whether the first message is an answer is read from its keys alone
+//! ([`is_answer`]), not by parsing the whole answer into rmcp's `ServerJsonRpcMessage`, an
+//! untagged enum that buffers the whole value to try each variant in turn.
 
 use std::time::Duration;
 
