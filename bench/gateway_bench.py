@@ -146,7 +146,9 @@ def calls(a):
                     for r in range(a.rounds):
                         for s in (list(here) if r % 2 == 0 else list(reversed(here))):
                             server, args, c, n = here[s]
-                            rows[s].append(loadgen(server, args, transport, conc, n, env, c))
+                            extra = {"gateway": a.gateway_env, "gateway-base": a.gateway_base_env}.get(s, [])
+                            run_env = {**env, **dict(kv.split("=", 1) for kv in extra)}
+                            rows[s].append(loadgen(server, args, transport, conc, n, run_env, c))
                     for s in here:
                         errors = sum(x["errors"] for x in rows[s])
                         if errors:
@@ -362,6 +364,11 @@ def main():
                     help="the mcp-proxy 0.6.0 binary; '' leaves it out")
     ap.add_argument("--gateway-base", default="",
                     help="another disco-gateway binary (a base build) run as the series gateway-base in the same rounds")
+    ap.add_argument("--gateway-env", metavar="K=V", action="append", default=[],
+                    help="an environment variable for the series gateway only (repeatable)")
+    ap.add_argument("--gateway-base-env", metavar="K=V", action="append", default=[],
+                    help="an environment variable for the series gateway-base only (repeatable): "
+                         "the same binary twice, with and without a setting")
     ap.add_argument("--transports", default="stdio,http")
     ap.add_argument("--in-flight", default="1,16", help="the concurrencies, comma-separated")
     ap.add_argument("--out", default=None)
@@ -369,6 +376,9 @@ def main():
     ap.add_argument("--show", metavar="JSON", default=None,
                     help="print the tables of an earlier run's --out file, and run nothing")
     a = ap.parse_args()
+    for kv in a.gateway_env + a.gateway_base_env:
+        if "=" not in kv or kv.startswith("="):
+            ap.error(f"{kv!r}: an environment variable is given as K=V")
     if a.show:
         with open(a.show) as f:
             earlier = json.load(f)
