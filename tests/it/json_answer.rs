@@ -1,7 +1,9 @@
 //! With sessions, a POST's answer goes out as `application/json` when it is the first message
 //! of its stream and comes soon, and as the stream rmcp made (`text/event-stream`, the
-//! priming event first) when a notification comes first or the answer is slow. Driven over
-//! raw HTTP against an in-process server on 127.0.0.1:0.
+//! priming event first) when a notification comes first or the answer is slow. A request of
+//! protocol 2026-07-28 has no session and nothing to resume: its answer, coming first, goes
+//! out as JSON however long it takes. Driven over raw HTTP against an in-process server on
+//! 127.0.0.1:0.
 
 use crate::common::http::*;
 use crate::common::server_in;
@@ -118,5 +120,14 @@ async fn a_session_gets_json_for_quick_answers_and_the_stream_otherwise() {
     assert_eq!(got.first().map(String::as_str), Some(""), "{got:?}");
     let v = r.json();
     assert_eq!(v["id"], 4, "{v}");
+    assert_eq!(v["result"]["content"][0]["text"], "rested", "{v}");
+
+    // A request of protocol 2026-07-28, which has no session and nothing to resume: rmcp's
+    // own JSON answer, however long it takes.
+    let named = [("Mcp-Method", "tools/call"), ("Mcp-Name", "nap")];
+    let r = post_modern(addr, &named, &modern_call(5, "nap", json!({}))).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(content_type(&r).starts_with("application/json"), "{r:?}");
+    let v: Value = serde_json::from_slice(&r.body).expect("a JSON body");
     assert_eq!(v["result"]["content"][0]["text"], "rested", "{v}");
 }

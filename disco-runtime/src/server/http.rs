@@ -325,15 +325,16 @@ pub(crate) fn router(
     options: &HttpOptions,
     stop: tokio_util::sync::CancellationToken,
 ) -> axum::Router {
-    let mut config = StreamableHttpServerConfig::default()
+    let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(stop)
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
         .with_max_request_body_bytes(options.max_body_bytes)
-        .with_legacy_session_mode(!options.stateless);
-    if options.stateless {
-        config = config.with_json_response(true);
-    }
+        .with_legacy_session_mode(!options.stateless)
+        // rmcp reads this only where it serves a request without a session: every request
+        // when stateless, and with sessions the requests of protocol 2026-07-28 (which has
+        // none). A session's own requests are answered as JSON by `json_answer`.
+        .with_json_response(true);
     let max_argument_values = shared.catalog().max_argument_values();
     let max_message_values = super::guard::message_values(max_argument_values);
     let cost = options.body_cost(max_argument_values);
