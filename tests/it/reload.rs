@@ -26,20 +26,25 @@ impl ClientHandler for Listener {
     }
 }
 
-#[tokio::test]
-async fn reload_tells_connected_clients_and_lists_the_new_tools() {
-    let plugins = NamedTools::default();
-    plugins.add("plugin_alpha");
-    let server = server_in(module_path!()).provider(plugins.clone());
-    let handle = server.handle();
+/// Serves `server` in a task of its own over an in-memory pipe; returns the client's end.
+fn serve_in_memory(server: disco_runtime::Server) -> tokio::io::DuplexStream {
     let handler = server.into_handler().unwrap();
-
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         if let Ok(running) = handler.serve(server_io).await {
             let _ = running.waiting().await;
         }
     });
+    client_io
+}
+
+#[tokio::test]
+async fn reload_tells_connected_clients_and_lists_the_new_tools() {
+    let plugins = NamedTools::default();
+    plugins.add("plugin_alpha");
+    let server = server_in(module_path!()).provider(plugins.clone());
+    let handle = server.handle();
+    let client_io = serve_in_memory(server);
     let changed = Arc::new(Notify::new());
     let client = Listener {
         changed: changed.clone(),
@@ -118,14 +123,7 @@ async fn a_reload_leaves_the_runtime_free_to_answer_calls() {
     };
     let server = server_in(module_path!()).provider(gated.clone());
     let handle = server.handle();
-    let handler = server.into_handler().unwrap();
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = handler.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(client_io).await.unwrap();
+    let client = ().serve(serve_in_memory(server)).await.unwrap();
 
     gated.armed.store(true, Ordering::SeqCst);
     let reload = tokio::spawn(async move { handle.reload().await });
