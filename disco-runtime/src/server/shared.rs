@@ -104,7 +104,9 @@ impl ServerHandle {
     /// sends `notifications/tools/list_changed` to every connected session and every
     /// `subscriptions/listen` stream (protocol 2026-07-28) whose caller's tool list changed (a
     /// session's caller is the one that initialized it).
-    /// Calls in flight finish on the catalog they started with. Reloads run one at a time;
+    /// Calls in flight finish on the catalog they started with, and calls go on being served
+    /// during a reload: the rebuild and the comparison of each caller's lists run on tokio's
+    /// blocking pool, not on the runtime's workers. Reloads run one at a time;
     /// each notice is given [`NOTIFY_TIMEOUT`] to be written, all at once, so a client that
     /// stops reading delays a reload by that much at most.
     ///
