@@ -96,6 +96,10 @@ def series_for(transport, upstream, config_path, a):
     else:
         out["direct"] = (http_server, http_args, calls, n)
     out["gateway"] = (os.path.join(BIN, "disco-gateway"), ["--config", config_path], calls, n)
+    if a.gateway_base:
+        # Another build of the gateway (an earlier commit's), in the same rounds: a change's
+        # before and after, paired round by round.
+        out["gateway-base"] = (a.gateway_base, ["--config", config_path], calls, n)
     if transport == "stdio" and a.fastmcp_python:
         out["fastmcp"] = (a.fastmcp_python, [os.path.join(PEERS, "fastmcp_proxy.py"), "--", *command],
                           calls, a.fastmcp_requests)
@@ -135,14 +139,16 @@ def calls(a):
             with open(config_path, "w") as f:
                 json.dump({"mcpServers": {"up": {"command": upstream[0][0], "args": upstream[0][1:]}},
                            "disco": {"namespace": "none"}}, f)
-            for transport in ("stdio", "http"):
-                for conc in (1, 16):
+            for transport in a.transports.split(","):
+                for conc in (int(c) for c in a.in_flight.split(",")):
                     here = series_for(transport, upstream, config_path, a)
                     rows = {s: [] for s in here}
                     for r in range(a.rounds):
                         for s in (list(here) if r % 2 == 0 else list(reversed(here))):
                             server, args, c, n = here[s]
-                            rows[s].append(loadgen(server, args, transport, conc, n, env, c))
+                            extra = {"gateway": a.gateway_env, "gateway-base": a.gateway_base_env}.get(s, [])
+                            run_env = {**env, **dict(kv.split("=", 1) for kv in extra)}
+                            rows[s].append(loadgen(server, args, transport, conc, n, run_env, c))
                     for s in here:
                         errors = sum(x["errors"] for x in rows[s])
                         if errors:
@@ -221,6 +227,17 @@ def targets(results):
                 gp, mp = r["series"]["gateway"]["p50_us"], r["series"]["mcp-proxy"]["p50_us"]
                 out.append((f"HTTP calls/s gateway / mcp-proxy, {conc} in flight, {up}", ">= 1", f"{ratio:.3f}", ratio >= 1))
                 out.append((f"HTTP p50 gateway vs mcp-proxy, {conc} in flight, {up}", "<=", f"{gp:.0f} / {mp:.0f} us", gp <= mp))
+    for r in results:
+        if "gateway-base" not in r["series"]:
+            continue
+        g, b = r["runs"]["gateway"], r["runs"]["gateway-base"]
+        where = f"{r['upstream']}, {r['transport']}, {r['concurrency']} in flight"
+        ratio = statistics.median(x["calls_per_s"] / y["calls_per_s"] for x, y in zip(g, b))
+        out.append((f"calls/s gateway / gateway-base, {where}", "", f"{ratio:.3f}", ratio >= 1))
+        cpu = [(x["server_cpu_us_per_call"], y["server_cpu_us_per_call"]) for x, y in zip(g, b)]
+        out.append((f"CPU us/call gateway vs gateway-base, {where}", "",
+                    f"{statistics.median(x for x, _ in cpu):.1f} / {statistics.median(y for _, y in cpu):.1f}",
+                    statistics.median(x - y for x, y in cpu) <= 0))
     lines = ["| target | bound | measured | holds |", "|---|---|---|---|"]
     lines += [f"| {t} | {b} | {m} | {'yes' if ok else 'no'} |" for t, b, m, ok in out]
     return "\n".join(lines)
@@ -345,11 +362,23 @@ def main():
                     help="python of a venv with FastMCP 4.2.3 (bench/gateway/peers/requirements-fastmcp.txt); '' leaves it out")
     ap.add_argument("--mcp-proxy", default=os.environ.get("MCP_PROXY", os.path.join(tools, "mcp-proxy", "bin", "mcp-proxy")),
                     help="the mcp-proxy 0.6.0 binary; '' leaves it out")
+    ap.add_argument("--gateway-base", default="",
+                    help="another disco-gateway binary (a base build) run as the series gateway-base in the same rounds")
+    ap.add_argument("--gateway-env", metavar="K=V", action="append", default=[],
+                    help="an environment variable for the series gateway only (repeatable)")
+    ap.add_argument("--gateway-base-env", metavar="K=V", action="append", default=[],
+                    help="an environment variable for the series gateway-base only (repeatable): "
+                         "the same binary twice, with and without a setting")
+    ap.add_argument("--transports", default="stdio,http")
+    ap.add_argument("--in-flight", default="1,16", help="the concurrencies, comma-separated")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", choices=["calls", "startup"], default=None)
     ap.add_argument("--show", metavar="JSON", default=None,
                     help="print the tables of an earlier run's --out file, and run nothing")
     a = ap.parse_args()
+    for kv in a.gateway_env + a.gateway_base_env:
+        if "=" not in kv or kv.startswith("="):
+            ap.error(f"{kv!r}: an environment variable is given as K=V")
     if a.show:
         with open(a.show) as f:
             earlier = json.load(f)

@@ -805,10 +805,17 @@ fn main() -> ExitCode {
     init_tracing();
     // Before any HTTP client is made, wherever it is made.
     disco_gateway::install_tls();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    // Serving one stdio client, one worker thread: a forwarded call passes through five tasks
+    // (rmcp's two service loops, the handler, the two writers), and on two workers each
+    // hand-off can wake the other, parked one, which then finds nothing to do; that costs
+    // about half the gateway's CPU per call (BENCHMARKS.md, "disco-gateway beside its
+    // peers"). Over HTTP many clients' calls run in parallel, so every core serves.
+    // `TOKIO_WORKER_THREADS` still decides when it is set.
+    if args.http.is_none() && std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        runtime.worker_threads(1);
+    }
+    let runtime = match runtime.enable_all().build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("disco-gateway: cannot start the runtime: {e}");

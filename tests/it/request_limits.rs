@@ -18,6 +18,12 @@ fn echo(text: String) -> String {
     text
 }
 
+/// How long a test waits for what must happen: far longer than it takes on a busy machine.
+const LIVENESS: Duration = Duration::from_secs(20);
+
+/// How long a request that finds no room waits before its 503, in the budget's test.
+const MEMORY_WAIT: Duration = Duration::from_secs(5);
+
 fn echo_call(id: i64) -> Vec<u8> {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"name": "echo", "arguments": {"text": "alive"}}})
@@ -47,7 +53,7 @@ async fn hold_room(addr: SocketAddr, len: usize) -> tokio::net::TcpStream {
 /// The answer to a request sent while another holds the budget: requests sent before the
 /// server took the room for the holder are served; the first one after is refused (503).
 async fn refused_while_held(addr: SocketAddr, headers: &[(&str, &str)]) -> Reply {
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + LIVENESS;
     loop {
         let r = post(addr, headers, &echo_call(2)).await;
         if r.status == 503 {
@@ -63,7 +69,11 @@ async fn refused_while_held(addr: SocketAddr, headers: &[(&str, &str)]) -> Reply
 async fn beyond_the_memory_budget_a_request_waits_then_gets_503_with_retry_after() {
     let _alone = crate::common::HEAVY.lock().await;
     for stateless in [true, false] {
-        let options = HttpOptions::default().stateless(stateless);
+        // A request that finds no room waits 5 s: long enough that the one below, sent before
+        // the room frees, still waits when it does, however busy the machine.
+        let options = HttpOptions::default()
+            .stateless(stateless)
+            .request_memory_wait(MEMORY_WAIT);
         // Room for one small request: each of these costs more than half of it.
         let budget = options.request_cost(100_000, 1_000);
         let (addr, _stop) =
@@ -96,9 +106,17 @@ async fn beyond_the_memory_budget_a_request_waits_then_gets_503_with_retry_after
             "{v}"
         );
         // The room comes back when the holder goes: the next request is served.
+        // The room comes back when the holder goes: a request is served again, within the
+        // liveness bound.
         drop(held);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert_served(&post(addr, &with_session, &echo_call(3)).await, 3);
+        let deadline = std::time::Instant::now() + LIVENESS;
+        let served = loop {
+            let r = post(addr, &with_session, &echo_call(3)).await;
+            if r.status != 503 || std::time::Instant::now() >= deadline {
+                break r;
+            }
+        };
+        assert_served(&served, 3);
 
         // A request waiting when the room frees within the second is served, not refused.
         let held = hold_room(addr, 900).await;
@@ -116,6 +134,7 @@ async fn beyond_the_memory_budget_a_request_waits_then_gets_503_with_retry_after
                 post(addr, &h, &echo_call(4)).await
             }
         });
+        // Time for the request to reach the server and start waiting; far within its wait.
         tokio::time::sleep(Duration::from_millis(300)).await;
         drop(held);
         let waited = waiting.await.expect("the waiting request");

@@ -449,14 +449,11 @@ impl Drop for HttpGateway {
     }
 }
 
-/// Waits, within [`LIVENESS`], for the file an upstream leaves when its flood is written.
-pub fn wait_for_file(path: &Path) {
-    let deadline = Instant::now() + LIVENESS;
+/// Waits, within `within`, for the file an upstream leaves when its flood is written.
+pub fn wait_for_file(path: &Path, within: Duration) {
+    let deadline = Instant::now() + within;
     while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{path:?} not within {LIVENESS:?}"
-        );
+        assert!(Instant::now() < deadline, "{path:?} not within {within:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -95,7 +95,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
 
 /// Whether a key was present, whatever its value (`null` included).
 #[derive(Default)]
-struct Present(bool);
+pub(crate) struct Present(pub(crate) bool);
 
 impl<'de> Deserialize<'de> for Present {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -368,6 +368,8 @@ pub(crate) struct Guarded {
     /// The memory all requests in flight may take together, and what one body may cost.
     pub(crate) budget: Arc<super::memory::Budget>,
     pub(crate) cost: super::memory::BodyCost,
+    /// How long a request that finds no room waits before its 503.
+    pub(crate) memory_wait: std::time::Duration,
     /// The rate limit per caller, when one is set.
     pub(crate) rate: Option<Arc<super::rate::Limiter>>,
 }
@@ -443,7 +445,7 @@ impl Guarded {
         let small = len <= super::memory::SMALL_BODY;
         let Some(reservation) = self
             .budget
-            .take(self.cost.of(len), small, super::memory::WAIT)
+            .take(self.cost.of(len), small, self.memory_wait)
             .await
         else {
             return busy();
@@ -529,7 +531,11 @@ impl Guarded {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.get(..16))
             .is_some_and(|v| v.eq_ignore_ascii_case("application/json"));
+        let accepts_json = super::json_answer::accepts_json(&parts.headers);
         let response = forward(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+        if accepts_json && response.status() == StatusCode::OK {
+            return super::json_answer::first_answer_as_json(response).await;
+        }
         // rmcp answers a JSON body it cannot parse with a plain-text 415: say what is wrong,
         // as JSON-RPC, with the request's id. Everything else (Host, Origin, sessions) is
         // rmcp's.

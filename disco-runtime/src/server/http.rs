@@ -136,6 +136,9 @@ pub struct HttpOptions {
     /// a POST over it gets 429 with a JSON-RPC error and `Retry-After`, before its body is
     /// read. Off by default.
     pub rate_limit: Option<super::RateLimit>,
+    /// How long a request that finds no room in [`request_memory`](Self::request_memory)
+    /// waits before its 503: 1 s.
+    memory_wait: Duration,
 }
 
 impl Default for HttpOptions {
@@ -160,6 +163,7 @@ impl Default for HttpOptions {
             max_sessions: default_max_sessions(),
             request_memory: None,
             rate_limit: None,
+            memory_wait: super::memory::WAIT,
         }
     }
 }
@@ -272,6 +276,14 @@ impl HttpOptions {
     pub fn request_cost(&self, max_argument_values: usize, len: usize) -> usize {
         self.body_cost(max_argument_values).of(len)
     }
+    /// How long a request that finds no room in [`request_memory`](Self::request_memory)
+    /// waits before its 503 (default 1 s): longer for a test that must see a request wait,
+    /// on a machine too busy to keep within a second.
+    #[doc(hidden)]
+    pub fn request_memory_wait(mut self, wait: Duration) -> Self {
+        self.memory_wait = wait;
+        self
+    }
     fn body_cost(&self, max_argument_values: usize) -> super::memory::BodyCost {
         super::memory::BodyCost::new(
             self.max_body_bytes,
@@ -313,15 +325,16 @@ pub(crate) fn router(
     options: &HttpOptions,
     stop: tokio_util::sync::CancellationToken,
 ) -> axum::Router {
-    let mut config = StreamableHttpServerConfig::default()
+    let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(stop)
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
         .with_max_request_body_bytes(options.max_body_bytes)
-        .with_legacy_session_mode(!options.stateless);
-    if options.stateless {
-        config = config.with_json_response(true);
-    }
+        .with_legacy_session_mode(!options.stateless)
+        // rmcp reads this only where it serves a request without a session: every request
+        // when stateless, and with sessions the requests of protocol 2026-07-28 (which has
+        // none). A session's own requests are answered as JSON by `json_answer`.
+        .with_json_response(true);
     let max_argument_values = shared.catalog().max_argument_values();
     let max_message_values = super::guard::message_values(max_argument_values);
     let cost = options.body_cost(max_argument_values);
@@ -351,6 +364,7 @@ pub(crate) fn router(
         sessions: (!options.stateless).then_some(sessions),
         budget,
         cost,
+        memory_wait: options.memory_wait,
         rate: options
             .rate_limit
             .map(|limit| Arc::new(super::rate::Limiter::new(limit))),

@@ -9,6 +9,7 @@ mod guard;
 mod handler;
 mod headers;
 mod http;
+mod json_answer;
 mod memory;
 mod rate;
 mod sessions;

@@ -75,6 +75,20 @@ pub(super) async fn notify<E: std::fmt::Display>(
     }
 }
 
+/// Runs `work` on the runtime's blocking pool and waits for it; a panic in it goes on as a
+/// panic here, as if it had run in place.
+async fn off_the_workers<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Error> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(done) => Ok(done),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => Err(Error::Io(std::io::Error::other(
+            "the runtime shut down during a reload",
+        ))),
+    }
+}
+
 /// How long a reload waits for one client to take its notice of the change.
 pub const NOTIFY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -90,7 +104,9 @@ impl ServerHandle {
     /// sends `notifications/tools/list_changed` to every connected session and every
     /// `subscriptions/listen` stream (protocol 2026-07-28) whose caller's tool list changed (a
     /// session's caller is the one that initialized it).
-    /// Calls in flight finish on the catalog they started with. Reloads run one at a time;
+    /// Calls in flight finish on the catalog they started with, and calls go on being served
+    /// during a reload: the rebuild and the comparison of each caller's lists run on tokio's
+    /// blocking pool, not on the runtime's workers. Reloads run one at a time;
     /// each notice is given [`NOTIFY_TIMEOUT`] to be written, all at once, so a client that
     /// stops reading delays a reload by that much at most.
     ///
@@ -102,7 +118,16 @@ impl ServerHandle {
         let (before, fresh) = {
             let _one_at_a_time = shared.reloading.lock().await;
             let before = shared.catalog();
-            let fresh = Arc::new(before.rebuild()?);
+            // Rebuilding takes a while with many tools (about half a second at 10,000): on the
+            // blocking pool, so that the runtime's workers go on serving calls meanwhile (a
+            // server with one worker would otherwise stop answering, pings included).
+            let fresh = Arc::new(
+                off_the_workers({
+                    let before = before.clone();
+                    move || before.rebuild()
+                })
+                .await??,
+            );
             *crate::util::write(&shared.catalog) = fresh.clone();
             (before, fresh)
         };
@@ -117,11 +142,30 @@ impl ServerHandle {
             .collect();
         // A client hears of a change only when its caller's own list changed: a change to
         // tools it cannot see tells it nothing.
-        let mut changed_for: HashMap<Option<String>, bool> = HashMap::new();
-        let mut changed = |caller: &Caller| {
-            *changed_for
+        // Listing every tool twice per caller is a rebuild's worth of work too: on the
+        // blocking pool as well, one caller of each id, the first one met.
+        let mut callers: HashMap<Option<String>, Caller> = HashMap::new();
+        for caller in peers
+            .iter()
+            .map(|(_, c)| c)
+            .chain(streams.iter().map(|(_, c)| c))
+        {
+            callers
                 .entry(caller.id().map(str::to_owned))
-                .or_insert_with(|| before.list(caller) != fresh.list(caller))
+                .or_insert_with(|| caller.clone());
+        }
+        let changed_for: HashMap<Option<String>, bool> = off_the_workers(move || {
+            callers
+                .into_iter()
+                .map(|(id, caller)| (id, before.list(&caller) != fresh.list(&caller)))
+                .collect()
+        })
+        .await?;
+        let changed = |caller: &Caller| {
+            changed_for
+                .get(&caller.id().map(str::to_owned))
+                .copied()
+                .unwrap_or(false)
         };
         let peers: Vec<Peer<RoleServer>> = peers
             .into_iter()
