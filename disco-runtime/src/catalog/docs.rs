@@ -265,7 +265,7 @@ fn tool_section(out: &mut String, tool: &CatalogTool) {
                 out,
                 "| `{}` | {} | {} | {} | {} | {} |",
                 p.name,
-                cell(&crate::tool::schema::type_label(&p.schema)),
+                cell(&crate::tool::schema::type_label(p.schema())),
                 if p.required { "yes" } else { "no" },
                 p.default
                     .as_ref()

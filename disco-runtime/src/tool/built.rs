@@ -29,7 +29,11 @@ pub enum MetaKind {
 }
 
 /// One JSON parameter of a catalog tool.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Its schema is not a copy: [`ParamInfo::schema`] reads it from the tool's input schema,
+/// which the parameter shares (a provider's catalog can hold many thousands of tools, and a
+/// copy of each parameter's schema would cost as much as the schemas themselves).
+#[derive(Clone)]
 pub struct ParamInfo {
     /// The argument's key.
     pub name: String,
@@ -40,10 +44,49 @@ pub struct ParamInfo {
     pub description: Option<String>,
     /// Listed in the input schema's `required`.
     pub required: bool,
-    /// The parameter's schema as it appears in the input schema.
-    pub schema: Value,
     /// The schema's `default`, when it has one.
     pub default: Option<Value>,
+    /// The tool's input schema, whose `properties` hold the parameter's schema under `name`.
+    input_schema: Arc<JsonObject>,
+}
+
+impl ParamInfo {
+    /// The parameter's schema as it appears in the input schema's `properties` (`true`, any
+    /// value, when it has none there).
+    pub fn schema(&self) -> &Value {
+        static ANY: Value = Value::Bool(true);
+        self.input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .and_then(|props| props.get(&self.name))
+            .unwrap_or(&ANY)
+    }
+}
+
+impl fmt::Debug for ParamInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParamInfo")
+            .field("name", &self.name)
+            .field("aliases", &self.aliases)
+            .field("description", &self.description)
+            .field("required", &self.required)
+            .field("schema", self.schema())
+            .field("default", &self.default)
+            .finish()
+    }
+}
+
+/// Two parameters are equal when everything they say is: their schemas compared, not the
+/// input schemas they are read from.
+impl PartialEq for ParamInfo {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.aliases == other.aliases
+            && self.description == other.description
+            && self.required == other.required
+            && self.default == other.default
+            && self.schema() == other.schema()
+    }
 }
 
 /// One tool of the catalog, with everything computed once at build time. Made by the
@@ -345,19 +388,17 @@ impl CatalogTool {
             default_mode
         };
         let input = schema::input_schema(spec.params, mode)?;
-        let properties = input.schema.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = input
-            .schema
+        let input_recursive = input.recursive;
+        let input_schema = Arc::new(input.schema);
+        let properties = input_schema.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = input_schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let info = |name: &str, spec: Option<&super::ParamSpec>| {
-            let schema = properties
-                .and_then(|props| props.get(name))
-                .cloned()
-                .unwrap_or(Value::Bool(true));
-            let default = schema.get("default").cloned();
+            let schema = properties.and_then(|props| props.get(name));
+            let default = schema.and_then(|s| s.get("default")).cloned();
             ParamInfo {
                 name: name.to_string(),
                 aliases: spec
@@ -366,7 +407,7 @@ impl CatalogTool {
                 description: match spec {
                     Some(p) => p.description.map(str::to_string),
                     None => schema
-                        .get("description")
+                        .and_then(|s| s.get("description"))
                         .and_then(Value::as_str)
                         .map(str::to_string),
                 },
@@ -374,8 +415,8 @@ impl CatalogTool {
                     Some(p) => p.required,
                     None => required.contains(&name),
                 },
-                schema,
                 default,
+                input_schema: input_schema.clone(),
             }
         };
         let mut params = Vec::new();
@@ -416,8 +457,7 @@ impl CatalogTool {
             ))),
             None => None,
         };
-        let recursive_schema = input.recursive || output.as_ref().is_some_and(|o| o.recursive);
-        let input_schema = Arc::new(input.schema);
+        let recursive_schema = input_recursive || output.as_ref().is_some_and(|o| o.recursive);
         let output_schema = output.map(|o| Arc::new(o.schema));
 
         // Borrowed from the static spec: cloning the entry (every tools/list page, every
@@ -543,8 +583,8 @@ impl<H> CatalogTool<H> {
                             .and_then(Value::as_str)
                             .map(str::to_string),
                         required: required.contains(&name.as_str()),
-                        schema: schema.clone(),
                         default: schema.get("default").cloned(),
+                        input_schema: tool.input_schema.clone(),
                     })
                     .collect()
             })
