@@ -138,8 +138,11 @@ pub struct CatalogTool<H = ToolHandler> {
     pub(crate) origin: String,
     /// The Cargo package that declares the tool; empty strings for a provider's tool.
     pub(crate) package: Package,
-    /// The tools/list entry.
+    /// The definition as given: the tools/list entry without the catalog's hints, which
+    /// [`CatalogTool::entry`] adds.
     pub(crate) tool: Tool,
+    /// Pinned by the catalog it was first indexed in: always loaded by a client-side search.
+    pub(crate) always_load: bool,
     pub(crate) wrap_output: bool,
     /// Compiled from the full-form input schema: the exact contract of the parameter types
     /// (portable schemas drop `null` from nested optional fields, which serde accepts).
@@ -322,7 +325,8 @@ impl<H> CatalogTool<H> {
         &self.package
     }
 
-    /// The tools/list entry.
+    /// The tool's definition as given, without the hints the catalog adds to its tools/list
+    /// entry (see [`CatalogTool::entry`]).
     pub fn tool(&self) -> &Tool {
         &self.tool
     }
@@ -497,6 +501,7 @@ impl CatalogTool {
             origin: spec.origin.to_string(),
             package: spec.origin.package,
             tool,
+            always_load: false,
             wrap_output,
             input_validator,
             output_validator,
@@ -652,6 +657,7 @@ impl<H> CatalogTool<H> {
             origin: "a tool provider".to_string(),
             package: Package::default(),
             tool,
+            always_load: false,
             wrap_output: false,
             input_validator,
             output_validator,
