@@ -40,7 +40,7 @@ impl TypoNeighbours {
             starts.push(packed.len());
             index.typo_lookup(text, &mut |spelling, distance| {
                 debug_assert!(distance.is_none_or(|d| (1..=3).contains(&d)));
-                packed.push(spelling << 2 | u32::from(distance.unwrap_or(0)));
+                packed.push((spelling << 2) | u32::from(distance.unwrap_or(0)));
             });
         }
         starts.push(packed.len());
