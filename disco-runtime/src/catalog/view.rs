@@ -111,8 +111,8 @@ impl<'a> View<'a> {
         let all = here
             .meta
             .iter()
-            .map(|m| (Either::Meta(&**m), m.handler == MetaKind::Search))
-            .chain(listed.map(|t| (Either::Tool(&**t), false)));
+            .map(|m| (Either::Meta(m), m.handler == MetaKind::Search))
+            .chain(listed.map(|t| (Either::Tool(t), false)));
         let mut total = 0;
         let mut page = Vec::new();
         for (tool, is_search) in all {
