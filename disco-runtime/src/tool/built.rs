@@ -32,7 +32,9 @@ pub enum MetaKind {
 ///
 /// Its schema is not a copy: [`ParamInfo::schema`] reads it from the tool's input schema,
 /// which the parameter shares (a provider's catalog can hold many thousands of tools, and a
-/// copy of each parameter's schema would cost as much as the schemas themselves).
+/// copy of each parameter's schema would cost as much as the schemas themselves). It is
+/// read under the property's key as the catalog found it, kept apart from [`ParamInfo::name`]:
+/// changing `name` changes the argument's key, never which schema the parameter has.
 #[derive(Clone)]
 pub struct ParamInfo {
     /// The argument's key.
@@ -46,19 +48,24 @@ pub struct ParamInfo {
     pub required: bool,
     /// The schema's `default`, when it has one.
     pub default: Option<Value>,
-    /// The tool's input schema, whose `properties` hold the parameter's schema under `name`.
+    /// The key of the parameter's schema in the input schema's `properties`: `name` as the
+    /// catalog built it, which `name` being public and mutable must not detach.
+    key: Box<str>,
+    /// The tool's input schema, whose `properties` hold the parameter's schema under `key`.
     input_schema: Arc<JsonObject>,
 }
 
 impl ParamInfo {
-    /// The parameter's schema as it appears in the input schema's `properties` (`true`, any
-    /// value, when it has none there).
+    /// The parameter's schema, read from the tool's input schema (`properties`, under the
+    /// key the catalog found the parameter at) rather than kept in a copy: `true`, any value,
+    /// when it has none there. Renaming the parameter (its public [`ParamInfo::name`]) keeps
+    /// its schema.
     pub fn schema(&self) -> &Value {
         static ANY: Value = Value::Bool(true);
         self.input_schema
             .get("properties")
             .and_then(Value::as_object)
-            .and_then(|props| props.get(&self.name))
+            .and_then(|props| props.get(&*self.key))
             .unwrap_or(&ANY)
     }
 }
@@ -405,6 +412,7 @@ impl CatalogTool {
             let default = schema.and_then(|s| s.get("default")).cloned();
             ParamInfo {
                 name: name.to_string(),
+                key: name.into(),
                 aliases: spec
                     .map(|p| p.aliases.iter().map(|a| a.to_string()).collect())
                     .unwrap_or_default(),
@@ -582,6 +590,7 @@ impl<H> CatalogTool<H> {
                     .iter()
                     .map(|(name, schema)| ParamInfo {
                         name: name.clone(),
+                        key: name.as_str().into(),
                         aliases: Vec::new(),
                         description: schema
                             .get("description")
