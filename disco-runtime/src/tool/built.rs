@@ -333,7 +333,10 @@ impl<H> CatalogTool<H> {
     }
 
     /// The tool's definition as given, without the hints the catalog adds to its tools/list
-    /// entry (see [`CatalogTool::entry`]).
+    /// entry: no `anthropic/alwaysLoad`, `anthropic/searchHint` or disco's group in `_meta`
+    /// (only what the definition declared there). The catalog makes those at listing time;
+    /// [`CatalogTool::entry`] is the definition with them, as tools/list and
+    /// [`Tools::get_tool`](crate::Tools::get_tool) show it.
     pub fn tool(&self) -> &Tool {
         &self.tool
     }
