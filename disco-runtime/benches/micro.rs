@@ -155,7 +155,7 @@ fn resolution(c: &mut Criterion, sizes: &[Sized]) {
 fn arguments(tool: &disco_runtime::CatalogTool, camel: bool, coerce: bool) -> Map<String, Value> {
     let mut m = Map::new();
     for p in tool.params() {
-        let ty = p.schema["type"].as_str().unwrap_or("string");
+        let ty = p.schema()["type"].as_str().unwrap_or("string");
         let value = match (ty, coerce) {
             ("integer", false) => json!(5),
             ("integer", true) => json!("5"),
@@ -199,7 +199,7 @@ fn argument_repair(c: &mut Criterion, sizes: &[Sized]) {
         t.params().len() >= 3
             && t.params().iter().any(|p| {
                 matches!(
-                    p.schema["type"].as_str(),
+                    p.schema()["type"].as_str(),
                     Some("integer" | "number" | "boolean")
                 )
             })

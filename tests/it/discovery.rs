@@ -97,7 +97,7 @@ fn keywords_become_search_hints() {
     let c = catalog(Exposure::All);
     let tool = c.get("celsius_to_fahrenheit").unwrap();
     assert_eq!(
-        tool.tool()
+        tool.entry()
             .meta
             .as_ref()
             .unwrap()

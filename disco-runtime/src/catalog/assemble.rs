@@ -4,8 +4,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
-
 use super::builder::Config;
 use super::conflicts;
 use super::{Catalog, CatalogError, CatalogProblem, CatalogTool, Exposure, ToolProvider};
@@ -146,46 +144,21 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// `_meta` hints that Claude's client-side tool search reads: pinned tools are always
-    /// loaded; keywords become the search hint. And the tool's group, under
-    /// [`super::GROUPS_META_KEY`], before the groups the tool declared there itself.
+    /// Marks the pinned tools, which their tools/list entries say are always loaded
+    /// ([`CatalogTool::entry`]).
     fn add_list_hints(&mut self) {
         let pinned: &[String] = match &self.config.search.exposure {
             Exposure::SearchFirst { pinned } => pinned,
             Exposure::All => &[],
         };
         for tool in &mut self.tools {
-            let always = pinned.contains(&tool.name);
-            if !always && tool.keywords.is_empty() && tool.group.is_none() {
+            if !pinned.contains(&tool.name) {
                 continue;
             }
             // Shared tools (a scoped caller's catalog reuses the base one's) carry their
-            // hints already; only tools built for this catalog are unique here.
-            let Some(t) = Arc::get_mut(tool) else {
-                continue;
-            };
-            let meta = t.tool.meta.get_or_insert_with(Default::default);
-            if always {
-                meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
-            }
-            if !t.keywords.is_empty() {
-                meta.insert(
-                    "anthropic/searchHint".into(),
-                    Value::String(t.keywords.join(", ")),
-                );
-            }
-            if let Some(group) = &t.group {
-                // disco's group first; the group names the tool declared itself (a gateway's
-                // upstream, a JSON catalog) follow, as declared, each once.
-                let mut groups = vec![Value::String(group.clone())];
-                if let Some(Value::Array(declared)) = meta.get(super::GROUPS_META_KEY) {
-                    for g in declared.iter().filter(|g| g.is_string()) {
-                        if !groups.contains(g) {
-                            groups.push(g.clone());
-                        }
-                    }
-                }
-                meta.insert(super::GROUPS_META_KEY.into(), Value::Array(groups));
+            // mark already; only tools built for this catalog are unique here.
+            if let Some(t) = Arc::get_mut(tool) {
+                t.always_load = true;
             }
         }
     }

@@ -249,7 +249,7 @@ fn tool_section(out: &mut String, tool: &CatalogTool) {
     let _ = writeln!(
         out,
         "- **Estimated tokens in tools/list:** {}\n",
-        estimated_tokens(&tool.tool)
+        estimated_tokens(&tool.entry())
     );
 
     out.push_str("#### Parameters\n\n");
@@ -265,7 +265,7 @@ fn tool_section(out: &mut String, tool: &CatalogTool) {
                 out,
                 "| `{}` | {} | {} | {} | {} | {} |",
                 p.name,
-                cell(&crate::tool::schema::type_label(&p.schema)),
+                cell(&crate::tool::schema::type_label(p.schema())),
                 if p.required { "yes" } else { "no" },
                 p.default
                     .as_ref()

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use rmcp::model::Tool;
+use serde_json::Value;
 
 use super::{Catalog, CatalogTool, Exposure};
 use crate::resolve::name::{Outcome, Rule};
@@ -106,17 +107,20 @@ impl<'a> View<'a> {
                 None => !t.hidden,
             })
             .filter(|t| self.can_see(t));
-        // Each entry, and whether it is `tool_search`'s.
+        // Each entry (made only for the page), and whether it is `tool_search`'s.
         let all = here
             .meta
             .iter()
-            .map(|m| (&m.tool, m.handler == MetaKind::Search))
-            .chain(listed.map(|t| (&t.tool, false)));
+            .map(|m| (Either::Meta(m), m.handler == MetaKind::Search))
+            .chain(listed.map(|t| (Either::Tool(t), false)));
         let mut total = 0;
         let mut page = Vec::new();
         for (tool, is_search) in all {
             if total >= offset && page.len() < limit {
-                let mut entry = tool.clone();
+                let mut entry = match tool {
+                    Either::Meta(m) => m.entry(),
+                    Either::Tool(t) => t.entry(),
+                };
                 // `tool_search` names the groups this caller can find.
                 if is_search {
                     let base = entry.description.as_deref().unwrap_or_default();
@@ -466,4 +470,50 @@ impl Catalog {
 /// says).
 fn words<'q>(queries: &[&'q str]) -> Vec<Step<'q>> {
     queries.iter().map(|q| Step::Words(q)).collect()
+}
+
+/// A tools/list entry's tool: a meta-tool or one of the catalog's.
+enum Either<'a> {
+    Meta(&'a CatalogTool<MetaKind>),
+    Tool(&'a CatalogTool),
+}
+
+impl<H> CatalogTool<H> {
+    /// The tools/list entry: the definition, with in `_meta` the hints Claude's client-side
+    /// tool search reads (pinned tools are always loaded, keywords become the search hint)
+    /// and the tool's group under [`super::GROUPS_META_KEY`], before the groups the
+    /// definition declared there itself. Made at each call rather than kept: the hints are
+    /// the same few words for many tools, and a kept `_meta` map cost each tool most of a
+    /// kilobyte.
+    pub fn entry(&self) -> Tool {
+        let mut entry = self.tool.clone();
+        if !self.always_load && self.keywords.is_empty() && self.group.is_none() {
+            return entry;
+        }
+        let meta = entry.meta.get_or_insert_with(Default::default);
+        if self.always_load {
+            meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
+        }
+        if !self.keywords.is_empty() {
+            meta.insert(
+                "anthropic/searchHint".into(),
+                Value::String(self.keywords.join(", ")),
+            );
+        }
+        if let Some(group) = &self.group {
+            // disco's group first; the group names the tool declared itself (a gateway's
+            // upstream, a JSON catalog) follow, as declared, each once.
+            let key = super::GROUPS_META_KEY;
+            let mut groups = vec![Value::String(group.clone())];
+            if let Some(Value::Array(declared)) = meta.get(key) {
+                for g in declared.iter().filter(|g| g.is_string()) {
+                    if !groups.contains(g) {
+                        groups.push(g.clone());
+                    }
+                }
+            }
+            meta.insert(key.into(), Value::Array(groups));
+        }
+        entry
+    }
 }

@@ -295,9 +295,12 @@ pub(crate) fn typo_allowance(len: usize) -> usize {
     match len {
         0..=3 => 0,
         4..=8 => 1,
-        _ => 2,
+        _ => MAX_TYPO_ALLOWANCE,
     }
 }
+
+/// The most edits [`typo_allowance`] gives any word.
+pub(crate) const MAX_TYPO_ALLOWANCE: usize = 2;
 
 /// The reading of a word with no prefix.
 const BARE_AFFIX: Affix = affix("", BARE, false);

@@ -317,12 +317,14 @@ impl Tools {
     /// passing the request: disco's HTTP guard runs rmcp with the request's caller in a
     /// task-local, and a tool is found only when that caller may call it by this exact
     /// name. A tool hidden from the caller is not found, as a tool that does not
-    /// exist; outside disco's HTTP server nothing is found (the headers go unchecked).
+    /// exist; outside disco's HTTP server nothing is found (the headers go unchecked). The
+    /// tool found is its tools/list entry ([`CatalogTool::entry`](crate::CatalogTool::entry)),
+    /// hints included, as tools/list shows it.
     pub fn get_tool(&self, name: &str) -> Option<Tool> {
         let caller = super::REQUEST_CALLER.try_with(Clone::clone).ok()?;
         let found = self.shared.catalog().resolve(name, &caller);
         match (found.tool, found.rule) {
-            (Some(seen), Some(NameRule::Exact)) => Some(seen.tool.clone()),
+            (Some(seen), Some(NameRule::Exact)) => Some(seen.entry()),
             _ => None,
         }
     }

@@ -29,7 +29,13 @@ pub enum MetaKind {
 }
 
 /// One JSON parameter of a catalog tool.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Its schema is not a copy: [`ParamInfo::schema`] reads it from the tool's input schema,
+/// which the parameter shares (a provider's catalog can hold many thousands of tools, and a
+/// copy of each parameter's schema would cost as much as the schemas themselves). It is
+/// read under the property's key as the catalog found it, kept apart from [`ParamInfo::name`]:
+/// changing `name` changes the argument's key, never which schema the parameter has.
+#[derive(Clone)]
 pub struct ParamInfo {
     /// The argument's key.
     pub name: String,
@@ -40,10 +46,54 @@ pub struct ParamInfo {
     pub description: Option<String>,
     /// Listed in the input schema's `required`.
     pub required: bool,
-    /// The parameter's schema as it appears in the input schema.
-    pub schema: Value,
     /// The schema's `default`, when it has one.
     pub default: Option<Value>,
+    /// The key of the parameter's schema in the input schema's `properties`: `name` as the
+    /// catalog built it, which `name` being public and mutable must not detach.
+    key: Box<str>,
+    /// The tool's input schema, whose `properties` hold the parameter's schema under `key`.
+    input_schema: Arc<JsonObject>,
+}
+
+impl ParamInfo {
+    /// The parameter's schema, read from the tool's input schema (`properties`, under the
+    /// key the catalog found the parameter at) rather than kept in a copy: `true`, any value,
+    /// when it has none there. Renaming the parameter (its public [`ParamInfo::name`]) keeps
+    /// its schema.
+    pub fn schema(&self) -> &Value {
+        static ANY: Value = Value::Bool(true);
+        self.input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .and_then(|props| props.get(&*self.key))
+            .unwrap_or(&ANY)
+    }
+}
+
+impl fmt::Debug for ParamInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParamInfo")
+            .field("name", &self.name)
+            .field("aliases", &self.aliases)
+            .field("description", &self.description)
+            .field("required", &self.required)
+            .field("schema", self.schema())
+            .field("default", &self.default)
+            .finish()
+    }
+}
+
+/// Two parameters are equal when everything they say is: their schemas compared, not the
+/// input schemas they are read from.
+impl PartialEq for ParamInfo {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.aliases == other.aliases
+            && self.description == other.description
+            && self.required == other.required
+            && self.default == other.default
+            && self.schema() == other.schema()
+    }
 }
 
 /// One tool of the catalog, with everything computed once at build time. Made by the
@@ -95,8 +145,11 @@ pub struct CatalogTool<H = ToolHandler> {
     pub(crate) origin: String,
     /// The Cargo package that declares the tool; empty strings for a provider's tool.
     pub(crate) package: Package,
-    /// The tools/list entry.
+    /// The definition as given: the tools/list entry without the catalog's hints, which
+    /// [`CatalogTool::entry`] adds.
     pub(crate) tool: Tool,
+    /// Pinned by the catalog it was first indexed in: always loaded by a client-side search.
+    pub(crate) always_load: bool,
     pub(crate) wrap_output: bool,
     /// Compiled from the full-form input schema: the exact contract of the parameter types
     /// (portable schemas drop `null` from nested optional fields, which serde accepts).
@@ -279,7 +332,11 @@ impl<H> CatalogTool<H> {
         &self.package
     }
 
-    /// The tools/list entry.
+    /// The tool's definition as given, without the hints the catalog adds to its tools/list
+    /// entry: no `anthropic/alwaysLoad`, `anthropic/searchHint` or disco's group in `_meta`
+    /// (only what the definition declared there). The catalog makes those at listing time;
+    /// [`CatalogTool::entry`] is the definition with them, as tools/list and
+    /// [`Tools::get_tool`](crate::Tools::get_tool) show it.
     pub fn tool(&self) -> &Tool {
         &self.tool
     }
@@ -345,28 +402,27 @@ impl CatalogTool {
             default_mode
         };
         let input = schema::input_schema(spec.params, mode)?;
-        let properties = input.schema.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = input
-            .schema
+        let input_recursive = input.recursive;
+        let input_schema = Arc::new(input.schema);
+        let properties = input_schema.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = input_schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let info = |name: &str, spec: Option<&super::ParamSpec>| {
-            let schema = properties
-                .and_then(|props| props.get(name))
-                .cloned()
-                .unwrap_or(Value::Bool(true));
-            let default = schema.get("default").cloned();
+            let schema = properties.and_then(|props| props.get(name));
+            let default = schema.and_then(|s| s.get("default")).cloned();
             ParamInfo {
                 name: name.to_string(),
+                key: name.into(),
                 aliases: spec
                     .map(|p| p.aliases.iter().map(|a| a.to_string()).collect())
                     .unwrap_or_default(),
                 description: match spec {
                     Some(p) => p.description.map(str::to_string),
                     None => schema
-                        .get("description")
+                        .and_then(|s| s.get("description"))
                         .and_then(Value::as_str)
                         .map(str::to_string),
                 },
@@ -374,8 +430,8 @@ impl CatalogTool {
                     Some(p) => p.required,
                     None => required.contains(&name),
                 },
-                schema,
                 default,
+                input_schema: input_schema.clone(),
             }
         };
         let mut params = Vec::new();
@@ -416,8 +472,7 @@ impl CatalogTool {
             ))),
             None => None,
         };
-        let recursive_schema = input.recursive || output.as_ref().is_some_and(|o| o.recursive);
-        let input_schema = Arc::new(input.schema);
+        let recursive_schema = input_recursive || output.as_ref().is_some_and(|o| o.recursive);
         let output_schema = output.map(|o| Arc::new(o.schema));
 
         // Borrowed from the static spec: cloning the entry (every tools/list page, every
@@ -457,6 +512,7 @@ impl CatalogTool {
             origin: spec.origin.to_string(),
             package: spec.origin.package,
             tool,
+            always_load: false,
             wrap_output,
             input_validator,
             output_validator,
@@ -537,14 +593,15 @@ impl<H> CatalogTool<H> {
                     .iter()
                     .map(|(name, schema)| ParamInfo {
                         name: name.clone(),
+                        key: name.as_str().into(),
                         aliases: Vec::new(),
                         description: schema
                             .get("description")
                             .and_then(Value::as_str)
                             .map(str::to_string),
                         required: required.contains(&name.as_str()),
-                        schema: schema.clone(),
                         default: schema.get("default").cloned(),
+                        input_schema: tool.input_schema.clone(),
                     })
                     .collect()
             })
@@ -612,6 +669,7 @@ impl<H> CatalogTool<H> {
             origin: "a tool provider".to_string(),
             package: Package::default(),
             tool,
+            always_load: false,
             wrap_output: false,
             input_validator,
             output_validator,

@@ -37,7 +37,7 @@ pub fn expected_parameters<H>(tool: &CatalogTool<H>) -> String {
     let mut text = String::from(" Expected parameters:");
     let mut left = nested::MAX_LISTED_FIELDS;
     for p in &tool.params {
-        let schema = nested::resolve(&p.schema, &tool.input_schema);
+        let schema = nested::resolve(p.schema(), &tool.input_schema);
         let label = crate::tool::schema::type_label(schema);
         text.push_str(&format!("\n- `{}` ({label}", p.name));
         text.push_str(if p.required {
@@ -53,12 +53,18 @@ pub fn expected_parameters<H>(tool: &CatalogTool<H>) -> String {
             text.push_str(": ");
             text.push_str(d);
         }
-        nested::list_fields(&p.schema, &tool.input_schema, &p.name, &mut left, &mut text);
+        nested::list_fields(
+            p.schema(),
+            &tool.input_schema,
+            &p.name,
+            &mut left,
+            &mut text,
+        );
     }
     text
 }
 
 /// A short type name from a parameter's schema (see [`crate::tool::schema::type_label`]).
 pub fn type_label(p: &ParamInfo) -> String {
-    crate::tool::schema::type_label(&p.schema)
+    crate::tool::schema::type_label(p.schema())
 }

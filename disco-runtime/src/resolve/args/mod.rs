@@ -141,7 +141,7 @@ pub fn prepare<H>(
         && tool.params.iter().all(|p| match args.get(&p.name) {
             None => !p.required,
             Some(Value::Null) => false,
-            Some(value) => has_declared_type(value, &p.schema),
+            Some(value) => has_declared_type(value, p.schema()),
         });
     if as_sent {
         let instance = Value::Object(args);
@@ -163,7 +163,7 @@ pub fn prepare<H>(
             nested_repairable()
                 || repair == Repair::Safe
                     && tool.params.iter().any(|p| {
-                        let schema = nested::resolve(&p.schema, &tool.input_schema);
+                        let schema = nested::resolve(p.schema(), &tool.input_schema);
                         args.get(&p.name)
                             .is_some_and(|v| enum_value(v, schema).is_some())
                     })
@@ -341,7 +341,7 @@ impl<'a> From<&'a ParamInfo> for Field<'a> {
         Field {
             name: &p.name,
             aliases: &p.aliases,
-            schema: &p.schema,
+            schema: p.schema(),
             required: p.required,
         }
     }

@@ -147,7 +147,7 @@ pub(super) fn needs_repair(
     let mut budget = MAX_NESTED_KEYS;
     params.iter().any(|p| {
         args.get(&p.name)
-            .is_some_and(|v| value_needs_repair(v, resolve(&p.schema, root), root, 1, &mut budget))
+            .is_some_and(|v| value_needs_repair(v, resolve(p.schema(), root), root, 1, &mut budget))
     })
 }
 

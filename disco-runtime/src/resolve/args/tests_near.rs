@@ -219,8 +219,33 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
         }
         let not_switched = boolean_close && !key_value.is_boolean();
         sent.insert(key.clone(), key_value);
-        let object = json!({"type": "object", "properties": properties, "required": required});
         let nested = rng.usize(..3) == 0;
+        if !nested {
+            // The field is declared under its new name, with its schema, so that the aliased
+            // field is as typed as any other. The fields in the order the tool lists them,
+            // a new name drawn for each.
+            let keys: Vec<String> = properties.keys().cloned().collect();
+            for name in &keys {
+                let renamed = format!("{}_{}", word(&mut rng), word(&mut rng));
+                if !(*name == a || *name == b)
+                    || sent.contains_key(name)
+                    || !rng.bool()
+                    || properties.contains_key(&renamed)
+                {
+                    continue;
+                }
+                if let Some(schema) = properties.remove(name) {
+                    properties.insert(renamed.clone(), schema);
+                }
+                for r in required.iter_mut() {
+                    if r == &json!(name) {
+                        *r = json!(renamed);
+                    }
+                }
+                aliased.push((renamed, name.to_string()));
+            }
+        }
+        let object = json!({"type": "object", "properties": properties, "required": required});
         let (t, arguments, prefix) = if nested {
             let t = tool(json!({
                 "type": "object",
@@ -231,15 +256,18 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
         } else {
             let mut t = tool(object);
             for p in t.params.iter_mut() {
-                let renamed = format!("{}_{}", word(&mut rng), word(&mut rng));
-                if (p.name == a || p.name == b) && !sent.contains_key(&p.name) && rng.bool() {
-                    let alias = std::mem::replace(&mut p.name, renamed);
-                    aliased.push((p.name.clone(), alias.clone()));
-                    p.aliases.push(alias);
+                if let Some((_, alias)) = aliased.iter().find(|(field, _)| *field == p.name) {
+                    p.aliases.push(alias.clone());
                 }
             }
             (t, sent.clone(), "")
         };
+        // The aliased fields keep their schemas: each has its type.
+        let typed_alias = !aliased.is_empty()
+            && aliased.iter().all(|(field, _)| {
+                t.param(field)
+                    .is_some_and(|p| p.schema().get("type").is_some())
+            });
         let why = format!(
             "case {case}: {arguments:?} for {}",
             Value::Object(properties)
@@ -261,13 +289,13 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
             );
         }
         checked += 1;
-        with_alias += usize::from(!aliased.is_empty());
+        with_alias += usize::from(typed_alias);
         boolean_not_switched += usize::from(not_switched);
     }
     assert!(checked > 2000, "only {checked} cases");
     assert!(
         with_alias > 300 && boolean_not_switched > 300,
-        "{with_alias} cases with an alias, {boolean_not_switched} with a boolean close to a \
+        "{with_alias} cases with a typed aliased field, {boolean_not_switched} with a boolean close to a \
          key of another type"
     );
 }

@@ -236,10 +236,9 @@ impl NameIndex {
             let cached = self
                 .spelling_ids
                 .get(written)
-                .and_then(|&id| self.typo_neighbours.get(id as usize));
-            match cached {
-                Some(known) => known.iter().for_each(|n| add(n.spelling, n.distance)),
-                None => self.typo_lookup(written, &mut add),
+                .is_some_and(|&id| self.typo_neighbours.each(id, &mut add));
+            if !cached {
+                self.typo_lookup(written, &mut add);
             }
         }
         self.read_typos(query, i, &mut list, visible);
@@ -318,9 +317,7 @@ impl NameIndex {
         let mut by_letters: Vec<u32> = Vec::new();
         if char_len(&query.compact) >= 6 {
             each_char_deletion_hash(&query.compact, 1, &mut |del| {
-                if let Some(list) = self.compact_deletes.get(&del) {
-                    by_letters.extend_from_slice(list);
-                }
+                by_letters.extend(self.compact_deletes.get(del));
             });
             by_letters.sort_unstable();
             by_letters.dedup();

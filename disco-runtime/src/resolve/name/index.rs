@@ -1,10 +1,11 @@
 //! The name index of one catalog: every spelling of every tool (`Form`) and the tables the
 //! tiers look them up in, built once by `NameIndex::new`.
 
+use super::deletions::DeletionTable;
 use super::equivalent::bag_key;
 use super::namespace::Namespaces;
 use super::relation;
-use super::typo::Neighbour;
+use super::typo::TypoNeighbours;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
 use crate::resolve::polarity::{fused_ids, inflected_ids, typo_allowance, Polarity};
@@ -67,13 +68,13 @@ pub struct NameIndex {
     /// other and dropped when it is not a typo. Both spellings are indexed because a plural
     /// may be irregular (`children` -> `child`) while the typo is made in the word as
     /// written (`chidlren`).
-    pub(super) word_deletes: FastMap<u64, Vec<u32>>,
+    pub(super) word_deletes: DeletionTable,
     /// Per spelling: what a lookup of it through `word_deletes` finds, in order. A request
     /// word the catalog knows (the common case) costs one lookup instead of one per deletion.
-    pub(super) typo_neighbours: Vec<Vec<Neighbour>>,
+    pub(super) typo_neighbours: TypoNeighbours,
     /// One-deletion neighbourhood of compact forms, by hash as `word_deletes` -> forms, for
     /// requests that lost their word boundaries and contain a typo (`raedfile`).
-    pub(super) compact_deletes: FastMap<u64, Vec<u32>>,
+    pub(super) compact_deletes: DeletionTable,
     /// The tools by the part of their names after a namespace (`namespace.rs`).
     pub(super) namespaces: Namespaces,
 }
@@ -84,12 +85,14 @@ impl NameIndex {
         crate::text::lexicon::warm();
         crate::resolve::meaning::warm();
         let mut index = NameIndex::empty();
+        let mut compact_deletes = Vec::new();
         for (tool, entry) in entries.into_iter().enumerate() {
-            index.add_tool(tool, entry);
+            index.add_tool(tool, entry, &mut compact_deletes);
         }
+        index.compact_deletes = DeletionTable::build(compact_deletes);
         index.add_synonym_classes();
         index.add_spellings();
-        index.typo_neighbours = index.all_typo_neighbours();
+        index.typo_neighbours = TypoNeighbours::of(&index);
         for members in index.class_members.values_mut() {
             members.sort();
         }
@@ -113,28 +116,34 @@ impl NameIndex {
             spellings: Vec::new(),
             spelling_polarity: Vec::new(),
             spelling_ids: FastMap::default(),
-            word_deletes: FastMap::default(),
-            typo_neighbours: Vec::new(),
-            compact_deletes: FastMap::default(),
+            word_deletes: DeletionTable::default(),
+            typo_neighbours: TypoNeighbours::default(),
+            compact_deletes: DeletionTable::default(),
             namespaces: Namespaces::default(),
         }
     }
 
     /// Tool number `tool`: its name and aliases, each a form.
-    fn add_tool(&mut self, tool: usize, entry: NameEntry<'_>) {
+    /// Its forms' compact deletions go to `compact_deletes`, as (hash, form) pairs.
+    fn add_tool(
+        &mut self,
+        tool: usize,
+        entry: NameEntry<'_>,
+        compact_deletes: &mut Vec<(u64, u32)>,
+    ) {
         self.tools += 1;
         self.destructive.push(entry.destructive);
         self.lower_names.push(entry.name.to_lowercase().into());
         self.forms_of.push(Vec::new());
         self.exact.entry(entry.name.into()).or_default().push(tool);
-        self.add_form(tool, entry.name);
+        self.add_form(tool, entry.name, compact_deletes);
         self.namespaces.add(tool, entry.name);
         for alias in entry.aliases {
             let list = self.alias.entry(alias.as_str().into()).or_default();
             if !list.contains(&tool) {
                 list.push(tool);
             }
-            self.add_form(tool, alias);
+            self.add_form(tool, alias, compact_deletes);
         }
     }
 
@@ -162,37 +171,21 @@ impl NameIndex {
                 stem_of.insert(stem.clone(), stem.clone());
             }
         }
+        let mut word_deletes = Vec::new();
         for (id, (text, stem)) in stem_of.into_iter().enumerate() {
             let id = id as u32;
+            // The same deletion from other positions (`ab` from `aab`) is held once.
             each_char_deletion_hash(&text, typo_allowance(char_len(&text)), &mut |del| {
-                // The same deletion from other positions (`ab` from `aab`) comes right after
-                // this spelling's own: once per list.
-                let list = self.word_deletes.entry(del).or_default();
-                if list.last() != Some(&id) {
-                    list.push(id);
-                }
+                word_deletes.push((del, id))
             });
             self.spelling_ids.insert(text.clone(), id);
             self.spelling_polarity.push(Polarity::of(&text));
             self.spellings.push((text, stem));
         }
+        self.word_deletes = DeletionTable::build(word_deletes);
     }
 
-    /// What a typo lookup of each spelling finds, in order.
-    fn all_typo_neighbours(&self) -> Vec<Vec<Neighbour>> {
-        self.spellings
-            .iter()
-            .map(|(text, _)| {
-                let mut found = Vec::new();
-                self.typo_lookup(text, &mut |spelling, distance| {
-                    found.push(Neighbour { spelling, distance })
-                });
-                found
-            })
-            .collect()
-    }
-
-    fn add_form(&mut self, tool: usize, name: &str) {
+    fn add_form(&mut self, tool: usize, name: &str, compact_deletes: &mut Vec<(u64, u32)>) {
         if name.len() > MAX_NAME_LEN {
             return;
         }
@@ -217,12 +210,7 @@ impl NameIndex {
             push(&mut self.postings, stem.clone());
         }
         if char_len(&compact) >= 6 {
-            each_char_deletion_hash(&compact, 1, &mut |del| {
-                let list = self.compact_deletes.entry(del).or_default();
-                if !list.contains(&id) {
-                    list.push(id);
-                }
-            });
+            each_char_deletion_hash(&compact, 1, &mut |del| compact_deletes.push((del, id)));
         }
         let raw_inflected = raw.iter().map(|w| inflected_ids(w)).collect();
         self.forms.push(Form {

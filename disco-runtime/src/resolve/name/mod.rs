@@ -40,6 +40,7 @@
 
 mod cost;
 mod decide;
+mod deletions;
 mod equivalent;
 mod fuzzy;
 mod index;

@@ -98,6 +98,37 @@ fn precomputed_typo_neighbours_change_nothing() {
 }
 
 #[test]
+fn packed_typo_neighbours_are_the_lookups_they_replace() {
+    // For every spelling of a catalog whose words have many neighbours (numbers one digit
+    // apart) besides ordinary ones, the precomputed neighbours read back as the lookup made
+    // in full: the same spellings, in the same order, with the same distances.
+    let numbered: Vec<String> = (0..3_000).map(|i| format!("tool_{i}")).collect();
+    let names: Vec<(&str, bool)> = numbered
+        .iter()
+        .map(|n| (n.as_str(), false))
+        .chain(FILESYSTEM.iter().copied())
+        .collect();
+    let ix = index(&names);
+    let (mut typos, mut others) = (0, 0);
+    for (id, (text, _)) in ix.spellings.iter().enumerate() {
+        let mut full = Vec::new();
+        ix.typo_lookup(text, &mut |s, d| full.push((s, d)));
+        let mut packed = Vec::new();
+        assert!(ix
+            .typo_neighbours
+            .each(id as u32, &mut |s, d| packed.push((s, d))));
+        assert_eq!(packed, full, "{text}");
+        typos += full.iter().filter(|(_, d)| d.is_some()).count();
+        others += full.iter().filter(|(_, d)| d.is_none()).count();
+    }
+    // Both kinds were read back: typos with their distance, and spellings that are not.
+    assert!(typos > 0 && others > 0, "{typos} typos, {others} others");
+    assert!(!ix
+        .typo_neighbours
+        .each(ix.spellings.len() as u32, &mut |_, _| ()));
+}
+
+#[test]
 fn exact_and_rule_names() {
     let ix = filesystem();
     assert_eq!(resolved(&ix, "read_file"), Some((0, Rule::Exact)));
