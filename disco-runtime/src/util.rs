@@ -119,4 +119,4 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -290,23 +290,10 @@ fn memory_store_is_bounded() {
     assert_eq!(store.forget(&Forget::All).unwrap(), 10);
 }
 
-/// A directory of the test's own under the system's temporary one, not there yet.
 #[cfg(feature = "learning")]
-fn temp_dir(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "disco-learn-{tag}-{}-{}",
-        std::process::id(),
-        fastrand::u64(..)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
+use crate::util::tests::temp_dir;
 #[cfg(all(unix, feature = "learning"))]
-fn unix_mode(p: &std::path::Path) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
-}
+use crate::util::tests::unix_mode;
 
 mod contract;
 #[cfg(feature = "learning")]

@@ -1,7 +1,8 @@
 use super::private_dir;
 
-/// A directory of the test's own under the system's temporary one, not there yet.
-fn temp_dir(tag: &str) -> std::path::PathBuf {
+/// A directory of the test's own under the system's temporary one, not there yet (the
+/// learning store's tests use it too).
+pub(crate) fn temp_dir(tag: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "disco-util-{tag}-{}-{}",
         std::process::id(),
@@ -12,7 +13,7 @@ fn temp_dir(tag: &str) -> std::path::PathBuf {
 }
 
 #[cfg(unix)]
-fn unix_mode(p: &std::path::Path) -> u32 {
+pub(crate) fn unix_mode(p: &std::path::Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777
 }
