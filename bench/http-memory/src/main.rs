@@ -1,6 +1,7 @@
 //! Peak resident memory of a disco HTTP server per request, as a multiple of the request's
 //! body, for the argument shapes that cost most (many tiny values where another type is
-//! expected), and resident memory per open session. Linux only: it reads `/proc/<pid>/status`
+//! expected), resident memory per open session, and the peak while one call is answered with
+//! a large text (`--answer-mib`, 16 by default). Linux only: it reads `/proc/<pid>/status`
 //! and resets the peak through `/proc/<pid>/clear_refs`.
 //!
 //! ```text
@@ -94,6 +95,12 @@ fn count_limits(limits: Vec<u32>) -> String {
     limits.len().to_string()
 }
 
+/// Return a text of `bytes` letters.
+#[mcp_tool(read_only)]
+fn letters(bytes: u32) -> String {
+    "x".repeat(bytes as usize)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("serve") {
@@ -109,8 +116,10 @@ fn main() {
     };
     let rounds = flag("--rounds", 3);
     let sessions = flag("--sessions", 2000);
+    let answer_mib = flag("--answer-mib", 16);
     let cases = requests(rounds);
     per_session(sessions);
+    large_answer(answer_mib, rounds);
     parse_floor(&cases);
 }
 
@@ -334,30 +343,92 @@ fn requests(rounds: usize) -> Vec<(&'static str, Vec<u8>)> {
     cases
 }
 
-fn per_session(count: usize) {
-    let server = Served::start(false);
+/// Opens a session (initialize, then initialized) and returns its id.
+fn open_session(addr: SocketAddr) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
     .to_string();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-    let open = |n: usize| {
-        for _ in 0..n {
-            let (status, text) = send(server.addr, &[], init.as_bytes());
-            assert_eq!(status, 200, "{text}");
-            let id = text
+    let (status, text) = send(addr, &[], init.as_bytes());
+    assert_eq!(status, 200, "{text}");
+    let id = text
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| v.trim().to_string())
+        })
+        .expect("a session id");
+    let headers = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let (status, _) = send(addr, &headers, initialized.as_bytes());
+    assert_eq!(status, 202);
+    id
+}
+
+/// Peak resident memory above the idle server while one call is answered with `mib` MiB of
+/// text, with sessions (the answer read from rmcp's event stream and sent as one JSON body)
+/// and stateless (rmcp's own JSON answer), as a multiple of the answer's size.
+fn large_answer(mib: usize, rounds: usize) {
+    let bytes = mib * 1024 * 1024;
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "letters", "arguments": {"bytes": bytes}}})
+    .to_string();
+    let small = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "letters", "arguments": {"bytes": 1000}}})
+    .to_string();
+    println!();
+    println!("| a call answered with {mib} MiB of text | peak RSS above the idle server | multiple of the answer | answer |");
+    println!("|---|---|---|---|");
+    for stateless in [false, true] {
+        let mut peaks = Vec::new();
+        let mut seen = String::new();
+        for _ in 0..rounds {
+            let server = Served::start(stateless);
+            let session = (!stateless).then(|| open_session(server.addr));
+            let mut headers = vec![("MCP-Protocol-Version", "2025-06-18")];
+            if let Some(id) = &session {
+                headers.push(("Mcp-Session-Id", id.as_str()));
+            }
+            send(server.addr, &headers, small.as_bytes());
+            let before = server.status_kb("VmRSS:");
+            server.reset_peak();
+            let (status, text) = send(server.addr, &headers, body.as_bytes());
+            peaks.push(server.status_kb("VmHWM:").saturating_sub(before));
+            let kind = text
                 .lines()
                 .find_map(|l| {
                     let (k, v) = l.split_once(':')?;
-                    k.eq_ignore_ascii_case("mcp-session-id")
+                    k.eq_ignore_ascii_case("content-type")
                         .then(|| v.trim().to_string())
                 })
-                .expect("a session id");
-            let headers = [
-                ("Mcp-Session-Id", id.as_str()),
-                ("MCP-Protocol-Version", "2025-06-18"),
-            ];
-            let (status, _) = send(server.addr, &headers, initialized.as_bytes());
-            assert_eq!(status, 202);
+                .unwrap_or_default();
+            seen = format!("{status}, {kind}, {:.1} MiB", text.len() as f64 / 1048576.0);
+        }
+        peaks.sort_unstable();
+        let peak = peaks[peaks.len() / 2];
+        println!(
+            "| {} | {:.1} MiB (median of {rounds}; {:.1}-{:.1}) | {:.2}x | {seen} |",
+            if stateless {
+                "stateless"
+            } else {
+                "with a session"
+            },
+            peak as f64 / 1024.0,
+            peaks[0] as f64 / 1024.0,
+            peaks[peaks.len() - 1] as f64 / 1024.0,
+            (peak * 1024) as f64 / bytes as f64,
+        );
+    }
+}
+
+fn per_session(count: usize) {
+    let server = Served::start(false);
+    let open = |n: usize| {
+        for _ in 0..n {
+            open_session(server.addr);
         }
     };
     open(100);

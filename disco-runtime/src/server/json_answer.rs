@@ -119,54 +119,120 @@ enum Read {
     /// Only priming events so far (events without data), or an event not yet whole.
     More,
     /// The first message is an answer: its JSON.
-    Answer(Vec<u8>),
+    Answer(Bytes),
     /// The first message is something else, or the stream is not what rmcp writes.
     Other,
 }
 
 /// rmcp's events, read as their bytes arrive.
+///
+/// rmcp writes each event as one frame, and an answer's JSON on one `data` line, so the
+/// answer is taken as a slice of the frame it came in: the frame is the only copy of it held
+/// here (a large answer is not copied once into a buffer of unread bytes and again into its
+/// joined data). Only an event split across frames is gathered in `partial`, and one of
+/// several `data` lines is joined into a new buffer.
 #[derive(Default)]
 struct Events {
-    /// The bytes of the events not yet read.
+    /// The bytes of the events not yet read, when an event was split across frames.
     partial: Vec<u8>,
     /// How far `partial` is known to hold no event's end.
     scanned: usize,
 }
 
 impl Events {
-    fn feed(&mut self, bytes: &[u8]) -> Read {
-        self.partial.extend_from_slice(bytes);
-        let mut start = 0;
-        let read = loop {
-            // An end found across two reads is found too: the scan resumes a byte back.
-            let from = self.scanned.saturating_sub(1).max(start);
-            let Some(end) = memchr::memmem::find(&self.partial[from..], b"\n\n") else {
-                self.scanned = self.partial.len();
-                break Read::More;
+    fn feed(&mut self, bytes: &Bytes) -> Read {
+        if self.partial.is_empty() {
+            let (read, start) = scan(bytes, 0);
+            return match read {
+                Scanned::More => {
+                    self.partial.extend_from_slice(&bytes[start..]);
+                    self.scanned = self.partial.len();
+                    Read::More
+                }
+                Scanned::Answer(Data::Line(range)) => Read::Answer(bytes.slice(range)),
+                Scanned::Answer(Data::Joined(joined)) => Read::Answer(Bytes::from(joined)),
+                Scanned::Other => Read::Other,
             };
-            let end = from + end;
-            let event = &self.partial[start..end];
-            start = end + 2;
-            self.scanned = start;
-            match data(event) {
-                // A priming event, or a comment (a keep-alive).
-                Some(data) if data.is_empty() => continue,
-                Some(data) if is_answer(&data) => break Read::Answer(data),
-                _ => break Read::Other,
+        }
+        self.partial.extend_from_slice(bytes);
+        let (read, start) = scan(&self.partial, self.scanned);
+        match read {
+            Scanned::More => {
+                self.partial.drain(..start);
+                self.scanned = self.partial.len();
+                Read::More
             }
-        };
-        self.partial.drain(..start);
-        self.scanned -= start.min(self.scanned);
-        read
+            Scanned::Answer(Data::Line(range)) => {
+                Read::Answer(Bytes::from(std::mem::take(&mut self.partial)).slice(range))
+            }
+            Scanned::Answer(Data::Joined(joined)) => Read::Answer(Bytes::from(joined)),
+            Scanned::Other => Read::Other,
+        }
     }
 }
 
-/// The data of one event (its lines without the empty line that ends it), its `data` lines
-/// joined by newlines; `None` for an event this reader does not take: another `event` type
-/// than a message, a carriage return, a line that is no field.
-fn data(event: &[u8]) -> Option<Vec<u8>> {
-    let mut data: Option<Vec<u8>> = None;
+/// What the events of a buffer come to, the answer's data placed within the buffer.
+enum Scanned {
+    More,
+    Answer(Data),
+    Other,
+}
+
+/// The events of `buf` read in order up to the first that decides, an event's end searched
+/// from `scanned` on (a byte back, so that an end found across two reads is found too).
+/// Returns what they come to and, for [`Scanned::More`], where the event not yet whole starts.
+fn scan(buf: &[u8], scanned: usize) -> (Scanned, usize) {
+    let mut start = 0;
+    loop {
+        let from = scanned.saturating_sub(1).max(start);
+        let Some(end) = memchr::memmem::find(&buf[from..], b"\n\n") else {
+            return (Scanned::More, start);
+        };
+        let end = from + end;
+        let event = start..end;
+        start = end + 2;
+        match data(&buf[event.clone()]) {
+            // A priming event, or a comment (a keep-alive).
+            Some(data) if data.is_empty() => continue,
+            Some(Data::Line(line)) if is_answer(&buf[event.start + line.start..][..line.len()]) => {
+                let at = event.start + line.start;
+                return (Scanned::Answer(Data::Line(at..at + line.len())), start);
+            }
+            Some(Data::Joined(joined)) if is_answer(&joined) => {
+                return (Scanned::Answer(Data::Joined(joined)), start)
+            }
+            _ => return (Scanned::Other, start),
+        }
+    }
+}
+
+/// The data of one event.
+#[derive(Debug)]
+enum Data {
+    /// One `data` line (or none: empty), as the range of its value within the event.
+    Line(std::ops::Range<usize>),
+    /// Several `data` lines, joined by newlines.
+    Joined(Vec<u8>),
+}
+
+impl Data {
+    fn is_empty(&self) -> bool {
+        match self {
+            Data::Line(range) => range.is_empty(),
+            Data::Joined(_) => false,
+        }
+    }
+}
+
+/// The data of one event (its lines without the empty line that ends it); `None` for an event
+/// this reader does not take: another `event` type than a message, a carriage return, a line
+/// that is no field.
+fn data(event: &[u8]) -> Option<Data> {
+    let mut data: Option<Data> = None;
+    let mut at = 0;
     for line in event.split(|&b| b == b'\n') {
+        let line_start = at;
+        at += line.len() + 1;
         if line.contains(&b'\r') {
             return None;
         }
@@ -175,21 +241,32 @@ fn data(event: &[u8]) -> Option<Vec<u8>> {
         }
         let colon = line.iter().position(|&b| b == b':')?;
         let (field, value) = (&line[..colon], &line[colon + 1..]);
-        let value = value.strip_prefix(b" ").unwrap_or(value);
+        let skip = usize::from(value.first() == Some(&b' '));
+        let value_start = line_start + colon + 1 + skip;
+        let value = &value[skip..];
         match field {
             b"data" => {
-                let joined = data.get_or_insert_with(Vec::new);
-                if !joined.is_empty() {
-                    joined.push(b'\n');
-                }
-                joined.extend_from_slice(value);
+                data = Some(match data {
+                    None => Data::Line(value_start..value_start + value.len()),
+                    Some(Data::Line(first)) => {
+                        let mut joined = event[first].to_vec();
+                        joined.push(b'\n');
+                        joined.extend_from_slice(value);
+                        Data::Joined(joined)
+                    }
+                    Some(Data::Joined(mut joined)) => {
+                        joined.push(b'\n');
+                        joined.extend_from_slice(value);
+                        Data::Joined(joined)
+                    }
+                });
             }
             b"event" if value != b"message" => return None,
             b"event" | b"id" | b"retry" => {}
             _ => return None,
         }
     }
-    Some(data.unwrap_or_default())
+    Some(data.unwrap_or(Data::Line(0..0)))
 }
 
 /// Whether `json` is a JSON-RPC response or error: an object with an `id` and `result` or

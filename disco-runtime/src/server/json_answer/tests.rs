@@ -42,7 +42,7 @@ fn streams() -> Vec<(Vec<u8>, Read)> {
             for id in [None, Some("0/1")] {
                 let stream = [head.clone(), event(first, id), event(RESPONSE, None)].concat();
                 let expected = if answer {
-                    Read::Answer(first.to_vec())
+                    Read::Answer(Bytes::copy_from_slice(first))
                 } else {
                     Read::Other
                 };
@@ -57,7 +57,7 @@ fn read_split(stream: &[u8], cuts: &[usize]) -> Read {
     let mut reader = Events::default();
     let mut at = 0;
     for &cut in cuts.iter().chain(std::iter::once(&stream.len())) {
-        match reader.feed(&stream[at..cut]) {
+        match reader.feed(&Bytes::copy_from_slice(&stream[at..cut])) {
             Read::More => at = cut,
             done => return done,
         }
@@ -84,6 +84,82 @@ fn the_first_message_decides_however_the_bytes_arrive() {
             "{shown} byte by byte"
         );
     }
+}
+
+/// The frames of `stream` as rmcp writes them: one event each.
+fn frames_of(stream: &[u8]) -> Vec<Bytes> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while let Some(end) = memchr::memmem::find(&stream[start..], b"\n\n") {
+        out.push(Bytes::copy_from_slice(&stream[start..start + end + 2]));
+        start += end + 2;
+    }
+    out
+}
+
+#[test]
+fn an_answer_is_a_slice_of_the_frame_it_came_in_not_a_copy() {
+    for (stream, expected) in streams() {
+        let Read::Answer(_) = expected else { continue };
+        let shown = String::from_utf8_lossy(&stream).into_owned();
+        // The whole stream in one frame, and one event a frame.
+        let whole = vec![Bytes::copy_from_slice(&stream)];
+        for frames in [whole, frames_of(&stream)] {
+            let mut reader = Events::default();
+            let mut answer = None;
+            for frame in &frames {
+                match reader.feed(frame) {
+                    Read::More => continue,
+                    read => {
+                        answer = Some((read, frame.clone()));
+                        break;
+                    }
+                }
+            }
+            let Some((Read::Answer(json), frame)) = answer else {
+                panic!("{shown}: no answer read");
+            };
+            assert_eq!(json, expected_answer(&expected), "{shown}");
+            assert!(
+                frame.as_ptr_range().contains(&json.as_ptr()),
+                "{shown}: the answer was copied out of its frame"
+            );
+            assert!(reader.partial.is_empty(), "{shown}");
+        }
+    }
+}
+
+fn expected_answer(read: &Read) -> Bytes {
+    match read {
+        Read::Answer(json) => json.clone(),
+        _ => unreachable!("only answers are compared"),
+    }
+}
+
+#[test]
+fn an_answer_split_across_frames_is_read_whole_once() {
+    let stream = [PRIMING, &event(RESPONSE, Some("0/1"))].concat();
+    for cut in PRIMING.len() + 1..stream.len() {
+        let mut reader = Events::default();
+        assert_eq!(
+            reader.feed(&Bytes::copy_from_slice(&stream[..cut])),
+            Read::More
+        );
+        assert_eq!(
+            reader.feed(&Bytes::copy_from_slice(&stream[cut..])),
+            Read::Answer(Bytes::from_static(RESPONSE)),
+            "cut at {cut}"
+        );
+    }
+}
+
+#[test]
+fn several_data_lines_are_joined_by_newlines() {
+    let stream = b"data: {\"id\":1,\ndata: \"result\":{}}\n\n";
+    assert_eq!(
+        read_split(stream, &[]),
+        Read::Answer(Bytes::from_static(b"{\"id\":1,\n\"result\":{}}"))
+    );
 }
 
 #[test]
@@ -121,7 +197,7 @@ fn what_rmcp_does_not_write_leaves_the_stream_as_it_is() {
     // `event: message` is the default type, said.
     assert_eq!(
         read_split(b"event: message\ndata: {\"id\":1,\"result\":{}}\n\n", &[]),
-        Read::Answer(b"{\"id\":1,\"result\":{}}".to_vec())
+        Read::Answer(Bytes::from_static(b"{\"id\":1,\"result\":{}}"))
     );
 }
 
