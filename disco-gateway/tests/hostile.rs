@@ -73,6 +73,72 @@ fn a_name_listed_twice_or_a_meta_tools_name_stops_nothing() {
     says(&report, "`execute_tool` of server `meta`");
 }
 
+/// A key of `disco.aliases` or `disco.keywords` that names no tool the catalog serves (none
+/// listed, one refused or left out, a meta-tool's name) is logged at start-up, "no such tool
+/// (yet)"; a key that names a served tool is not. Under both kinds of namespace.
+#[test]
+fn labels_that_name_no_served_tool_are_logged() {
+    let ups = [
+        up("dup", "duplicate"),
+        up("meta", "meta_names"),
+        up("good", "good"),
+    ];
+    let cases = [
+        (
+            ".",
+            vec![
+                "disco.aliases.good.echo",
+                "disco.keywords.good.sum",
+                "disco.keywords.meta.tool_search",
+                "disco.keywords.dup.fine_dup",
+            ],
+            vec![
+                "disco.aliases.good.nope",
+                "disco.keywords.echo",
+                "disco.keywords.dup.echo",
+            ],
+        ),
+        (
+            "none",
+            vec!["disco.aliases.echo", "disco.keywords.fine_dup"],
+            vec![
+                "disco.keywords.tool_search",
+                "disco.keywords.nope",
+                "disco.aliases.good.echo",
+            ],
+        ),
+    ];
+    for (namespace, known, unknown) in cases {
+        let dir = Dir::new(&format!("labels-{namespace}"));
+        let mut settings = disco(namespace);
+        let (mut aliases, mut keywords) = (json!({}), json!({}));
+        for (i, key) in known.iter().chain(&unknown).enumerate() {
+            if let Some(tool) = key.strip_prefix("disco.aliases.") {
+                aliases[tool] = json!([format!("alias_{i}")]);
+            } else if let Some(tool) = key.strip_prefix("disco.keywords.") {
+                keywords[tool] = json!(["some_keyword"]);
+            }
+        }
+        settings["aliases"] = aliases;
+        settings["keywords"] = keywords;
+        let mut gw = Gateway::start(&dir, &ups, settings);
+        let log = gw.log();
+        let field = |key: &str| format!("key={key}");
+        let warned = |key: &str| {
+            log.lines().any(|l| {
+                l.contains("no such tool (yet)") && l.split_whitespace().any(|w| w == field(key))
+            })
+        };
+        for key in &unknown {
+            assert!(warned(key), "{namespace}: {key} not warned:\n{log}");
+        }
+        for key in &known {
+            assert!(!warned(key), "{namespace}: {key} warned:\n{log}");
+        }
+        gw.assert_healthy();
+    }
+}
+
 /// Each entry is admitted on its own: a schema that alone is unusable serves without argument
 /// checks; a malformed entry, and one nested deeper than the reader goes, is left out and
 /// named; the upstream and its other tools serve.
