@@ -222,10 +222,10 @@ pub(crate) async fn call_on(
         Err(e) if answer_over_limit(&e).is_some() => {
             let limit = answer_over_limit(&e).unwrap_or_default();
             tracing::error!(server = %name, tool = %tool, max = limit, "upstream: an answer over the limit, not read");
-            error(format!(
-                "Server `{name}` could not run `{tool}`: the upstream's answer is larger than \
-                 the gateway's limit of {limit} bytes (disco.maxMessageBytes); it was not read"
-            ))
+            // The same answer as for an SSE event or a stdio line over the limit; rmcp stops
+            // reading the body at the limit (or refuses it by its `Content-Length`), so its
+            // size is known only to be past it.
+            error(crate::wire::over_limit(None, limit))
         }
         Err(e) => {
             // The error's message is the upstream's text: bounded in the answer and the log.
@@ -257,7 +257,8 @@ fn credentials_refused(e: &rmcp::ServiceError) -> bool {
 }
 
 /// The limit an HTTP upstream's answer went over, when that is why a request failed: rmcp's
-/// HTTP client stops reading a JSON body at the limit (client.rs, `http_config`).
+/// HTTP client stops reading a JSON body at the limit, or reads none of one whose
+/// `Content-Length` is over it (client.rs, `http_config`).
 pub(crate) fn answer_over_limit(e: &rmcp::ServiceError) -> Option<usize> {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
     let rmcp::ServiceError::TransportSend(error) = e else {

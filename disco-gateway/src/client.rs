@@ -373,7 +373,13 @@ impl rmcp::transport::streamable_http_client::StreamableHttpClient for Http {
     {
         use rmcp::transport::streamable_http_client::StreamableHttpPostResponse as Post;
         let request = match &message {
-            rmcp::model::JsonRpcMessage::Request(request) => Some(request.id.clone()),
+            rmcp::model::JsonRpcMessage::Request(request) => Some(Asked {
+                id: request.id.clone(),
+                call: matches!(
+                    request.request,
+                    rmcp::model::ClientRequest::CallToolRequest(_)
+                ),
+            }),
             _ => None,
         };
         let max = limits.max_sse_event_size;
@@ -389,8 +395,8 @@ impl rmcp::transport::streamable_http_client::StreamableHttpClient for Http {
             )
             .await?;
         Ok(match (response, request) {
-            (Post::Sse(events, session), Some(id)) => {
-                Post::Sse(over_limit_answered(events, id, max), session)
+            (Post::Sse(events, session), Some(asked)) => {
+                Post::Sse(over_limit_answered(events, asked, max), session)
             }
             (response, _) => response,
         })
@@ -443,10 +449,22 @@ impl rmcp::transport::streamable_http_client::StreamableHttpClient for Http {
     }
 }
 
-/// The events of the answer to request `id`, ending with an error for that request when an
-/// event is over the limit (`max` bytes). rmcp's error for it is private: it is known by its
-/// text, which the hostile suite holds to (`a_result_over_the_limit_from_an_http_upstream_...`).
-fn over_limit_answered(events: Events, id: rmcp::model::RequestId, max: usize) -> Events {
+/// The request whose answer an SSE stream carries.
+struct Asked {
+    id: rmcp::model::RequestId,
+    /// A `tools/call`: its answer over the limit is a tool error, as over stdio (wire.rs).
+    call: bool,
+}
+
+/// The events of the answer to request `asked`, ending with its answer when an event is over
+/// the limit (`max` bytes): a tool error naming the size and the limit for a `tools/call`, as
+/// a stdio upstream's line over the limit gets (wire.rs), a JSON-RPC error for another request.
+///
+/// The size is "at least" one byte over the limit: rmcp's client stops reading the event there
+/// and ends the stream, so the rest is never seen (counting it would take a POST of the
+/// gateway's own, beside rmcp's). rmcp's error for it is private: it is known by its text,
+/// which the hostile suite holds to (`a_result_over_the_limit_from_an_http_upstream_...`).
+fn over_limit_answered(events: Events, asked: Asked, max: usize) -> Events {
     use futures_util::StreamExt as _;
     events
         .scan(false, move |ended, event| {
@@ -460,22 +478,28 @@ fn over_limit_answered(events: Events, id: rmcp::model::RequestId, max: usize) -
             }
             *ended = true;
             tracing::error!(max, "upstream: an SSE event over the limit, not read");
-            let error = rmcp::model::ServerJsonRpcMessage::error(
-                rmcp::model::ErrorData::internal_error(
-                    format!(
-                        "the upstream's answer is larger than the gateway's limit of {max} \
-                         bytes (disco.maxMessageBytes); it was not read"
-                    ),
-                    None,
-                ),
-                Some(id.clone()),
-            );
-            let data = serde_json::to_string(&error).unwrap_or_default();
+            let answer = over_limit_answer(&asked, max);
+            let data = serde_json::to_string(&answer).unwrap_or_default();
             std::future::ready(Some(Ok(sse_stream::Sse::default()
                 .event("message")
                 .data(data))))
         })
         .boxed()
+}
+
+/// The answer the gateway gives in place of one over the limit (`max` bytes) to `asked`.
+fn over_limit_answer(asked: &Asked, max: usize) -> rmcp::model::ServerJsonRpcMessage {
+    use rmcp::model::{CallToolResult, ContentBlock, ServerJsonRpcMessage, ServerResult};
+    let why = crate::wire::over_limit(None, max);
+    if asked.call {
+        let error = CallToolResult::error(vec![ContentBlock::text(why)]);
+        ServerJsonRpcMessage::response(ServerResult::CallToolResult(error), asked.id.clone())
+    } else {
+        ServerJsonRpcMessage::error(
+            rmcp::model::ErrorData::internal_error(why, None),
+            Some(asked.id.clone()),
+        )
+    }
 }
 
 #[cfg(test)]

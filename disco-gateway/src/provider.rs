@@ -129,14 +129,68 @@ impl GatewayProvider {
     /// Logs each key of `disco.aliases` and `disco.keywords` in force that names no tool of the
     /// catalog now (a server still starting lists its tools later: "yet").
     pub fn warn_unknown_labels(&self) {
+        for key in self.unknown_labels() {
+            tracing::warn!(key = %key, "no such tool (yet)");
+        }
+    }
+
+    /// The keys of `disco.aliases` and `disco.keywords` in force (`disco.aliases.<tool>`) that
+    /// name no tool the catalog serves now, by the rules of [`current`](Self::current): the
+    /// first server that lists the tool under that downstream name is down, or the tool waits
+    /// for approval under `disco.onChange: "hold"`, or no server lists it, or the name is the
+    /// gateway's own (a meta-tool's, an alias). Read from the servers' listings, key by key,
+    /// without building the catalog (a tool left out for a look-alike of another server's name
+    /// under `"namespace": "none"` is not told apart here: `lint` names it).
+    fn unknown_labels(&self) -> Vec<String> {
         let labels = self.hub.labels();
-        let (tools, _) = self.current();
-        for (what, map) in [("aliases", &labels.aliases), ("keywords", &labels.keywords)] {
-            for tool in map.keys() {
-                if !tools.iter().any(|t| t.tool.name == tool.as_str()) {
-                    tracing::warn!(key = %format!("disco.{what}.{tool}"), "no such tool (yet)");
+        let upstreams = self.hub.upstreams();
+        let hold = self.hub.disco.on_change == OnChange::Hold;
+        let none = self.hub.disco.namespace == Namespace::None;
+        let key = |name: &str| {
+            if none {
+                admit::same_name_key(name)
+            } else {
+                name.to_string()
+            }
+        };
+        let reserved = reserved_names();
+        let gateways = reserved
+            .iter()
+            .chain(labels.aliases.values().flatten())
+            .map(|name| key(name))
+            .collect::<std::collections::HashSet<_>>();
+        // The first server (in the configuration's order) that lists the name holds it, as in
+        // `current`; it serves the tool while it is up and the tool is not held.
+        let served = |name: &str| {
+            if gateways.contains(&key(name)) {
+                return false;
+            }
+            for u in upstreams.iter() {
+                let Some(own) = self.upstream_name(&u.config.name, name) else {
+                    continue;
+                };
+                let (listed, up) = u.tools();
+                if listed.tools.iter().any(|t| t.name == own) {
+                    return up && !(hold && u.waiting().contains_key(own));
                 }
             }
+            false
+        };
+        let mut out = Vec::new();
+        for (what, map) in [("aliases", &labels.aliases), ("keywords", &labels.keywords)] {
+            for tool in map.keys().filter(|tool| !served(tool)) {
+                out.push(format!("disco.{what}.{tool}"));
+            }
+        }
+        out
+    }
+
+    /// The name `server` would list for the downstream name `name`, if `name` can be one of
+    /// its tools' (the inverse of [`downstream_name`](Self::downstream_name)).
+    fn upstream_name<'a>(&self, server: &str, name: &'a str) -> Option<&'a str> {
+        match &self.hub.disco.namespace {
+            Namespace::Separator(sep) => name.strip_prefix(server)?.strip_prefix(sep.as_str()),
+            Namespace::None => Some(name),
         }
     }
 

@@ -218,6 +218,21 @@ impl Transport<RoleClient> for ChildStdio {
     }
 }
 
+/// What a caller is told of an upstream's answer over `limit` bytes, on every transport: its
+/// size when it was counted to its end (`Some`: a stdio line, scanned as it is dropped), or
+/// "at least" one byte over the limit when reading stopped there (`None`: an HTTP body or SSE
+/// event, which rmcp's HTTP client stops reading at the limit and drops unread, client.rs).
+pub(crate) fn over_limit(size: Option<usize>, limit: usize) -> String {
+    let size = match size {
+        Some(bytes) => format!("{bytes} bytes"),
+        None => format!("at least {} bytes", limit.saturating_add(1)),
+    };
+    format!(
+        "the upstream's answer is {size}, over the gateway's limit of {limit} bytes \
+         (disco.maxMessageBytes); it was not read"
+    )
+}
+
 /// A line over the limit, scanned as it is dropped: its length, and the `id` and `method` of
 /// its top-level object when they can be read. Nothing of it is kept but a key and an id of a
 /// few bytes (a state machine over the bytes, not a parse: the line is never held).
@@ -301,11 +316,7 @@ impl Over {
         limit: usize,
         calls: &Pending,
     ) -> std::collections::VecDeque<ServerJsonRpcMessage> {
-        let why = format!(
-            "the upstream's answer is {} bytes, over the gateway's limit of {limit} bytes \
-             (disco.maxMessageBytes); it was not read",
-            self.bytes
-        );
+        let why = over_limit(Some(self.bytes), limit);
         tracing::error!(
             bytes = self.bytes,
             max = limit,

@@ -73,6 +73,72 @@ fn a_name_listed_twice_or_a_meta_tools_name_stops_nothing() {
     says(&report, "`execute_tool` of server `meta`");
 }
 
+/// A key of `disco.aliases` or `disco.keywords` that names no tool the catalog serves (none
+/// listed, one refused or left out, a meta-tool's name) is logged at start-up, "no such tool
+/// (yet)"; a key that names a served tool is not. Under both kinds of namespace.
+#[test]
+fn labels_that_name_no_served_tool_are_logged() {
+    let ups = [
+        up("dup", "duplicate"),
+        up("meta", "meta_names"),
+        up("good", "good"),
+    ];
+    let cases = [
+        (
+            ".",
+            vec![
+                "disco.aliases.good.echo",
+                "disco.keywords.good.sum",
+                "disco.keywords.meta.tool_search",
+                "disco.keywords.dup.fine_dup",
+            ],
+            vec![
+                "disco.aliases.good.nope",
+                "disco.keywords.echo",
+                "disco.keywords.dup.echo",
+            ],
+        ),
+        (
+            "none",
+            vec!["disco.aliases.echo", "disco.keywords.fine_dup"],
+            vec![
+                "disco.keywords.tool_search",
+                "disco.keywords.nope",
+                "disco.aliases.good.echo",
+            ],
+        ),
+    ];
+    for (namespace, known, unknown) in cases {
+        let dir = Dir::new(&format!("labels-{namespace}"));
+        let mut settings = disco(namespace);
+        let (mut aliases, mut keywords) = (json!({}), json!({}));
+        for (i, key) in known.iter().chain(&unknown).enumerate() {
+            if let Some(tool) = key.strip_prefix("disco.aliases.") {
+                aliases[tool] = json!([format!("alias_{i}")]);
+            } else if let Some(tool) = key.strip_prefix("disco.keywords.") {
+                keywords[tool] = json!(["some_keyword"]);
+            }
+        }
+        settings["aliases"] = aliases;
+        settings["keywords"] = keywords;
+        let mut gw = Gateway::start(&dir, &ups, settings);
+        let log = gw.log();
+        let field = |key: &str| format!("key={key}");
+        let warned = |key: &str| {
+            log.lines().any(|l| {
+                l.contains("no such tool (yet)") && l.split_whitespace().any(|w| w == field(key))
+            })
+        };
+        for key in &unknown {
+            assert!(warned(key), "{namespace}: {key} not warned:\n{log}");
+        }
+        for key in &known {
+            assert!(!warned(key), "{namespace}: {key} warned:\n{log}");
+        }
+        gw.assert_healthy();
+    }
+}
+
 /// Each entry is admitted on its own: a schema that alone is unusable serves without argument
 /// checks; a malformed entry, and one nested deeper than the reader goes, is left out and
 /// named; the upstream and its other tools serve.
@@ -345,9 +411,11 @@ fn a_result_over_the_limit_is_answered_at_once_and_errors_are_clipped() {
     gw.assert_healthy();
 }
 
-/// The same over Streamable HTTP: a result over `maxMessageBytes`, in a JSON body or in an SSE
-/// event, is answered at once with a tool error naming the limit, and the connection serves on;
-/// an upstream's long error message is clipped.
+/// The same over Streamable HTTP: a result over `maxMessageBytes`, in a JSON body (its length
+/// said or not) or in an SSE event (ended or never ended), is answered at once with the tool
+/// error a stdio upstream's line gets, naming the size as far as it is known (reading stops at
+/// the limit: "at least" one byte past it) and the limit, and the connection serves on; an
+/// upstream's long error message is clipped.
 #[test]
 fn a_result_over_the_limit_from_an_http_upstream_is_answered_at_once() {
     let dir = Dir::new("huge-http");
@@ -356,11 +424,21 @@ fn a_result_over_the_limit_from_an_http_upstream_is_answered_at_once() {
     let mut settings = patient();
     settings["maxMessageBytes"] = json!(1_048_576);
     let mut gw = Gateway::start(&dir, &ups, settings);
-    for tool in ["web.huge_json", "web.huge_sse", "web.huge_json"] {
+    let tools = [
+        "web.huge_json",
+        "web.huge_chunked",
+        "web.huge_sse",
+        "web.endless_sse",
+    ];
+    for tool in tools.iter().chain(&tools) {
         let (text, error) = gw.call(tool, json!({}));
-        let head: String = text.chars().take(300).collect();
-        assert!(error, "{tool}: {} characters: {head}", text.len());
-        says(&head, "larger than the gateway's limit of 1048576 bytes");
+        assert!(error, "{tool}: {} characters", text.len());
+        assert_eq!(
+            text,
+            "the upstream's answer is at least 1048577 bytes, over the gateway's limit of \
+             1048576 bytes (disco.maxMessageBytes); it was not read",
+            "{tool}"
+        );
         assert_eq!(gw.call("web.small", json!({})).0, "web:small");
     }
     let (text, error) = gw.call("web.huge_error", json!({}));

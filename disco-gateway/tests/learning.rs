@@ -6,6 +6,7 @@
 
 #[path = "hostile/harness.rs"]
 mod harness;
+mod support;
 
 use std::time::Instant;
 
@@ -20,20 +21,13 @@ fn settings() -> Value {
 /// failure with its errors.
 fn report(dir: &Dir, ups: &[harness::Up], args: &[&str]) -> String {
     let config = harness::config(dir, ups, settings());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
-        .arg("report")
-        .arg("--config")
-        .arg(&config)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("report runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    support::succeeds(
+        std::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
+            .arg("report")
+            .arg("--config")
+            .arg(&config)
+            .args(args),
+    )
 }
 
 /// Calls `name` as `caller` until it answers `answer` (a learned alias in use), within
@@ -206,25 +200,20 @@ fn a_fleet_of_gateways_learns_together_through_postgres() {
     };
     let user = std::env::var("DISCO_TEST_POSTGRES_USER").unwrap_or_else(|_| "postgres".into());
     let schema = format!("disco_fleet_{}", std::process::id());
-    let made = std::process::Command::new("psql")
-        .args([
-            "-h",
-            &socket,
-            "-U",
-            &user,
-            "-d",
-            "postgres",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-c",
-        ])
-        .arg(format!("CREATE SCHEMA {schema}"))
-        .output()
-        .expect("psql runs");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
+    support::succeeds(
+        std::process::Command::new("psql")
+            .args([
+                "-h",
+                &socket,
+                "-U",
+                &user,
+                "-d",
+                "postgres",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+            ])
+            .arg(format!("CREATE SCHEMA {schema}")),
     );
     let ups = [up("shifty", "shifty")];
     let mut disco = settings();

@@ -1,7 +1,8 @@
 //! Limits that hold across requests over HTTP: the memory budget of requests in flight (a
 //! request that finds no room waits at most a second holding nothing, then gets 503 with
 //! `Retry-After`) and the rate limit per caller (429 with `Retry-After`, per bearer token's
-//! caller, anonymous callers as one; off by default). Servers run in-process on 127.0.0.1:0.
+//! caller, anonymous callers as one; requests counted, not notifications or responses; off by
+//! default). Servers run in-process on 127.0.0.1:0.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -206,6 +207,74 @@ async fn a_caller_over_its_rate_gets_429_and_the_others_are_served() {
     assert_served(&post(addr, &[], &echo_call(1)).await, 1);
     assert_served(&post(addr, &[], &echo_call(2)).await, 2);
     assert_eq!(post(addr, &[], &echo_call(3)).await.status, 429);
+}
+
+/// The messages a client POSTs that are no request, one of each kind (`RateLimit`'s rule):
+/// notifications, and responses (results and errors) to the server's requests.
+fn free_messages() -> Vec<serde_json::Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 1, "reason": "the user pressed stop"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+               "params": {"progressToken": "p", "progress": 1}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+        json!({"jsonrpc": "2.0", "id": 41, "result": {"action": "accept", "content": {}}}),
+        json!({"jsonrpc": "2.0", "id": "s-2", "error": {"code": -1, "message": "declined"}}),
+    ]
+}
+
+/// Notifications and responses cost nothing: however many a caller sends, its requests are
+/// served up to the burst; the request over it is refused with its own id. The same with a
+/// session: `notifications/initialized` does not cost the first call.
+#[tokio::test]
+async fn notifications_and_responses_cost_no_request() {
+    let (addr, _stop) = start(rate_limited(Some(RateLimit::new(0.01, 2)), false)).await;
+    for round in 0..3 {
+        for message in free_messages() {
+            let r = post(addr, &[], message.to_string().as_bytes()).await;
+            assert_ne!(r.status, 429, "round {round}: {message}: {}", r.text());
+        }
+    }
+    assert_served(&post(addr, &[], &echo_call(1)).await, 1);
+    for message in free_messages() {
+        let r = post(addr, &[], message.to_string().as_bytes()).await;
+        assert_ne!(r.status, 429, "{message}: {}", r.text());
+    }
+    assert_served(&post(addr, &[], &echo_call(2)).await, 2);
+    let r = post(addr, &[], &echo_call(3)).await;
+    assert_eq!(r.status, 429, "{}", r.text());
+    assert_eq!(r.json()["id"], 3, "{}", r.text());
+    // Over the rate, a notification is still taken.
+    for message in free_messages() {
+        let r = post(addr, &[], message.to_string().as_bytes()).await;
+        assert_ne!(r.status, 429, "{message}: {}", r.text());
+    }
+
+    // Sessions: `initialize` costs one, `notifications/initialized` nothing.
+    let options = HttpOptions::default().rate_limit(Some(RateLimit::new(0.01, 2)));
+    let (addr, _stop) = start(server_in(module_path!()).http_options(options)).await;
+    let session = open_session(addr, &[]).await;
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    assert_served(&post(addr, &in_session, &echo_call(2)).await, 2);
+    assert_eq!(post(addr, &in_session, &echo_call(3)).await.status, 429);
+}
+
+/// A client that cancels a call (`notifications/cancelled`) is not refused its next call: the
+/// cancellation is no request.
+#[tokio::test]
+async fn a_cancelled_call_does_not_cost_the_next_one() {
+    let (addr, _stop) = start(rate_limited(Some(RateLimit::new(0.01, 2)), true)).await;
+    let alice = [("Authorization", "Bearer tok-alice")];
+    assert_served(&post(addr, &alice, &echo_call(1)).await, 1);
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 1, "reason": "no longer needed"}});
+    let r = post(addr, &alice, cancel.to_string().as_bytes()).await;
+    assert_ne!(r.status, 429, "{}", r.text());
+    assert_served(&post(addr, &alice, &echo_call(2)).await, 2);
 }
 
 #[tokio::test]

@@ -94,3 +94,57 @@ fn a_child_is_given_only_the_default_environment_and_its_own() {
     let function = |k: &str| (k == "TERM").then(|| OsString::from("() { evil; }"));
     assert!(super::child_env(&BTreeMap::new(), function).is_empty());
 }
+
+/// An SSE event over the limit ends its answer's stream with the answer the gateway gives in
+/// its place, for the request the stream answers: a tool error for a `tools/call` (as a stdio
+/// line over the limit gets), a JSON-RPC error for another request; the events before it pass
+/// and nothing after it is read. Any other error passes as it is.
+#[tokio::test]
+async fn an_sse_event_over_the_limit_ends_its_stream_with_the_answer() {
+    use futures_util::StreamExt as _;
+    let over = || {
+        let e: Box<dyn std::error::Error + Send + Sync> =
+            "SSE event exceeded the maximum size of 100 bytes".into();
+        Err(sse_stream::Error::Body(e))
+    };
+    let event = |data: &str| Ok(sse_stream::Sse::default().event("message").data(data));
+    let why = "the upstream's answer is at least 101 bytes, over the gateway's limit of 100 \
+               bytes (disco.maxMessageBytes); it was not read";
+    for call in [true, false] {
+        let events: Events =
+            futures_util::stream::iter(vec![event("before"), over(), event("after")]).boxed();
+        let asked = Asked {
+            id: rmcp::model::RequestId::Number(7),
+            call,
+        };
+        let out: Vec<_> = over_limit_answered(events, asked, 100).collect().await;
+        assert_eq!(out.len(), 2, "call: {call}");
+        assert!(matches!(&out[0], Ok(e) if e.data.as_deref() == Some("before")));
+        let Ok(answer) = &out[1] else {
+            panic!(
+                "call: {call}: {:?}",
+                out[1].as_ref().err().map(|e| e.to_string())
+            )
+        };
+        let answer: serde_json::Value =
+            serde_json::from_str(answer.data.as_deref().unwrap_or_default()).unwrap();
+        assert_eq!(answer["id"], 7, "{answer}");
+        if call {
+            assert_eq!(answer["result"]["isError"], true, "{answer}");
+            assert_eq!(answer["result"]["content"][0]["text"], why, "{answer}");
+        } else {
+            assert_eq!(answer["error"]["code"], -32603, "{answer}");
+            assert_eq!(answer["error"]["message"], why, "{answer}");
+        }
+    }
+    // Another error is not taken for one over the limit.
+    let broken: Box<dyn std::error::Error + Send + Sync> = "connection reset".into();
+    let events: Events =
+        futures_util::stream::iter(vec![Err(sse_stream::Error::Body(broken))]).boxed();
+    let asked = Asked {
+        id: rmcp::model::RequestId::Number(8),
+        call: true,
+    };
+    let out: Vec<_> = over_limit_answered(events, asked, 100).collect().await;
+    assert!(matches!(&out[..], [Err(e)] if e.to_string().contains("connection reset")));
+}

@@ -1,5 +1,8 @@
 //! What the gateway's integration tests share.
 
+// Each test crate uses a part of it.
+#![allow(dead_code)]
+
 use std::time::Duration;
 
 use tokio::io::AsyncBufReadExt;
@@ -19,4 +22,19 @@ pub async fn listening_url(child: &mut tokio::process::Child, guard: Duration) -
     })
     .await
     .expect("the gateway listens")
+}
+
+/// Runs `command` to its end with no stdin: its stdout, or a failure that shows its stderr.
+pub fn succeeds(command: &mut std::process::Command) -> String {
+    let out = command
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{command:?} does not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }

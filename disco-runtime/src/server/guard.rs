@@ -423,13 +423,6 @@ impl Guarded {
         if req.method() != Method::POST {
             return forward(req).await;
         }
-        if let Some(rate) = &self.rate {
-            let anonymous = Caller::default();
-            let caller = req.extensions().get::<Caller>().unwrap_or(&anonymous);
-            if let Err(wait) = rate.admit(caller) {
-                return too_many_requests(wait);
-            }
-        }
         let (parts, body) = req.into_parts();
         // Room in the memory budget is taken before a byte of the body is read: by its
         // declared length, or as a body at the limit when it declares none.
@@ -508,6 +501,15 @@ impl Guarded {
         };
         if let Some(refused) = too_many_values(&bytes, self.max_message_values) {
             return refused;
+        }
+        // The rate counts the requests of the body (a notification or a response costs
+        // nothing): read here, before rmcp parses the body or a tool runs.
+        if let Some(rate) = &self.rate {
+            let anonymous = Caller::default();
+            let caller = parts.extensions.get::<Caller>().unwrap_or(&anonymous);
+            if let Err(wait) = rate.admit(caller, super::rate::requests_in(&bytes)) {
+                return too_many_requests(wait, scan_id(&bytes));
+            }
         }
         // rmcp would run a `notifications/*` method sent with an id as a request: the only
         // well-formed message it misreads, and the only one checked before it (a byte search
@@ -646,20 +648,20 @@ fn busy() -> Response {
     response
 }
 
-/// The answer to a caller over its rate: nothing of the body was read, so the connection is
-/// closed after it. `Retry-After` is in whole seconds, rounded up.
-fn too_many_requests(wait: std::time::Duration) -> Response {
+/// The answer to a caller over its rate, with the request's id when its body shows one.
+/// `Retry-After` is in whole seconds, rounded up.
+fn too_many_requests(wait: std::time::Duration, id: Option<Value>) -> Response {
     let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let seconds = seconds.max(1);
     let answer = error(
-        None,
+        id,
         -32000,
         format!("Too many requests from this caller: try again in {seconds} s"),
     );
     let mut response = json_response(StatusCode::TOO_MANY_REQUESTS, answer);
-    let headers = response.headers_mut();
-    headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     response
 }
 

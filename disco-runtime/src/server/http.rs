@@ -133,8 +133,11 @@ pub struct HttpOptions {
     /// See SECURITY.md ("HTTP") for the memory ceiling this gives.
     pub request_memory: Option<usize>,
     /// A rate limit per caller (per bearer token's caller; anonymous requests share one):
-    /// a POST over it gets 429 with a JSON-RPC error and `Retry-After`, before its body is
-    /// read. Off by default.
+    /// a POST whose requests are over it gets 429 with a JSON-RPC error and `Retry-After`,
+    /// before rmcp parses it; notifications and responses cost nothing (see [`RateLimit`]
+    /// for what counts). Off by default.
+    ///
+    /// [`RateLimit`]: super::RateLimit
     pub rate_limit: Option<super::RateLimit>,
     /// How long a request that finds no room in [`request_memory`](Self::request_memory)
     /// waits before its 503: 1 s.
