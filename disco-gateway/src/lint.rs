@@ -280,12 +280,16 @@ pub fn for_operator(
                 (Some(_), None) => f.fix.clone(),
                 (None, _) => catalog_fix(f.code).unwrap_or_else(|| f.fix.clone()),
             };
+            let problem = match f.tool {
+                None => catalog_problem(f.code).unwrap_or(f.problem),
+                Some(_) => f.problem,
+            };
             Finding {
                 server,
                 severity: f.severity,
                 code: f.code,
                 tool: f.tool.unwrap_or_else(|| CATALOG.to_string()),
-                problem: f.problem,
+                problem,
                 fix,
             }
         })
@@ -359,15 +363,35 @@ fn catalog_fix(code: &str) -> Option<String> {
                 .into(),
         ),
         "catalog-empty" => {
-            Some("no server listed a tool: the gateway's log says why each did not".into())
+            Some("each server's line below says why it is not up; the gateway's log has the tail of its stderr".into())
         }
         _ => None,
     }
 }
 
-/// One line for each server (in `servers`' order, with its number of tools), then for disco's
-/// own tools and the catalog when they have findings: how many findings of each severity.
-pub fn summary(findings: &[Finding], servers: &[(String, usize)]) -> Vec<String> {
+/// What a finding about the whole catalog says, when the catalog's own words are a tool
+/// author's (an empty catalog is a binary without `#[mcp_tool]` functions there; here it is
+/// servers that listed nothing).
+fn catalog_problem(code: &str) -> Option<String> {
+    match code {
+        "catalog-empty" => Some("the catalog has no tools: no server listed one".into()),
+        _ => None,
+    }
+}
+
+/// A server as the summary tells it: its name, its number of tools, and, when it is not up,
+/// why (its last start's error, or that its first start is still under way).
+#[derive(Clone, Debug)]
+pub struct ServerLine {
+    pub name: String,
+    pub tools: usize,
+    pub down: Option<String>,
+}
+
+/// One line for each server (in `servers`' order, with its number of tools and, when it is not
+/// up, why), then for disco's own tools and the catalog when they have findings: how many
+/// findings of each severity.
+pub fn summary(findings: &[Finding], servers: &[ServerLine]) -> Vec<String> {
     let count = |of: &dyn Fn(&Finding) -> bool| -> String {
         let n = |s: Severity| findings.iter().filter(|f| of(f) && f.severity == s).count();
         let (e, w, i) = (n(Severity::Error), n(Severity::Warning), n(Severity::Info));
@@ -379,9 +403,13 @@ pub fn summary(findings: &[Finding], servers: &[(String, usize)]) -> Vec<String>
     };
     let mut out: Vec<String> = servers
         .iter()
-        .map(|(name, tools)| {
+        .map(|server| {
+            let ServerLine { name, tools, down } = server;
             let counts = count(&|f| f.server.as_deref() == Some(name.as_str()));
-            format!("server `{name}`: {tools} tool(s); {counts}")
+            match down {
+                Some(why) => format!("server `{name}`: not up ({why}); {tools} tool(s); {counts}"),
+                None => format!("server `{name}`: {tools} tool(s); {counts}"),
+            }
         })
         .collect();
     let own = |f: &Finding| f.server.is_none() && f.tool != CATALOG;
@@ -495,14 +523,56 @@ mod tests {
             own.iter().any(|f| f.fix.contains("# Arguments")),
             "{own:#?}"
         );
-        let lines = summary(&found, &[("fs".into(), 2), ("idle".into(), 0)]);
+        let line = |name: &str, tools, down: Option<&str>| ServerLine {
+            name: name.into(),
+            tools,
+            down: down.map(str::to_string),
+        };
+        let servers = [
+            line("fs", 2, None),
+            line("idle", 0, None),
+            line("slow", 0, Some("did not initialize within 10000 ms")),
+        ];
+        let lines = summary(&found, &servers);
         assert!(
             lines[0].starts_with("server `fs`: 2 tool(s); "),
             "{lines:?}"
         );
         assert!(lines[0].contains("error(s)"), "{lines:?}");
         assert_eq!(lines[1], "server `idle`: 0 tool(s); nothing found");
-        assert!(lines[2].starts_with("disco's own tools: "), "{lines:?}");
+        assert_eq!(
+            lines[2],
+            "server `slow`: not up (did not initialize within 10000 ms); 0 tool(s); nothing found"
+        );
+        assert!(lines[3].starts_with("disco's own tools: "), "{lines:?}");
+    }
+
+    /// A catalog that no server listed a tool into is said to be that, not a binary without
+    /// `#[mcp_tool]` functions (the library's words for its authors).
+    #[test]
+    fn an_empty_catalog_is_servers_that_listed_nothing() {
+        let provider =
+            JsonCatalogProvider::from_value(&serde_json::json!([])).expect("an empty catalog");
+        let catalog = Catalog::builder()
+            .provider(provider)
+            .search(disco_runtime::catalog::SearchOptions::default().enabled(true))
+            .from_inventory()
+            .expect("a catalog");
+        let raw = lint::lint(&catalog, &LintOptions::default());
+        let empty = |f: &&Finding| f.code == "catalog-empty";
+        let found = for_operator(raw, &|_: &str| None);
+        let finding = found
+            .iter()
+            .find(empty)
+            .unwrap_or_else(|| panic!("no catalog-empty: {found:#?}"));
+        assert_eq!(
+            finding.problem,
+            "the catalog has no tools: no server listed one"
+        );
+        assert!(operators(&finding.fix), "{finding}");
+        for advice in ADVICE.iter().chain(&["binary", "mcp_tool"]) {
+            assert!(!finding.to_string().contains(advice), "{finding}");
+        }
     }
 
     /// An OAuth server's finding names the identity its calls act as and, over HTTP, the

@@ -27,7 +27,7 @@ use disco_gateway::metrics::Metrics;
 use disco_gateway::pins::{state_dir, Pins};
 use disco_gateway::provider::GatewayProvider;
 use disco_gateway::search;
-use disco_gateway::upstream::Hub;
+use disco_gateway::upstream::{Hub, Status};
 
 const USAGE: &str = "usage:
   disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first] [--metrics ADDR]
@@ -310,12 +310,13 @@ fn pins(config: &Config, writable: bool) -> Result<Pins, String> {
     Ok(Pins::new(dir, writable))
 }
 
-/// Starts the upstreams and waits for them (or the start-up timeout). Nothing an upstream
-/// lists stops the gateway: a tool that cannot be served is left out and logged.
-async fn start(config: &Config, pins: Pins) -> (Arc<Hub>, GatewayProvider) {
+/// Starts the upstreams and waits for each to be ready or to fail its first start, at most
+/// `wait`. Nothing an upstream lists stops the gateway: a tool that cannot be served is left
+/// out and logged.
+async fn start(config: &Config, pins: Pins, wait: Duration) -> (Arc<Hub>, GatewayProvider) {
     let hub = Hub::pinned(config.servers.clone(), config.disco.clone(), Some(pins));
     hub.start();
-    let late = hub.settle(config.disco.startup_timeout).await;
+    let late = hub.settle(wait).await;
     if !late.is_empty() {
         tracing::warn!(servers = ?late, "serving without these upstreams for now; they join when ready");
     }
@@ -345,7 +346,7 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
     }
     // Before any upstream starts: a model that does not load stops the gateway here.
     let search = search::serving(&config.disco).await?;
-    let (hub, provider) = start(&config, pins(&config, true)?).await;
+    let (hub, provider) = start(&config, pins(&config, true)?, config.disco.startup_timeout).await;
     let metrics = config.disco.metrics.map(|_| Arc::new(Metrics::default()));
     let provider = match &metrics {
         Some(m) => provider.with_metrics(m.clone()),
@@ -553,7 +554,10 @@ async fn stop_signal() {
 
 /// The merged catalog, as the server would build it, for docs and lint.
 async fn catalog(config: &Config) -> Result<(Arc<Hub>, GatewayProvider, Catalog), String> {
-    let (hub, provider) = start(config, pins(config, false)?).await;
+    // No client waits on `lint` and `docs`: each upstream's first start is waited for to its
+    // end, so that every server is reported on and no start is stopped half-way.
+    let wait = disco_gateway::upstream::start_attempt(&config.disco);
+    let (hub, provider) = start(config, pins(config, false)?, wait).await;
     let built = Catalog::builder()
         .server_name("disco-gateway")
         .provider(provider.clone())
@@ -696,22 +700,32 @@ async fn run(args: Args) -> Result<ExitCode, String> {
             // The upstreams' tools the gateway left out, and names too alike to tell apart.
             findings.extend(disco_gateway::lint::findings(&hub, &provider));
             let (tools, _) = provider.current();
-            let servers: Vec<(String, usize)> = config
+            let upstreams = hub.upstreams();
+            let down = |name: &str| {
+                let upstream = upstreams.iter().find(|u| u.config.name == name)?;
+                match upstream.status() {
+                    Status::Ready => None,
+                    Status::Starting => Some("its first start is still under way".to_string()),
+                    Status::Down(outage) => Some(outage.reason),
+                }
+            };
+            let servers: Vec<disco_gateway::lint::ServerLine> = config
                 .servers
                 .iter()
-                .map(|s| {
-                    let n = tools
+                .map(|s| disco_gateway::lint::ServerLine {
+                    name: s.name.clone(),
+                    tools: tools
                         .iter()
                         .filter(|t| server_of(&t.tool.name).as_deref() == Some(s.name.as_str()))
-                        .count();
-                    (s.name.clone(), n)
+                        .count(),
+                    down: down(&s.name),
                 })
                 .collect();
             // Server by server, then disco's own tools, then the catalog's.
             let order = |f: &disco_gateway::lint::Finding| {
                 f.server
                     .as_ref()
-                    .and_then(|s| servers.iter().position(|(n, _)| n == s))
+                    .and_then(|s| servers.iter().position(|line| &line.name == s))
                     .unwrap_or(servers.len())
             };
             findings.sort_by_key(|f| order(f));

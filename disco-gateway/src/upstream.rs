@@ -38,6 +38,19 @@ const STDERR_TAIL_LINES: usize = 20;
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
 /// How long a shutdown waits for an upstream to close before its process group is killed.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+/// The least time one start of an upstream (spawn, initialize, every tool page) is given
+/// before it is stopped and tried again, whatever `disco.startupTimeoutMs` says: that setting
+/// is how long the gateway waits before serving, and an upstream still starting then joins
+/// when it is ready. A first `npx -y` downloads its package, which takes tens of seconds on a
+/// slow network, and a download stopped half-way leaves npm's cache broken for every later
+/// start.
+pub const START_ATTEMPT_FLOOR: Duration = Duration::from_secs(120);
+
+/// How long one start of an upstream is given: [`START_ATTEMPT_FLOOR`], or
+/// `disco.startupTimeoutMs` when that is longer.
+pub fn start_attempt(disco: &DiscoConfig) -> Duration {
+    disco.startup_timeout.max(START_ATTEMPT_FLOOR)
+}
 /// How often the gateway looks for an approval made by `disco-gateway approve` (another
 /// process) while a tool waits for one: a pin file's time and length, read once a second.
 const PIN_POLL: Duration = Duration::from_secs(1);
@@ -606,13 +619,13 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
 /// A child's process group, to end whatever it started when it goes.
 type Group = Option<u32>;
 
-/// Connects, initializes and lists every tool page, all within the start-up timeout.
+/// Connects, initializes and lists every tool page, all within [`start_attempt`].
 async fn connect(
     hub: &Hub,
     upstream: &Arc<Upstream>,
 ) -> Result<(Running, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let timeout = hub.disco.startup_timeout;
+    let timeout = start_attempt(&hub.disco);
     let open = |endpoint| {
         client::open(
             &upstream.config.name,

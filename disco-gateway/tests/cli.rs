@@ -290,10 +290,13 @@ fn an_https_upstream_is_tried_without_a_build_feature() {
         err.contains("upstream failed to start") && err.contains("https://127.0.0.1:9/mcp"),
         "{err}"
     );
+    // Its summary line says why it is not up.
+    let out = stdout(&o);
     assert!(
-        stdout(&o).contains("server `remote`: 0 tool(s)"),
-        "{}",
-        stdout(&o)
+        out.contains("server `remote`: not up (initialization failed: ")
+            && out.contains("https://127.0.0.1:9/mcp")
+            && out.contains("; 0 tool(s)"),
+        "{out}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -73,6 +73,33 @@ fn a_name_listed_twice_or_a_meta_tools_name_stops_nothing() {
     says(&report, "`execute_tool` of server `meta`");
 }
 
+/// An upstream slower to start than `startupTimeoutMs` (a first `npx -y` downloading its
+/// package) is not stopped when the gateway starts serving without it: it joins when ready, and
+/// `lint`, which no client waits on, waits for it. Stopping it there killed every start
+/// half-way, again and again, and left npm's cache broken.
+#[test]
+fn an_upstream_slower_than_the_start_up_wait_joins_when_ready() {
+    let dir = Dir::new("slow-start");
+    let ups = [up("slow", "slow_start"), up("good", "good")];
+    let mut settings = disco(".");
+    settings["startupTimeoutMs"] = json!(1_000);
+    let mut gw = Gateway::start(&dir, &ups, settings.clone());
+    gw.wait_for_tools("the slow server's tool", |names| {
+        names.iter().any(|n| n == "slow.late_slow")
+    });
+    assert_eq!(gw.call("slow.late_slow", json!({})).0, "slow:late_slow:{}");
+    let log = gw.log();
+    assert!(
+        log.contains("serving without these upstreams for now")
+            && !log.contains("did not initialize"),
+        "{log}"
+    );
+    gw.assert_healthy();
+
+    let report = lint(&dir, &ups, settings);
+    says(&report, "server `slow`: 1 tool(s)");
+}
+
 /// A key of `disco.aliases` or `disco.keywords` that names no tool the catalog serves (none
 /// listed, one refused or left out, a meta-tool's name) is logged at start-up, "no such tool
 /// (yet)"; a key that names a served tool is not. Under both kinds of namespace.

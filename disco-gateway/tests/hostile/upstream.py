@@ -51,6 +51,8 @@ def tools_of(scenario: str, cursor):
     """The tools of one page and the next cursor."""
     if scenario == "good":
         return [tool("echo"), tool("sum")], None
+    if scenario == "slow_start":
+        return [tool(f"late_{LABEL}")], None
     if scenario == "duplicate":
         return [tool("echo"), tool("echo"), tool(f"fine_{LABEL}")], None
     if scenario == "meta_names":
@@ -142,6 +144,8 @@ def answer(request: dict) -> None:
     if method == "initialize":
         if SCENARIO == "shared" and LABEL == "first":
             time.sleep(1.5)  # the server listed first starts last
+        if SCENARIO == "slow_start":
+            time.sleep(3)  # as a first `npx -y` that downloads its package
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": request["params"]["protocolVersion"],
             "capabilities": {"tools": {"listChanged": True}, "logging": {}},
