@@ -61,8 +61,8 @@ use super::Error;
 /// # }
 /// ```
 pub struct Embedded<H> {
-    tools: Tools,
-    handler: H,
+    pub(super) tools: Tools,
+    pub(super) handler: H,
 }
 
 impl<H: Clone> Clone for Embedded<H> {
@@ -537,7 +537,7 @@ mod tests {
             trait_hooks.len() > 20,
             "read too few hooks: {trait_hooks:?}"
         );
-        type E = Embedded<crate::server::McpHandler>;
+        type E = Embedded<crate::server::handler::Own>;
         for name in E::SERVED_BY_DISCO {
             assert!(
                 !E::LEFT_TO_HANDLER.contains(name),
