@@ -39,6 +39,9 @@ use super::Error;
 /// A clone is a new session's handler: your handler cloned, disco's tools with their own log
 /// level (rmcp's HTTP service clones its handler once per session).
 ///
+/// The handler `serve_*` runs, [`McpHandler`](super::McpHandler), is an `Embedded` too: the
+/// tools hooks are written here alone.
+///
 /// ```no_run
 /// use disco_runtime::rmcp::model::{ServerCapabilities, ServerInfo};
 /// use disco_runtime::rmcp::{ServerHandler, ServiceExt};
