@@ -39,6 +39,9 @@ use super::Error;
 /// A clone is a new session's handler: your handler cloned, disco's tools with their own log
 /// level (rmcp's HTTP service clones its handler once per session).
 ///
+/// The handler `serve_*` runs, [`McpHandler`](super::McpHandler), is an `Embedded` too: the
+/// tools hooks are written here alone.
+///
 /// ```no_run
 /// use disco_runtime::rmcp::model::{ServerCapabilities, ServerInfo};
 /// use disco_runtime::rmcp::{ServerHandler, ServiceExt};
@@ -61,8 +64,8 @@ use super::Error;
 /// # }
 /// ```
 pub struct Embedded<H> {
-    tools: Tools,
-    handler: H,
+    pub(super) tools: Tools,
+    pub(super) handler: H,
 }
 
 impl<H: Clone> Clone for Embedded<H> {
@@ -537,7 +540,7 @@ mod tests {
             trait_hooks.len() > 20,
             "read too few hooks: {trait_hooks:?}"
         );
-        type E = Embedded<crate::server::McpHandler>;
+        type E = Embedded<crate::server::handler::Own>;
         for name in E::SERVED_BY_DISCO {
             assert!(
                 !E::LEFT_TO_HANDLER.contains(name),

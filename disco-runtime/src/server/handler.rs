@@ -1,35 +1,39 @@
-//! The `rmcp::ServerHandler` that `serve_*` runs: rmcp handles initialization, both protocol
-//! eras and the transports; every tools hook forwards to [`Tools`].
-
-// logging/setLevel is deprecated by SEP-2577 but still sent by clients of every era.
-#![allow(deprecated)]
+//! The `rmcp::ServerHandler` that `serve_*` runs: [`Embedded`] over [`Own`], the little a
+//! served [`Server`](super::Server) answers beyond its tools. Every tools hook is
+//! [`Embedded`]'s, written once for a served server and for a user's own handler alike.
 
 use std::sync::Arc;
 
-use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
-    DiscoverResult, InitializeRequestParams, InitializeResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerConfig, SetLevelRequestParams, Tool,
+    CacheScope, CustomRequest, CustomResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
 };
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::tools::{method_not_found, Tools};
-use super::{caller_of, Shared};
+use super::{caller_of, Embedded, Shared};
 
-/// The protocol handler over a catalog: disco's [`Tools`] and the server's `initialize`
-/// answer. A clone is a new session's handler: the same catalog, its own log level.
+/// The protocol handler over a catalog: disco's [`Tools`] around the server's own
+/// `initialize` answer and [`Resources`](super::Resources). A clone is a new session's
+/// handler: the same catalog, its own log level.
+pub type McpHandler = Embedded<Own>;
+
+/// What a served [`Server`](super::Server) answers beyond its tools: its name, version and
+/// instructions (without the tools capability, which [`Embedded`] adds) and its
+/// [`Resources`](super::Resources). Every other hook is rmcp's default: `set_level`'s
+/// "method not found" is an `Ok` once [`Embedded`] has set the tools' level.
 #[derive(Clone)]
-pub struct McpHandler {
-    tools: Tools,
+pub struct Own {
+    shared: Arc<Shared>,
 }
 
 impl McpHandler {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        McpHandler {
-            tools: Tools::new(shared),
+    /// The handler of a served server over `shared`.
+    pub(crate) fn of(shared: Arc<Shared>) -> Self {
+        Embedded {
+            tools: Tools::new(shared.clone()),
+            handler: Own { shared },
         }
     }
 
@@ -40,8 +44,9 @@ impl McpHandler {
 
     /// A handler for one request of stateless HTTP: its calls belong to no session.
     pub(crate) fn without_session(&self) -> Self {
-        McpHandler {
+        Embedded {
             tools: self.tools.clone().sessionless(),
+            handler: self.handler.clone(),
         }
     }
 
@@ -51,42 +56,12 @@ impl McpHandler {
     }
 }
 
-impl ServerHandler for McpHandler {
-    /// The answer every caller shares; `initialize` and `server/discover` add the
-    /// instructions written for the caller (see [`Tools::instructions`]).
+impl ServerHandler for Own {
+    /// The answer every caller shares; [`Embedded`] adds the tools' capabilities, and to
+    /// `initialize` and `server/discover` the instructions written for the caller (see
+    /// [`Tools::instructions`]).
     fn get_info(&self) -> ServerConfig {
-        self.tools.shared().info.clone()
-    }
-
-    async fn initialize(
-        &self,
-        request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<InitializeResult, ErrorData> {
-        self.tools.initialize(self, request, &context)
-    }
-
-    async fn discover(
-        &self,
-        context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, ErrorData> {
-        Ok(self.tools.discover(self, &context))
-    }
-
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        self.tools.list_tools(request, &context).await
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.tools.call_tool(request, &context).await
+        self.shared.info.clone()
     }
 
     /// The server's [`Resources`](super::Resources) for the caller, all on one page (they
@@ -96,7 +71,7 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        match &self.tools.shared().resources {
+        match &self.shared.resources {
             Some(resources) => Ok(ListResourcesResult::with_all_items(
                 resources.list(&caller_of(&context.extensions)),
             )),
@@ -109,7 +84,7 @@ impl ServerHandler for McpHandler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let Some(resources) = &self.tools.shared().resources else {
+        let Some(resources) = &self.shared.resources else {
             return Err(method_not_found("resources/read"));
         };
         match resources.read(&request.uri, &caller_of(&context.extensions)) {
@@ -124,42 +99,16 @@ impl ServerHandler for McpHandler {
         }
     }
 
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.get_tool(name)
-    }
+    /// Nothing beyond what [`Embedded`] does with the session (rmcp's default logs a line).
+    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {}
 
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.tools.on_initialized(&context);
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        self.tools.accepted_subscription_filter(requested)
-    }
-
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        self.tools.listen(context).await
-    }
-
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.tools.set_level(request.level);
-        Ok(())
-    }
-
+    /// A request that is not disco's: unknown, as rmcp answers one (its default hook gives
+    /// the bare method as the message).
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        match self.tools.custom_request(request, &context).await {
-            Ok(answer) => answer,
-            Err(other) => Err(method_not_found(&other.method)),
-        }
+        Err(method_not_found(&request.method))
     }
 }

@@ -342,7 +342,7 @@ pub(crate) fn router(
     let max_message_values = super::guard::message_values(max_argument_values);
     let cost = options.body_cost(max_argument_values);
     let budget = super::memory::Budget::new(options.request_memory_budget(max_argument_values));
-    let base = McpHandler::new(shared);
+    let base = McpHandler::of(shared);
     let sessions = Arc::new(Sessions::new(options.max_sessions));
     let stateless = options.stateless;
     // Stateless HTTP has no sessions: its calls are recorded without one (no sequence).

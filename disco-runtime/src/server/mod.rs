@@ -251,7 +251,7 @@ impl Server {
     /// Builds the catalog and the protocol handler without serving: for tests and for
     /// embedding in another transport.
     pub fn into_handler(self) -> Result<McpHandler, CatalogError> {
-        Ok(McpHandler::new(self.build_shared()?))
+        Ok(McpHandler::of(self.build_shared()?))
     }
 
     /// Builds the catalog and gives disco's tools as a service to embed in an rmcp server of
@@ -282,12 +282,9 @@ impl Server {
         let mut implementation =
             Implementation::new(server_name, self.version.unwrap_or(pkg_version));
         implementation.title = self.title;
+        // The tools capability is `Embedded`'s to add (see `handler.rs`).
         #[allow(deprecated)] // logging: deprecated by SEP-2577, still used by every client era
-        let mut capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .enable_logging()
-            .build();
+        let mut capabilities = ServerCapabilities::builder().enable_logging().build();
         if self.resources.is_some() {
             capabilities.resources = ServerCapabilities::builder()
                 .enable_resources()

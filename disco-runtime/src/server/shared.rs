@@ -17,6 +17,8 @@ use crate::tool::Caller;
 pub(crate) struct Shared {
     /// Swapped whole when the catalog is reloaded; each request reads one consistent version.
     pub(super) catalog: RwLock<Arc<Catalog>>,
+    /// The server's own `initialize` answer, without the tools capability (which
+    /// [`Embedded`](super::Embedded) adds) nor the caller's instructions.
     pub info: InitializeResult,
     pub page_size: usize,
     pub unknown_tool_as_result: bool,

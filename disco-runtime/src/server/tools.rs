@@ -1,6 +1,6 @@
 //! disco's tools as a service to embed in any rmcp `ServerHandler`: one method per hook the
-//! handler forwards. [`McpHandler`](super::McpHandler), the handler `serve_*` runs, is itself a
-//! thin `ServerHandler` over it.
+//! handler forwards. [`Embedded`](super::Embedded) forwards them for a user's handler and for
+//! [`McpHandler`](super::McpHandler), the handler `serve_*` runs.
 
 // logging/setLevel is deprecated by SEP-2577 but still sent by clients of every era.
 #![allow(deprecated)]
@@ -167,11 +167,6 @@ impl Tools {
     pub(crate) fn sessionless(mut self) -> Self {
         self.session = None;
         self
-    }
-
-    /// What every session shares (the `initialize` answer among it).
-    pub(super) fn shared(&self) -> &Shared {
-        &self.shared
     }
 
     /// `handler` with these tools: see [`Server::wrap`](super::Server::wrap).
