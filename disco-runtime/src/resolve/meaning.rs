@@ -295,14 +295,21 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
     target_words.iter().for_each(|w| apart.remove(w.as_ref()));
     for (j, word) in target_words.iter().enumerate() {
         let word = word.as_ref();
-        let others_len = target_len - char_len(word);
-        // Words of APIs compete only when opposed, as in `read_word`.
+        let word_len = char_len(word);
+        let others_len = target_len - word_len;
+        // Words of APIs compete only when opposed, as in `read_word`. They are within two
+        // edits of the word, so within two letters of its length: when no such length brings
+        // a spelling within `within` of the request's (a dropped or an extra word), the length
+        // test below would pass over each of them, and they are not looked for.
         let kept = rivals_of(word);
+        let apis_in_reach = request_len + within + 2 >= others_len + word_len
+            && request_len <= others_len + word_len + 2 + within;
+        let apis: &[&'static str] = if apis_in_reach { kept.apis() } else { &[] };
         let rivals = kept
             .opposed
             .iter()
             .map(String::as_str)
-            .chain(kept.apis().iter().copied());
+            .chain(apis.iter().copied());
         for rival in rivals {
             if request_len.abs_diff(others_len + char_len(rival)) > within {
                 continue;
