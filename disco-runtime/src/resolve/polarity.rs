@@ -3,6 +3,7 @@
 use std::sync::OnceLock;
 
 use super::vocab::{FAMILIES, SYNONYMS};
+use crate::text::edits::osa_within;
 use crate::text::hash::FastMap;
 use crate::text::lexicon;
 
@@ -512,7 +513,7 @@ pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
                 // (`dlete` is `delete` with a letter dropped, not a negated `lete`).
                 let typo = *plain_typo.get_or_insert_with(|| {
                     let longest = a.chars().count().max(b.chars().count());
-                    strsim::osa_distance(a, b) <= typo_allowance(longest)
+                    osa_within(a, b, typo_allowance(longest)).is_some()
                 });
                 if !typo {
                     best = Affixes::Opposed;
@@ -530,7 +531,7 @@ fn stems_within_typo(x: &str, lx: usize, y: &str, ly: usize) -> Option<usize> {
     if lx.abs_diff(ly) > allowance || letters_differ_by_more(x, y, allowance) {
         return None;
     }
-    Some(strsim::osa_distance(x, y)).filter(|&d| d <= allowance)
+    osa_within(x, y, allowance)
 }
 
 /// One word is the other with one or two letters put in front (`dactivate`/`activate`): an
@@ -691,7 +692,7 @@ fn affixes_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
             if distance == 1 {
                 let typo = *plain_typo.get_or_insert_with(|| {
                     let longest = a.chars().count().max(b.chars().count());
-                    strsim::osa_distance(a, b) <= typo_allowance(longest)
+                    osa_within(a, b, typo_allowance(longest)).is_some()
                 });
                 if !typo {
                     return true;

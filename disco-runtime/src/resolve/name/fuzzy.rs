@@ -11,7 +11,7 @@ use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
 use crate::resolve::meaning::{read_word, Reading, RequestWord};
 use crate::resolve::vocab::is_known_word;
-use crate::text::edits::each_char_deletion_hash;
+use crate::text::edits::{each_char_deletion_hash, osa_distance};
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::words::char_len;
 
@@ -86,7 +86,7 @@ impl NameIndex {
             let by_raw = if raw == stem {
                 by_stem
             } else {
-                let d_raw = strsim::osa_distance(raw, entry.0);
+                let d_raw = osa_distance(raw, entry.0);
                 read_word(&as_raw, entry.0, d_raw)
             };
             let reading = if by_raw == Reading::Opposed {
