@@ -102,28 +102,38 @@ impl NameIndex {
         }
     }
 
-    /// How many forms of visible tools the stems of `list` post, counted up to one past
-    /// `SCAN_LIMIT`: which word is rarest, and whether the second is scanned, must not depend
-    /// on hidden tools (a catalog's hidden part would otherwise decide what a caller's request
-    /// is corrected to). Counting stops past the limit, so a common word costs at most
-    /// `SCAN_LIMIT + 1` visibility checks.
+    /// How many forms of visible tools the stems of `list` post, counted up to one past `cap`
+    /// (at most `SCAN_LIMIT`): which word is rarest, and whether the second is scanned, must
+    /// not depend on hidden tools (a catalog's hidden part would otherwise decide what a
+    /// caller's request is corrected to). Counting stops past the cap, so a common word costs
+    /// at most `cap + 1` visibility checks.
     fn visible_postings(
         &self,
         list: &[(&str, u32, Kind)],
         visible: &dyn Fn(usize) -> bool,
+        cap: usize,
     ) -> usize {
+        let cap = cap.min(SCAN_LIMIT);
         let mut size = 0;
         for (word, _, _) in list {
             for &f in self.postings.get(*word).map_or(&[][..], Vec::as_slice) {
                 if visible(self.forms[f as usize].tool) {
                     size += 1;
-                    if size > SCAN_LIMIT {
+                    if size > cap {
                         return size;
                     }
                 }
             }
         }
         size
+    }
+
+    /// How many forms the stems of `list` post, visible or not: a bound on
+    /// `visible_postings`.
+    fn all_postings(&self, list: &[(&str, u32, Kind)]) -> usize {
+        list.iter()
+            .map(|(word, _, _)| self.postings.get(*word).map_or(0, Vec::len))
+            .sum()
     }
 
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
@@ -245,10 +255,10 @@ impl NameIndex {
         list
     }
 
-    /// The request's content words (all its words if it has none), rarest first: `(forms of
-    /// visible tools it reaches, word)`. A correctable candidate leaves at most one request
-    /// content word unmatched (fillers cost little), so it shares a word with one of the two
-    /// most specific content words.
+    /// The request's two rarest content words (of all its words if it has none), rarest
+    /// first: `(forms of visible tools it reaches, word)`. A correctable candidate leaves at
+    /// most one request content word unmatched (fillers cost little), so it shares a word with
+    /// one of the two most specific content words.
     fn rarest_first(
         &self,
         query: &Query,
@@ -263,12 +273,31 @@ impl NameIndex {
         } else {
             content
         };
-        let mut order: Vec<(usize, usize)> = selection
+        // Only the two rarest are used (`sharing_forms`), so a word's visible forms are
+        // counted only while it may still be one of them: the words are taken by how many
+        // forms they post at all (a bound on the visible ones), and once two are counted, a
+        // count stops past the second's. The two it keeps are counted exactly: the same two,
+        // in the same order, as counting every word to `SCAN_LIMIT`.
+        let mut by_bound: Vec<(usize, usize)> = selection
             .iter()
-            .map(|&i| (i, &expansions[i]))
-            .map(|(i, list)| (self.visible_postings(list, visible), i))
+            .map(|&i| (self.all_postings(&expansions[i]), i))
             .collect();
-        order.sort();
+        by_bound.sort_unstable();
+        let mut order: Vec<(usize, usize)> = Vec::with_capacity(3);
+        for (_, i) in by_bound {
+            let cap = if order.len() < 2 {
+                SCAN_LIMIT
+            } else {
+                order[1].0
+            };
+            let size = self.visible_postings(&expansions[i], visible, cap);
+            if order.len() == 2 && (size, i) > order[1] {
+                continue;
+            }
+            order.push((size, i));
+            order.sort_unstable();
+            order.truncate(2);
+        }
         order
     }
 
