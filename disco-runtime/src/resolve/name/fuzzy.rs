@@ -412,3 +412,65 @@ impl Scorer<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::NameEntry;
+    use super::*;
+
+    /// The two rarest request words, each counted only while it may still be one of them, are
+    /// the two that counting every word's visible forms to the scan limit and sorting gives:
+    /// generated catalogs of a few shared words (some posting more forms than the limit), a
+    /// random part of them hidden, requests of those words and of fillers.
+    #[test]
+    fn the_two_rarest_words_are_those_counting_every_word_gives() {
+        let words = ["get", "list", "file", "user", "repo", "with", "tool"];
+        let mut rng = fastrand::Rng::with_seed(0x2A_5EED);
+        let mut saturated = 0usize;
+        for _ in 0..30 {
+            let n = rng.usize(1..1500);
+            let name = |rng: &mut fastrand::Rng, most: usize| -> String {
+                (0..rng.usize(1..most))
+                    .map(|_| words[rng.usize(..words.len())])
+                    .collect::<Vec<_>>()
+                    .join("_")
+            };
+            let names: Vec<String> = (0..n).map(|_| name(&mut rng, 4)).collect();
+            let ix = NameIndex::new(names.iter().map(|name| NameEntry {
+                name,
+                aliases: &[],
+                destructive: false,
+            }));
+            let share = rng.usize(0..=4);
+            let hidden: Vec<bool> = (0..n).map(|_| rng.usize(..4) < share).collect();
+            let visible = |t: usize| !hidden[t];
+            for _ in 0..20 {
+                let query = Query::new(&name(&mut rng, 6));
+                let expansions: Vec<Vec<(&str, u32, Kind)>> = (0..query.stems.len())
+                    .map(|i| ix.expand(&query, i, &visible))
+                    .collect();
+                let got = ix.rarest_first(&query, &expansions, &visible);
+                let content: Vec<usize> = (0..query.stems.len())
+                    .filter(|&i| !is_filler(&query.stems[i]))
+                    .collect();
+                let selection: Vec<usize> = if content.is_empty() {
+                    (0..query.stems.len()).collect()
+                } else {
+                    content
+                };
+                let mut every: Vec<(usize, usize)> = selection
+                    .iter()
+                    .map(|&i| (ix.visible_postings(&expansions[i], &visible, SCAN_LIMIT), i))
+                    .collect();
+                every.sort_unstable();
+                saturated += usize::from(every.last().is_some_and(|w| w.0 > SCAN_LIMIT));
+                every.truncate(2);
+                assert_eq!(got, every, "{:?} among {n} tools", query.raw);
+            }
+        }
+        assert!(
+            saturated > 20,
+            "only {saturated} requests with a word past the limit"
+        );
+    }
+}
