@@ -20,7 +20,7 @@
 //! corrected, never suggested, never advised. A known word that is no form of W gives
 //! [`Reading::Word`]: suggested, never corrected.
 
-use super::polarity::{opposed, opposite_words};
+use super::polarity::{inflects, opposed, opposite_words};
 use super::vocab::{api_words, is_known_role, is_known_word};
 use crate::text::edits::{each_char_deletion_hash, each_deletion_hash, osa_within, LetterCounts};
 use crate::text::hash::FastMap;
@@ -229,9 +229,19 @@ pub(crate) fn read_word(request: &RequestWord<'_>, target: &str, d: usize) -> Re
             Reading::Word
         };
     }
+    // A catalog word that inflects the request's (`petalouses` of `petalous`) has the
+    // request's opposites for its own: none of them is a word the request misspells. Asked
+    // only of a request a rival comes close to (the lemmas are a lookup).
+    let rival = || {
+        if inflects(target, text) {
+            Reading::Typo
+        } else {
+            Reading::Opposed
+        }
+    };
     let close = |x: &str| osa_within(text, x, d).is_some();
     if rivals_of(target).opposed.iter().any(|x| close(x)) {
-        return Reading::Opposed;
+        return rival();
     }
     let other = |x: &str| x != target && !same_lemma(x, target);
     // A word of APIs shorter than the request does not compete: abbreviations are written on
@@ -247,7 +257,7 @@ pub(crate) fn read_word(request: &RequestWord<'_>, target: &str, d: usize) -> Re
         .iter()
         .any(|&(a, _)| other(a) && opposed(a, target))
     {
-        return Reading::Opposed;
+        return rival();
     }
     Reading::Typo
 }
@@ -285,14 +295,21 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
     target_words.iter().for_each(|w| apart.remove(w.as_ref()));
     for (j, word) in target_words.iter().enumerate() {
         let word = word.as_ref();
-        let others_len = target_len - char_len(word);
-        // Words of APIs compete only when opposed, as in `read_word`.
+        let word_len = char_len(word);
+        let others_len = target_len - word_len;
+        // Words of APIs compete only when opposed, as in `read_word`. They are within two
+        // edits of the word, so within two letters of its length: when no such length brings
+        // a spelling within `within` of the request's (a dropped or an extra word), the length
+        // test below would pass over each of them, and they are not looked for.
         let kept = rivals_of(word);
+        let apis_in_reach = request_len + within + 2 >= others_len + word_len
+            && request_len <= others_len + word_len + 2 + within;
+        let apis: &[&'static str] = if apis_in_reach { kept.apis() } else { &[] };
         let rivals = kept
             .opposed
             .iter()
             .map(String::as_str)
-            .chain(kept.apis().iter().copied());
+            .chain(apis.iter().copied());
         for rival in rivals {
             if request_len.abs_diff(others_len + char_len(rival)) > within {
                 continue;

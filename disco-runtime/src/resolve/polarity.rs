@@ -3,6 +3,7 @@
 use std::sync::OnceLock;
 
 use super::vocab::{FAMILIES, SYNONYMS};
+use crate::text::edits::osa_within;
 use crate::text::hash::FastMap;
 use crate::text::lexicon;
 
@@ -512,7 +513,7 @@ pub(crate) fn affixes_of(wa: Word<'_>, wb: Word<'_>) -> Affixes {
                 // (`dlete` is `delete` with a letter dropped, not a negated `lete`).
                 let typo = *plain_typo.get_or_insert_with(|| {
                     let longest = a.chars().count().max(b.chars().count());
-                    strsim::osa_distance(a, b) <= typo_allowance(longest)
+                    osa_within(a, b, typo_allowance(longest)).is_some()
                 });
                 if !typo {
                     best = Affixes::Opposed;
@@ -530,7 +531,7 @@ fn stems_within_typo(x: &str, lx: usize, y: &str, ly: usize) -> Option<usize> {
     if lx.abs_diff(ly) > allowance || letters_differ_by_more(x, y, allowance) {
         return None;
     }
-    Some(strsim::osa_distance(x, y)).filter(|&d| d <= allowance)
+    osa_within(x, y, allowance)
 }
 
 /// One word is the other with one or two letters put in front (`dactivate`/`activate`): an
@@ -691,7 +692,7 @@ fn affixes_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
             if distance == 1 {
                 let typo = *plain_typo.get_or_insert_with(|| {
                     let longest = a.chars().count().max(b.chars().count());
-                    strsim::osa_distance(a, b) <= typo_allowance(longest)
+                    osa_within(a, b, typo_allowance(longest)).is_some()
                 });
                 if !typo {
                     return true;
@@ -894,7 +895,10 @@ pub(crate) fn inflected_ids(word: &str) -> Option<Box<[u16]>> {
 /// (for `-y`), `-d`, `-ed`, `-ing`, with a doubled last letter undone or an `e` put back. A
 /// handful of suffix rules rather than a stemmer: a stemmer cuts `added` to `ad` and `create`
 /// to `creat`, so its stems would have to be matched against the table's stems, and it
-/// allocates for every word.
+/// allocates for every word. `-es` follows only a hissing sound or an `o` (`boxes`, `pushes`,
+/// `echoes`); after any other letter the `e` is the base's own and `-s` the inflection:
+/// `deles` is `dele` with `-s`, never `del` (`delete`) with `-es`, so it is no inflection of an
+/// opposite of `create`.
 fn inflection_bases(word: &str, mut f: impl FnMut(&str) -> bool) -> bool {
     if word.len() < 3 || !word.is_ascii() {
         return false;
@@ -912,6 +916,10 @@ fn inflection_bases(word: &str, mut f: impl FnMut(&str) -> bool) -> bool {
         let Some(base) = word.strip_suffix(suffix).filter(|b| b.len() >= 2) else {
             continue;
         };
+        if suffix == "es" && !takes_es(base) {
+            // The `e` put back would be `word` without `-s`: the rule for `-s` below.
+            continue;
+        }
         if f(base) {
             return true;
         }
@@ -927,6 +935,27 @@ fn inflection_bases(word: &str, mut f: impl FnMut(&str) -> bool) -> bool {
         }
     }
     false
+}
+
+/// Whether `word` may be read as a polarity prefix before a stem (`dedes` as `de` + `des`,
+/// `rebota` as `re` + `bota`): the generated names of the tests avoid those.
+#[cfg(test)]
+pub(crate) fn has_prefix_reading(word: &str) -> bool {
+    Polarity::of(word).len > 0
+}
+
+/// Whether `word` is a regular inflection of `base` (`petalouses` of `petalous`, `created` of
+/// `create`), as `inflected_ids` reads it: the opposites of `base` are then `word`'s own.
+pub(crate) fn inflects(word: &str, base: &str) -> bool {
+    word != base && inflection_bases(word, |b| b == base)
+}
+
+/// Whether a base ends in a hissing sound or an `o`, the endings English adds `-es` to
+/// (`box`, `buzz`, `pass`, `push`, `match`, `echo`); a doubled `z` or `s` is undone after.
+fn takes_es(base: &str) -> bool {
+    ["s", "x", "z", "ch", "sh", "o"]
+        .iter()
+        .any(|end| base.ends_with(end))
 }
 
 /// The opposites in a form that costs two lookups per word pair: every word of a pair (the

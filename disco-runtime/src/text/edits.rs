@@ -103,6 +103,13 @@ pub(crate) fn for_each_delete(w: &str, mut f: impl FnMut(u64)) {
     }
 }
 
+/// `strsim::osa_distance`, measured as `osa_within` measures: the common prefix and suffix cut
+/// first, the rest in rows on the stack (a word and its misspelling share most of their
+/// letters), strsim beyond what the rows hold.
+pub(crate) fn osa_distance(a: &str, b: &str) -> usize {
+    osa_within(a, b, usize::MAX).unwrap_or_else(|| strsim::osa_distance(a, b))
+}
+
 /// Rows of the bounded distance kept on the stack: longer differences go to strsim.
 const BOUNDED_MAX: usize = 128;
 

@@ -8,21 +8,28 @@ use serde_json::{json, Map, Value};
 use super::tests::{args, tool};
 use super::*;
 
-/// Syllables without the letters of negating words and affixes (`no`, `un`, `min`, `ex`):
-/// the generated names are close to one another by construction only.
+/// Syllables without the letters of negating words and affixes (`no`, `un`, `min`, `ex`),
+/// and words that do not start with the prefixes those letters still make (`de`, `re`): the
+/// generated names are close to one another by construction only. A key close to `dedo`
+/// and to its negation `dededo` is answered with neither (`resolve/meaning.rs`).
 const CONSONANTS: &[u8] = b"bdfgklprtvz";
 const VOWELS: &[u8] = b"aeiou";
 
 fn word(rng: &mut fastrand::Rng) -> String {
-    (0..rng.usize(2..4))
-        .flat_map(|_| {
-            [
-                CONSONANTS[rng.usize(..CONSONANTS.len())],
-                VOWELS[rng.usize(..VOWELS.len())],
-            ]
-        })
-        .map(char::from)
-        .collect()
+    loop {
+        let w: String = (0..rng.usize(2..4))
+            .flat_map(|_| {
+                [
+                    CONSONANTS[rng.usize(..CONSONANTS.len())],
+                    VOWELS[rng.usize(..VOWELS.len())],
+                ]
+            })
+            .map(char::from)
+            .collect();
+        if !crate::resolve::polarity::has_prefix_reading(&w) {
+            return w;
+        }
+    }
 }
 
 /// `words` as one key, in snake case or camel case.
@@ -63,11 +70,66 @@ struct Pair {
     a: Vec<String>,
     b: Vec<String>,
     key: Vec<String>,
+    /// The last word of the stem is a word of the tables with an `e` after it.
+    tabled: bool,
 }
 
-fn pair(rng: &mut fastrand::Rng) -> Pair {
-    let stem: Vec<String> = (0..rng.usize(1..3)).map(|_| word(rng)).collect();
+/// Words the tables oppose to others or class as synonyms (`del`, WordNet's `abaxial`) that
+/// are not known words themselves: before an `e` (`dele`, `deles`), the plural's letters hold
+/// the word, and a key that is the word (`tuvi_del`) is one edit from one field and two from
+/// the other. The plural is no inflection of the word: it is the other field's.
+fn table_words() -> Vec<&'static str> {
+    let mut words: Vec<&'static str> = crate::resolve::lexicon::opposed_pairs()
+        .flat_map(|(a, b)| [a, b])
+        .chain(
+            crate::resolve::vocab::SYNONYMS
+                .iter()
+                .flat_map(|&(a, b)| [a, b]),
+        )
+        .filter(|w| {
+            (3..=8).contains(&w.len())
+                && w.bytes().all(|c| c.is_ascii_lowercase())
+                && !w.ends_with('e')
+                && !crate::resolve::vocab::is_known_word(w)
+                && !crate::resolve::polarity::has_prefix_reading(w)
+        })
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// A pair none of whose words reads as a polarity prefix before a stem (`dedes` as `de` +
+/// `des`, see `word`).
+fn pair(rng: &mut fastrand::Rng, table: &[&str]) -> Pair {
+    loop {
+        let p = pair_once(rng, table);
+        if ![&p.a, &p.b, &p.key].iter().any(|words| {
+            words
+                .iter()
+                .any(|w| crate::resolve::polarity::has_prefix_reading(w))
+        }) {
+            return p;
+        }
+    }
+}
+
+fn pair_once(rng: &mut fastrand::Rng, table: &[&str]) -> Pair {
+    // Two different words: a key's word that is another word of the fields is a word, no
+    // misspelling (`vigu_vigu` is not `vigu_vigt`, `resolve/meaning.rs`).
+    let mut stem: Vec<String> = vec![word(rng)];
+    if rng.bool() {
+        let second = word(rng);
+        if second != stem[0] {
+            stem.push(second);
+        }
+    }
     let last = stem.len() - 1;
+    let tabled = !table.is_empty() && rng.usize(..4) == 0;
+    if tabled {
+        stem[last] = format!("{}e", table[rng.usize(..table.len())]);
+    }
+    let stem = stem;
     let with_last = |w: String| {
         let mut words = stem.clone();
         words[last] = w;
@@ -82,6 +144,7 @@ fn pair(rng: &mut fastrand::Rng) -> Pair {
                 a: stem.clone(),
                 b: with_last(edit(&plural, rng)),
                 key: with_last(plural),
+                tabled,
             }
         }
         // A name in `y`, its plural in `ies`, and the plural in `ys` (`querys`): the plural
@@ -92,6 +155,7 @@ fn pair(rng: &mut fastrand::Rng) -> Pair {
                 a: with_last(y.clone()),
                 b: with_last(format!("{}ies", &y[..y.len() - 1])),
                 key: with_last(format!("{y}s")),
+                tabled,
             }
         }
         // Two edits of the key: one edit from each.
@@ -99,7 +163,7 @@ fn pair(rng: &mut fastrand::Rng) -> Pair {
             let key = stem.clone();
             let a = with_last(edit(&stem[last], rng));
             let b = with_last(edit(&stem[last], rng));
-            Pair { a, b, key }
+            Pair { a, b, key, tabled }
         }
         // A name and its plural, and the name with its last letter dropped: one edit from
         // the name, two from the plural (which takes seven letters or more to be close).
@@ -110,6 +174,7 @@ fn pair(rng: &mut fastrand::Rng) -> Pair {
                 a: stem.clone(),
                 b: with_last(format!("{}s", stem[last])),
                 key: with_last(shorter),
+                tabled,
             }
         }
         // A name and its plural, and a key one edit from the plural, not a plural itself.
@@ -120,6 +185,7 @@ fn pair(rng: &mut fastrand::Rng) -> Pair {
                 a: stem.clone(),
                 b: with_last(plural),
                 key,
+                tabled,
             }
         }
     }
@@ -150,18 +216,33 @@ fn close_fields(message: &str, key: &str) -> Option<String> {
 }
 
 /// Generated tool shapes: a key close to two fields (one edit from each, or a plural and a
-/// typo), any subset of the fields sent, at the top level or inside an object: the call is
-/// never repaired into either field, and its error names both.
+/// typo), any subset of the fields sent, at the top level or inside an object, a word of the
+/// tables in a quarter of them: the call is never repaired into either field, and its error
+/// names both. Several seeds: a shape the generator makes rarely is met under one of them.
 #[test]
 fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
-    let mut rng = fastrand::Rng::with_seed(0x0C10_5E70);
+    let table = table_words();
+    assert!(table.contains(&"del") && table.len() > 100, "{table:?}");
+    for seed in [0x0C10_5E70, 0x5EED_0281, 0xDE1E_5000] {
+        close_to_two_fields(seed, &table);
+    }
+}
+
+/// One seed's cases of the rule above.
+fn close_to_two_fields(seed: u64, table: &[&str]) {
+    let mut rng = fastrand::Rng::with_seed(seed);
     let (mut checked, mut with_alias, mut boolean_not_switched) = (0usize, 0usize, 0usize);
+    let mut tabled = 0usize;
     for case in 0..4000 {
-        let p = pair(&mut rng);
+        let p = pair(&mut rng, table);
         let camel = rng.bool();
         let (a, b) = (key_of(&p.a, camel), key_of(&p.b, camel));
         let key = key_of(&p.key, rng.bool());
-        let others: Vec<String> = (0..rng.usize(0..4)).map(|_| word(&mut rng)).collect();
+        // Other fields of other words than the key's, for the same reason.
+        let others: Vec<String> = (0..rng.usize(0..4))
+            .map(|_| word(&mut rng))
+            .filter(|w| !p.key.contains(w))
+            .collect();
         let names: Vec<&String> = [&a, &b].into_iter().chain(&others).collect();
         let norms: Vec<String> = names.iter().map(|n| normalise_key(n)).collect();
         // Names that are one name in another spelling, or a key that is: not this rule's case.
@@ -269,7 +350,7 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
                     .is_some_and(|p| p.schema().get("type").is_some())
             });
         let why = format!(
-            "case {case}: {arguments:?} for {}",
+            "seed {seed:#x} case {case}: {arguments:?} for {}",
             Value::Object(properties)
         );
         let message = match prepare(&t, arguments, Repair::Safe) {
@@ -291,8 +372,12 @@ fn a_key_close_to_two_fields_is_repaired_into_neither_and_names_both() {
         checked += 1;
         with_alias += usize::from(typed_alias);
         boolean_not_switched += usize::from(not_switched);
+        tabled += usize::from(p.tabled);
     }
-    assert!(checked > 2000, "only {checked} cases");
+    assert!(
+        checked > 2000 && tabled > 400,
+        "only {checked} cases, {tabled} with a word of the tables"
+    );
     assert!(
         with_alias > 300 && boolean_not_switched > 300,
         "{with_alias} cases with a typed aliased field, {boolean_not_switched} with a boolean close to a \
@@ -484,4 +569,50 @@ fn an_alias_close_to_a_key_is_named_with_its_field() {
         ),
         "{message}"
     );
+}
+
+/// The case the generator found: `tuvi_del` beside `tuviDele` (one edit) and `tuviDeles` (two
+/// edits, and the plural of the first), in every spelling of the key, with each subset of the
+/// two sent, at the top level and inside an object: close to both, repaired into neither.
+#[test]
+fn tuvi_del_beside_tuvi_dele_and_tuvi_deles() {
+    let (a, b) = ("tuviDele", "tuviDeles");
+    for key in ["tuvi_del", "tuviDel", "tuvidel", "tuvi-del", "TuviDel"] {
+        for sent in [
+            json!({}),
+            json!({a: "x"}),
+            json!({b: "x"}),
+            json!({a: "x", b: "y"}),
+        ] {
+            let mut sent = args(sent);
+            sent.insert(key.into(), json!("z"));
+            let fields = json!({
+                "type": "object",
+                "properties": {a: {"type": "string"}, b: {"type": "string"}}
+            });
+            let nested = tool(json!({
+                "type": "object",
+                "properties": {"options": fields, "id": {"type": "string"}},
+                "required": ["options"]
+            }));
+            for (t, arguments, prefix) in [
+                (tool(fields.clone()), sent.clone(), ""),
+                (
+                    nested,
+                    args(json!({"options": Value::Object(sent.clone()), "id": "x"})),
+                    "options.",
+                ),
+            ] {
+                let message =
+                    prepare(&t, arguments, Repair::Safe).expect_err(&format!("{sent:?} repaired"));
+                assert!(
+                    message.contains(&format!(
+                        "`{prefix}{key}` is close to both `{prefix}{a}` and `{prefix}{b}`, none \
+                         clearly closer"
+                    )),
+                    "{prefix}{sent:?}: {message}"
+                );
+            }
+        }
+    }
 }

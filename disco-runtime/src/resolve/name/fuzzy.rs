@@ -11,7 +11,7 @@ use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
 use crate::resolve::meaning::{read_word, Reading, RequestWord};
 use crate::resolve::vocab::is_known_word;
-use crate::text::edits::each_char_deletion_hash;
+use crate::text::edits::{each_char_deletion_hash, osa_distance};
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::words::char_len;
 
@@ -86,7 +86,7 @@ impl NameIndex {
             let by_raw = if raw == stem {
                 by_stem
             } else {
-                let d_raw = strsim::osa_distance(raw, entry.0);
+                let d_raw = osa_distance(raw, entry.0);
                 read_word(&as_raw, entry.0, d_raw)
             };
             let reading = if by_raw == Reading::Opposed {
@@ -102,28 +102,38 @@ impl NameIndex {
         }
     }
 
-    /// How many forms of visible tools the stems of `list` post, counted up to one past
-    /// `SCAN_LIMIT`: which word is rarest, and whether the second is scanned, must not depend
-    /// on hidden tools (a catalog's hidden part would otherwise decide what a caller's request
-    /// is corrected to). Counting stops past the limit, so a common word costs at most
-    /// `SCAN_LIMIT + 1` visibility checks.
+    /// How many forms of visible tools the stems of `list` post, counted up to one past `cap`
+    /// (at most `SCAN_LIMIT`): which word is rarest, and whether the second is scanned, must
+    /// not depend on hidden tools (a catalog's hidden part would otherwise decide what a
+    /// caller's request is corrected to). Counting stops past the cap, so a common word costs
+    /// at most `cap + 1` visibility checks.
     fn visible_postings(
         &self,
         list: &[(&str, u32, Kind)],
         visible: &dyn Fn(usize) -> bool,
+        cap: usize,
     ) -> usize {
+        let cap = cap.min(SCAN_LIMIT);
         let mut size = 0;
         for (word, _, _) in list {
             for &f in self.postings.get(*word).map_or(&[][..], Vec::as_slice) {
                 if visible(self.forms[f as usize].tool) {
                     size += 1;
-                    if size > SCAN_LIMIT {
+                    if size > cap {
                         return size;
                     }
                 }
             }
         }
         size
+    }
+
+    /// How many forms the stems of `list` post, visible or not: a bound on
+    /// `visible_postings`.
+    fn all_postings(&self, list: &[(&str, u32, Kind)]) -> usize {
+        list.iter()
+            .map(|(word, _, _)| self.postings.get(*word).map_or(0, Vec::len))
+            .sum()
     }
 
     /// Scores every visible form that shares a word (as written, misspelled or synonymous)
@@ -245,10 +255,10 @@ impl NameIndex {
         list
     }
 
-    /// The request's content words (all its words if it has none), rarest first: `(forms of
-    /// visible tools it reaches, word)`. A correctable candidate leaves at most one request
-    /// content word unmatched (fillers cost little), so it shares a word with one of the two
-    /// most specific content words.
+    /// The request's two rarest content words (of all its words if it has none), rarest
+    /// first: `(forms of visible tools it reaches, word)`. A correctable candidate leaves at
+    /// most one request content word unmatched (fillers cost little), so it shares a word with
+    /// one of the two most specific content words.
     fn rarest_first(
         &self,
         query: &Query,
@@ -263,12 +273,31 @@ impl NameIndex {
         } else {
             content
         };
-        let mut order: Vec<(usize, usize)> = selection
+        // Only the two rarest are used (`sharing_forms`), so a word's visible forms are
+        // counted only while it may still be one of them: the words are taken by how many
+        // forms they post at all (a bound on the visible ones), and once two are counted, a
+        // count stops past the second's. The two it keeps are counted exactly: the same two,
+        // in the same order, as counting every word to `SCAN_LIMIT`.
+        let mut by_bound: Vec<(usize, usize)> = selection
             .iter()
-            .map(|&i| (i, &expansions[i]))
-            .map(|(i, list)| (self.visible_postings(list, visible), i))
+            .map(|&i| (self.all_postings(&expansions[i]), i))
             .collect();
-        order.sort();
+        by_bound.sort_unstable();
+        let mut order: Vec<(usize, usize)> = Vec::with_capacity(3);
+        for (_, i) in by_bound {
+            let cap = if order.len() < 2 {
+                SCAN_LIMIT
+            } else {
+                order[1].0
+            };
+            let size = self.visible_postings(&expansions[i], visible, cap);
+            if order.len() == 2 && (size, i) > order[1] {
+                continue;
+            }
+            order.push((size, i));
+            order.sort_unstable();
+            order.truncate(2);
+        }
         order
     }
 
@@ -381,5 +410,67 @@ impl Scorer<'_, '_> {
             let threshold = (b + MARGIN).max(costs.get(MAX_SUGGESTIONS - 1).map_or(0, |c| c.0));
             (threshold, SUGGESTION_SCAN)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::NameEntry;
+    use super::*;
+
+    /// The two rarest request words, each counted only while it may still be one of them, are
+    /// the two that counting every word's visible forms to the scan limit and sorting gives:
+    /// generated catalogs of a few shared words (some posting more forms than the limit), a
+    /// random part of them hidden, requests of those words and of fillers.
+    #[test]
+    fn the_two_rarest_words_are_those_counting_every_word_gives() {
+        let words = ["get", "list", "file", "user", "repo", "with", "tool"];
+        let mut rng = fastrand::Rng::with_seed(0x2A_5EED);
+        let mut saturated = 0usize;
+        for _ in 0..30 {
+            let n = rng.usize(1..1500);
+            let name = |rng: &mut fastrand::Rng, most: usize| -> String {
+                (0..rng.usize(1..most))
+                    .map(|_| words[rng.usize(..words.len())])
+                    .collect::<Vec<_>>()
+                    .join("_")
+            };
+            let names: Vec<String> = (0..n).map(|_| name(&mut rng, 4)).collect();
+            let ix = NameIndex::new(names.iter().map(|name| NameEntry {
+                name,
+                aliases: &[],
+                destructive: false,
+            }));
+            let share = rng.usize(0..=4);
+            let hidden: Vec<bool> = (0..n).map(|_| rng.usize(..4) < share).collect();
+            let visible = |t: usize| !hidden[t];
+            for _ in 0..20 {
+                let query = Query::new(&name(&mut rng, 6));
+                let expansions: Vec<Vec<(&str, u32, Kind)>> = (0..query.stems.len())
+                    .map(|i| ix.expand(&query, i, &visible))
+                    .collect();
+                let got = ix.rarest_first(&query, &expansions, &visible);
+                let content: Vec<usize> = (0..query.stems.len())
+                    .filter(|&i| !is_filler(&query.stems[i]))
+                    .collect();
+                let selection: Vec<usize> = if content.is_empty() {
+                    (0..query.stems.len()).collect()
+                } else {
+                    content
+                };
+                let mut every: Vec<(usize, usize)> = selection
+                    .iter()
+                    .map(|&i| (ix.visible_postings(&expansions[i], &visible, SCAN_LIMIT), i))
+                    .collect();
+                every.sort_unstable();
+                saturated += usize::from(every.last().is_some_and(|w| w.0 > SCAN_LIMIT));
+                every.truncate(2);
+                assert_eq!(got, every, "{:?} among {n} tools", query.raw);
+            }
+        }
+        assert!(
+            saturated > 20,
+            "only {saturated} requests with a word past the limit"
+        );
     }
 }

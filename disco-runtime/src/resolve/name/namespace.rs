@@ -23,6 +23,7 @@ use super::fuzzy::FuzzyCandidates;
 use super::query::Query;
 use super::{visible_tools, NameIndex, MAX_NAME_LEN};
 use crate::resolve::polarity::{typo_allowance, typo_possible};
+use crate::text::edits::osa_within;
 use crate::text::hash::FastMap;
 use crate::text::words::{char_len, singular, split_words};
 
@@ -215,7 +216,7 @@ fn spelled_like(asked: &str, own: &str) -> bool {
     let (a, b) = (char_len(asked), char_len(own));
     let allowance = typo_allowance(a.max(b));
     a.abs_diff(b) <= allowance
-        && strsim::osa_distance(asked, own) <= allowance
+        && osa_within(asked, own, allowance).is_some()
         && typo_possible(asked, own)
 }
 

@@ -10,6 +10,7 @@
 use super::index::Form;
 use super::query::Query;
 use crate::resolve::polarity::{typo_allowance, typo_possible};
+use crate::text::edits::osa_within;
 use crate::text::words::{char_len, singular};
 
 /// Words that relate the words on their two sides: which way a conversion, a copy or a move
@@ -228,7 +229,7 @@ fn pair_words<S: AsRef<str>>(stems: &[S], form: &Form) -> Vec<(usize, usize)> {
             let allowance = typo_allowance(char_len(a).max(char_len(b)));
             allowance > 0
                 && char_len(a).abs_diff(char_len(b)) <= allowance
-                && strsim::osa_distance(a, b) <= allowance
+                && osa_within(a, b, allowance).is_some()
                 && typo_possible(a, b)
         };
         if let Some(j) = (0..form.stems.len()).find(|&j| !used[j] && typo(j)) {
