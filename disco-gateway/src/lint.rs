@@ -474,6 +474,18 @@ mod tests {
         }
     }
 
+    /// The catalog lint's findings on a catalog of `tools` (a JSON array of tool entries),
+    /// with search on, as the gateway serves it.
+    fn lint_of(tools: &serde_json::Value) -> Vec<lint::Finding> {
+        let provider = JsonCatalogProvider::from_value(tools).expect("a catalog");
+        let catalog = Catalog::builder()
+            .provider(provider)
+            .search(disco_runtime::catalog::SearchOptions::default().enabled(true))
+            .from_inventory()
+            .expect("a catalog");
+        lint::lint(&catalog, &LintOptions::default())
+    }
+
     /// On a catalog of a server's tool and disco's own: the server's tool's findings are the
     /// operator's, disco's own keep their author's advice, and each has its summary line.
     #[test]
@@ -487,13 +499,7 @@ mod tests {
             {"name": "own_notes", "description": "Notes.",
              "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
         ]);
-        let provider = JsonCatalogProvider::from_value(&tools).expect("a catalog");
-        let catalog = Catalog::builder()
-            .provider(provider)
-            .search(disco_runtime::catalog::SearchOptions::default().enabled(true))
-            .from_inventory()
-            .expect("a catalog");
-        let raw = lint::lint(&catalog, &LintOptions::default());
+        let raw = lint_of(&tools);
         assert!(
             raw.iter().any(|f| f.fix.contains("# Arguments")),
             "the catalog's own advice is an author's: {raw:#?}"
@@ -551,14 +557,7 @@ mod tests {
     /// `#[mcp_tool]` functions (the library's words for its authors).
     #[test]
     fn an_empty_catalog_is_servers_that_listed_nothing() {
-        let provider =
-            JsonCatalogProvider::from_value(&serde_json::json!([])).expect("an empty catalog");
-        let catalog = Catalog::builder()
-            .provider(provider)
-            .search(disco_runtime::catalog::SearchOptions::default().enabled(true))
-            .from_inventory()
-            .expect("a catalog");
-        let raw = lint::lint(&catalog, &LintOptions::default());
+        let raw = lint_of(&serde_json::json!([]));
         let empty = |f: &&Finding| f.code == "catalog-empty";
         let found = for_operator(raw, &|_: &str| None);
         let finding = found
