@@ -646,6 +646,7 @@ fn server(
                     ("env_http_headers", s.env_http_headers.is_some()),
                     ("bearer_token_env_var", s.bearer_token_env_var.is_some()),
                     ("oauth", s.oauth.is_some()),
+                    ("scopes", s.scopes.is_some()),
                 ],
             )?;
             let args = s.args.as_ref().map(|a| a.0.as_slice()).unwrap_or_default();
@@ -718,6 +719,13 @@ fn server(
                     oauth
                 }
             };
+            // Codex's `scopes`: the server signs in with OAuth (`codex mcp login`), as here.
+            if let (None, Some(scopes)) = (&oauth, &s.scopes) {
+                oauth = Some(OAuthConfig {
+                    scopes: scopes.0.clone(),
+                    ..OAuthConfig::default()
+                });
+            }
             if oauth.is_some() {
                 // Each is a different identity upstream: the caller's own token, or the user
                 // who signed in; the gateway cannot send both.

@@ -374,6 +374,7 @@ fn entry(format: Format, key: &str) -> String {
         "env_http_headers" => (true, r#"{"X": "TOKEN"}"#.into()),
         "bearer_token_env_var" => (true, r#""TOKEN""#.into()),
         "forwardToken" | "oauth" => (true, "true".into()),
+        "scopes" => (true, r#"["read"]"#.into()),
         "disabled" => (false, "false".into()),
         "enabled" => (false, "true".into()),
         // A key the gateway leaves out: its value is not read.

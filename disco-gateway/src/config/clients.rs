@@ -176,7 +176,8 @@ const TIMEOUT: &str =
     "the gateway's own timeouts are `disco.callTimeoutMs` and `disco.startupTimeoutMs`";
 const TOOLS: &str =
     "to hide a server's tools from callers, give them `disco.tokens` with the tools they may see";
-const OAUTH: &str = "the gateway sends the static `headers` only";
+const OAUTH: &str = "the gateway signs in with OAuth as `oauth` says (`disco-gateway login`) \
+                     or sends the static `headers`";
 const SANDBOX: &str = "the gateway runs its servers in no sandbox of its own";
 const APPROVAL: &str = "the gateway asks no one before a call: its callers' clients do";
 
@@ -244,8 +245,12 @@ const TOML_USE: &[(&str, Use)] = &[
     ("tool_timeout_sec", Use::Ignored(TIMEOUT)),
     ("enabled_tools", Use::Ignored(TOOLS)),
     ("disabled_tools", Use::Ignored(TOOLS)),
-    ("scopes", Use::Ignored(OAUTH)),
-    ("oauth_resource", Use::Ignored(OAUTH)),
+    // Codex signs in with OAuth to a server that has `scopes`: the gateway does too.
+    ("scopes", Use::Read),
+    (
+        "oauth_resource",
+        Use::Ignored("the gateway asks for the server's own resource (RFC 8707)"),
+    ),
     ("default_tools_approval_mode", Use::Ignored(APPROVAL)),
     ("tools", Use::Ignored(APPROVAL)),
     (

@@ -102,6 +102,11 @@ pub(super) struct Server {
     /// Codex: the environment variable whose value is sent as `Authorization: Bearer ...`.
     #[serde(rename = "bearer_token_env_var", default, deserialize_with = "present")]
     pub(super) bearer_token_env_var: Option<Text>,
+    /// Codex: the scopes `codex mcp login` asks for. The server signs in with OAuth
+    /// (`disco-gateway login`), asking for these; an empty list asks for those the server
+    /// advertises.
+    #[serde(default, deserialize_with = "present")]
+    pub(super) scopes: Option<Strings>,
     /// OAuth instead of static headers: `true`, `false` or an object, read by `oauth.rs`.
     #[serde(default)]
     pub(super) oauth: Option<Value>,

@@ -194,3 +194,67 @@ fn oauth_is_for_url_servers_only() {
     let e = refused(r#"{"command": "x", "oauth": true}"#);
     assert_eq!(e.key, "mcpServers.remote.oauth");
 }
+
+/// Codex's TOML: a server with `scopes` signs in with OAuth (`codex mcp login`), and so it does
+/// behind the gateway, asking for those scopes (an empty list: those the server advertises); a
+/// server without them sends its static headers; `scopes` on a stdio server is refused, and
+/// Codex's `oauth_resource` is left out with a warning naming it.
+#[test]
+fn codex_scopes_sign_in_with_oauth() {
+    let codex = |table: &str| {
+        let text = format!("[mcp_servers.remote]\n{table}\n");
+        let origin = Origin {
+            format: Format::Toml,
+            ..Origin::default()
+        };
+        Config::read(&text, &vars, origin)
+    };
+    let oauth = |table: &str| match codex(table)
+        .unwrap_or_else(|e| panic!("{table}: {e}"))
+        .servers[0]
+        .transport
+        .clone()
+    {
+        Transport::Http { oauth, .. } => oauth,
+        Transport::Stdio { .. } => panic!("{table}: not a URL server"),
+    };
+    let url = r#"url = "https://mcp.example.com/mcp""#;
+    let scopes = |list: &[&str]| OAuthConfig {
+        scopes: list.iter().map(|s| s.to_string()).collect(),
+        ..OAuthConfig::default()
+    };
+    assert!(oauth(url).is_none());
+    assert!(oauth(&format!("{url}\nscopes = []")) == Some(scopes(&[])));
+    assert!(
+        oauth(&format!("{url}\nscopes = [\"read\", \"write\"]"))
+            == Some(scopes(&["read", "write"]))
+    );
+    // A bearer token in the file is what Codex sends too: the sign-in is left out, said.
+    let both = format!("{url}\nscopes = [\"read\"]\nbearer_token_env_var = \"SECRET\"");
+    assert!(oauth(&both).is_none());
+    let said = codex(&both).expect("read").warnings;
+    assert!(
+        said.iter().any(|w| w.key == "mcp_servers.remote.oauth"),
+        "{:?}",
+        said.iter().map(|w| &w.message).collect::<Vec<_>>()
+    );
+    let resource = codex(&format!(
+        "{url}\nscopes = []\noauth_resource = \"https://x\""
+    ))
+    .expect("read")
+    .warnings;
+    assert!(
+        resource
+            .iter()
+            .any(|w| w.key.ends_with("oauth_resource") && w.message.contains("RFC 8707")),
+        "{:?}",
+        resource.iter().map(|w| &w.message).collect::<Vec<_>>()
+    );
+    let e = codex("command = \"npx\"\nscopes = [\"read\"]")
+        .err()
+        .expect("scopes on a stdio server is refused");
+    assert!(e.to_string().contains("scopes"), "{e}");
+    for bad in ["scopes = \"read\"", "scopes = [1]"] {
+        assert!(codex(&format!("{url}\n{bad}")).is_err(), "{bad}");
+    }
+}
