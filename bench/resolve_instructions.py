@@ -14,10 +14,9 @@ is the catalog and index build of the whole process.
 import argparse
 import json
 import os
-import re
-import subprocess
-import sys
 import tempfile
+
+from eval_callgrind import instructions
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 NAMES = os.path.join(ROOT, "tests", "corpus", "names")
@@ -30,18 +29,6 @@ GROUPS = {
     "must not be corrected: opposite, other object, foreign tool, relational swap": [
         "opposite", "other_object", "foreign_tool", "relational_swap"],
 }
-
-
-def instructions(binary, catalog, cases):
-    out = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, "resolve",
-         "--catalog", catalog, "--cases", cases, "--quiet"],
-        capture_output=True, text=True, check=False)
-    m = re.search(r"Collected : (\d+)", out.stderr)
-    # callgrind prints a total for a run that failed too: that would measure the error path.
-    if out.returncode != 0 or not m:
-        sys.exit(f"{binary}: no callgrind total (exit {out.returncode}):\n{out.stderr[-2000:]}")
-    return int(m.group(1))
 
 
 def main():
@@ -66,7 +53,8 @@ def main():
             with open(files[g], "w") as f:
                 f.writelines(rows)
             counts[g] = len(rows)
-        totals = {e: {g: instructions(e, a.catalog, p) for g, p in files.items()} for e in a.evals}
+        totals = {e: {g: instructions(e, "resolve", a.catalog, p) for g, p in files.items()}
+                  for e in a.evals}
     names = [os.path.basename(e) for e in a.evals]
     print("| cases | " + " | ".join(names) + " | " +
           " | ".join(f"{n} / {names[0]}" for n in names[1:]) + " |")
