@@ -1,5 +1,5 @@
 //! The configuration file followed while the gateway serves: read again when its contents
-//! change (checked every second) or on SIGHUP, and its servers handed to [`Hub::reload`]
+//! change (checked every second) or on SIGHUP, and its servers handed to [`Hub::reload`](crate::upstream::Hub::reload)
 //! (upstream/reload.rs). A reading that fails keeps the running configuration, and the log
 //! says why, naming the key (the configuration's errors carry its JSON path).
 

@@ -20,7 +20,7 @@
 //! The encoding is prometheus-client's (the Prometheus project's Rust client): its families,
 //! histogram buckets and the format's layout, which a hand-written exposition would have to get
 //! right again. It writes label values as given, so the values from outside (server and tool
-//! names) are escaped here first ([`label`]).
+//! names) are escaped here first (`label`).
 
 use std::collections::HashSet;
 use std::sync::Mutex;

@@ -116,7 +116,7 @@ pub(super) fn expand(
 }
 
 /// VS Code's predefined variables that a server's entry may use (its variables reference,
-/// https://code.visualstudio.com/docs/reference/variables-reference; Cursor reads them too):
+/// <https://code.visualstudio.com/docs/reference/variables-reference>; Cursor reads them too):
 /// `${userHome}` is `HOME`; `${workspaceFolder}` the gateway's working directory (the folder
 /// the client starts it in), `${workspaceFolderBasename}` its last name; `${pathSeparator}`
 /// and `${/}` the platform's separator. Another of VS Code's forms (`${config:NAME}`,

@@ -605,7 +605,7 @@ fn misspelt(format: Format, key: &str) -> Option<&'static str> {
         .map(|(_, k)| k)
 }
 
-/// Gemini CLI's `mcp` settings (https://geminicli.com/docs/tools/mcp-server/): the
+/// Gemini CLI's `mcp` settings (<https://geminicli.com/docs/tools/mcp-server/>): the
 /// servers it starts, by name, `excluded` over `allowed`; its other keys are its own.
 #[derive(serde::Deserialize)]
 struct Mcp {

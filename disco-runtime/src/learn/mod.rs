@@ -11,7 +11,7 @@
 //! The [`learner`] turns the events into candidate aliases and keywords, each with the
 //! distinct callers and sessions behind it and the safety rules applied; [`report`] prints
 //! them ready to paste. Events live in an [`EventStore`]: [`MemoryStore`], or a SQLite file
-//! ([`SqliteStore`], feature `learning`) capped in size and expired after 30 days, or one
+//! (`SqliteStore`, feature `learning`) capped in size and expired after 30 days, or one
 //! PostgreSQL database a fleet of processes shares (`PostgresStore`, feature
 //! `learning-postgres`), with the same bounds.
 

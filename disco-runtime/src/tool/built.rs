@@ -99,7 +99,7 @@ impl PartialEq for ParamInfo {
 /// One tool of the catalog, with everything computed once at build time. Made by the
 /// catalog only, and read through its methods, so that how it is kept can change.
 ///
-/// `H` is how it runs: a [`ToolHandler`] for the catalog's tools, a [`MetaKind`] for its
+/// `H` is how it runs: a `ToolHandler` for the catalog's tools, a `MetaKind` for its
 /// meta-tools (`tool_search`, `execute_tool`), so that neither can reach the other's runner.
 pub struct CatalogTool<H = ToolHandler> {
     /// The published name, which calls resolve to.
