@@ -17,6 +17,20 @@ fn settings() -> Value {
     json!({"namespace": ".", "startupTimeoutMs": 10000, "callTimeoutMs": 15000})
 }
 
+/// Three callers' bearer tokens, one distinct caller each (`ada`, `bo`, `cy`).
+const TOKENS: [&str; 3] = ["tok-ada-7f31", "tok-bo-0c9e", "tok-cy-d4a2"];
+
+/// [`settings`] with [`TOKENS`] as `disco.tokens`, each its own caller.
+fn settings_with_callers() -> Value {
+    let mut disco = settings();
+    disco["tokens"] = json!([
+        {"token": TOKENS[0], "caller": "ada"},
+        {"token": TOKENS[1], "caller": "bo"},
+        {"token": TOKENS[2], "caller": "cy"},
+    ]);
+    disco
+}
+
 /// `disco-gateway report --config <the test's configuration> ARGS...`: its output, or the
 /// failure with its errors.
 fn report(dir: &Dir, ups: &[harness::Up], args: &[&str]) -> String {
@@ -116,14 +130,9 @@ fn a_learning_gateway_records_reports_and_forgets() {
 fn a_learning_gateway_uses_what_three_callers_taught_while_serving() {
     let dir = Dir::new("learning-online");
     let ups = [up("shifty", "shifty")];
-    let mut disco = settings();
-    disco["tokens"] = json!([
-        {"token": "tok-ada-7f31", "caller": "ada"},
-        {"token": "tok-bo-0c9e", "caller": "bo"},
-        {"token": "tok-cy-d4a2", "caller": "cy"},
-    ]);
+    let disco = settings_with_callers();
     let gw = harness::HttpGateway::start_with(&dir, &ups, disco, &["--learn-every", "1"]);
-    let callers: Vec<harness::HttpClient> = ["tok-ada-7f31", "tok-bo-0c9e", "tok-cy-d4a2"]
+    let callers: Vec<harness::HttpClient> = TOKENS
         .iter()
         .map(|token| harness::HttpClient::connect_with_session(&gw.url, token))
         .collect();
@@ -216,12 +225,7 @@ fn a_fleet_of_gateways_learns_together_through_postgres() {
             .arg(format!("CREATE SCHEMA {schema}")),
     );
     let ups = [up("shifty", "shifty")];
-    let mut disco = settings();
-    disco["tokens"] = json!([
-        {"token": "tok-ada-7f31", "caller": "ada"},
-        {"token": "tok-bo-0c9e", "caller": "bo"},
-        {"token": "tok-cy-d4a2", "caller": "cy"},
-    ]);
+    let mut disco = settings_with_callers();
     disco["learning"] = json!({
         "postgres": format!("host={socket} user={user} dbname=postgres options=-csearch_path={schema}")
     });
@@ -234,14 +238,14 @@ fn a_fleet_of_gateways_learns_together_through_postgres() {
         assert!(unknown && text.contains("Unknown tool"), "{text}");
         assert_eq!(caller.call("shifty.peek"), ("shifty:peek:{}".into(), false));
     };
-    teach(&a, "tok-ada-7f31", "view_thing");
-    teach(&b, "tok-ada-7f31", "view_thing");
-    teach(&b, "tok-bo-0c9e", "view_thing");
-    teach(&a, "tok-ada-7f31", "inspect_item");
-    teach(&a, "tok-bo-0c9e", "inspect_item");
-    teach(&b, "tok-cy-d4a2", "inspect_item");
+    teach(&a, TOKENS[0], "view_thing");
+    teach(&b, TOKENS[0], "view_thing");
+    teach(&b, TOKENS[1], "view_thing");
+    teach(&a, TOKENS[0], "inspect_item");
+    teach(&a, TOKENS[1], "inspect_item");
+    teach(&b, TOKENS[2], "inspect_item");
     for gw in [&b, &a] {
-        let caller = harness::HttpClient::connect_with_session(&gw.url, "tok-cy-d4a2");
+        let caller = harness::HttpClient::connect_with_session(&gw.url, TOKENS[2]);
         until_learned(&caller, "inspect_item", "shifty:peek:{}", || {
             format!("{}: log:\n{}", gw.url, gw.log())
         });
