@@ -343,6 +343,14 @@ fn requests(rounds: usize) -> Vec<(&'static str, Vec<u8>)> {
     cases
 }
 
+/// The value of header `name` in a raw HTTP answer (the first line that has it).
+fn header(answer: &str, name: &str) -> Option<String> {
+    answer.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+    })
+}
+
 /// Opens a session (initialize, then initialized) and returns its id.
 fn open_session(addr: SocketAddr) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -351,14 +359,7 @@ fn open_session(addr: SocketAddr) -> String {
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
     let (status, text) = send(addr, &[], init.as_bytes());
     assert_eq!(status, 200, "{text}");
-    let id = text
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| v.trim().to_string())
-        })
-        .expect("a session id");
+    let id = header(&text, "mcp-session-id").expect("a session id");
     let headers = [
         ("Mcp-Session-Id", id.as_str()),
         ("MCP-Protocol-Version", "2025-06-18"),
@@ -397,14 +398,7 @@ fn large_answer(mib: usize, rounds: usize) {
             server.reset_peak();
             let (status, text) = send(server.addr, &headers, body.as_bytes());
             peaks.push(server.status_kb("VmHWM:").saturating_sub(before));
-            let kind = text
-                .lines()
-                .find_map(|l| {
-                    let (k, v) = l.split_once(':')?;
-                    k.eq_ignore_ascii_case("content-type")
-                        .then(|| v.trim().to_string())
-                })
-                .unwrap_or_default();
+            let kind = header(&text, "content-type").unwrap_or_default();
             seen = format!("{status}, {kind}, {:.1} MiB", text.len() as f64 / 1048576.0);
         }
         peaks.sort_unstable();
