@@ -189,14 +189,18 @@ fn scan(buf: &[u8], scanned: usize) -> (Scanned, usize) {
             return (Scanned::More, start);
         };
         let end = from + end;
-        let event = start..end;
+        let event = start;
         start = end + 2;
-        match data(&buf[event.clone()]) {
+        // A line's range is within the event: moved to within `buf`.
+        let data = data(&buf[event..end]).map(|data| match data {
+            Data::Line(line) => Data::Line(event + line.start..event + line.end),
+            joined => joined,
+        });
+        match data {
             // A priming event, or a comment (a keep-alive).
             Some(data) if data.is_empty() => continue,
-            Some(Data::Line(line)) if is_answer(&buf[event.start + line.start..][..line.len()]) => {
-                let at = event.start + line.start;
-                return (Scanned::Answer(Data::Line(at..at + line.len())), start);
+            Some(Data::Line(line)) if is_answer(&buf[line.clone()]) => {
+                return (Scanned::Answer(Data::Line(line)), start);
             }
             Some(Data::Joined(joined)) if is_answer(&joined) => {
                 return (Scanned::Answer(Data::Joined(joined)), start)
