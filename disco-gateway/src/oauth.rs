@@ -40,8 +40,8 @@ pub fn sign_in_again(server: &str, why: &str) -> String {
 /// What a caller is told when `server`, signed in to only when it asks, asks: to sign in.
 pub fn sign_in_first(server: &str) -> String {
     format!(
-        "the server asks for credentials (HTTP 401): sign in with `disco-gateway login {server}` \
-         (OAuth), or give its entry the `headers` it takes"
+        "the server asks for credentials: sign in with `disco-gateway login {server}` (OAuth), \
+         or give its entry the `headers` it takes"
     )
 }
 

@@ -211,14 +211,13 @@ impl GatewayProvider {
     /// An OAuth server's tools are the exception: over HTTP they are seen only by a caller
     /// whose entry names the server in `servers` or the tool in `tools`.
     pub fn can_see(&self, caller: &Caller, tool: &str) -> bool {
-        let oauth = self.http && self.server_of(tool).is_some_and(|s| self.is_oauth(&s));
+        let oauth = || self.http && self.server_of(tool).is_some_and(|s| self.is_oauth(&s));
         self.sees(caller, tool, oauth)
     }
 
     /// [`can_see`](Self::can_see), with whether `tool`'s server acts as the signed-in user
-    /// given.
-    fn sees(&self, caller: &Caller, tool: &str, oauth: bool) -> bool {
-        let oauth = || oauth;
+    /// given (asked only when the caller's entry does not decide alone).
+    fn sees(&self, caller: &Caller, tool: &str, oauth: impl Fn() -> bool) -> bool {
         let Some(token) = self.token_of(caller) else {
             return !oauth();
         };
@@ -488,7 +487,7 @@ impl ToolProvider for GatewayProvider {
         // Whether this caller could see the tool were its server acting as the signed-in
         // user: checked by the upstream against the connection the call goes over, so that a
         // sign-in since the call was routed cannot carry it (upstream.rs, `call`).
-        let as_user = !self.http || self.sees(ctx.caller(), name, true);
+        let as_user = !self.http || self.sees(ctx.caller(), name, || true);
         let name = name.to_string();
         Box::pin(async move {
             match route {

@@ -15,8 +15,7 @@ use disco_runtime::rmcp;
 use rmcp::transport::auth::AuthorizationManager;
 
 use super::{Hub, Upstream};
-use crate::config::OAuthConfig;
-use crate::config::{SignIn, Transport};
+use crate::config::{OAuthConfig, SignIn, Transport};
 use crate::oauth;
 
 impl Upstream {
@@ -64,18 +63,7 @@ impl Upstream {
             Transport::Stdio { .. } => None,
         }
     }
-}
 
-/// What a caller is told when a call of theirs would have gone over a connection that acts as
-/// the signed-in user since it was routed, and their token entry does not name the server.
-pub(super) fn not_for(server: &str) -> String {
-    format!(
-        "Server `{server}` now acts as the user signed in with `disco-gateway login {server}`, \
-         and only the callers whose token entry names it may call it."
-    )
-}
-
-impl Upstream {
     /// What its next connection signs in with: `None` for a server without OAuth, or one that
     /// signs in when asked and has no tokens (yet). A server of the second kind whose tokens
     /// are there is an OAuth server from this moment ([`Upstream::acts_as_user`]), before the
@@ -105,6 +93,15 @@ impl Upstream {
             SignIn::WhenSignedIn | SignIn::Never => Ok(None),
         }
     }
+}
+
+/// What a caller is told when a call of theirs would have gone over a connection that acts as
+/// the signed-in user since it was routed, and their token entry does not name the server.
+pub(super) fn not_for(server: &str) -> String {
+    format!(
+        "Server `{server}` now acts as the user signed in with `disco-gateway login {server}`, \
+         and only the callers whose token entry names it may call it."
+    )
 }
 
 /// The manager `upstream`'s next connection signs in with ([`Upstream::signs_in_with`]): its

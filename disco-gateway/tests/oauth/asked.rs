@@ -91,6 +91,7 @@ async fn a_server_without_an_oauth_key_signs_in_when_a_call_asks() {
     assert!(error && !text.contains("user-1"), "{text}");
     let reached = what_reaches_remote(&gateway.url, Some("token-named")).await;
     assert!(reached.len() >= 4, "{reached:#?}");
+    upstream_refuses_a_caller_that_may_not_act_as_the_user(&config, &state).await;
 
     let _ = all.cancel().await;
     let _ = named.cancel().await;
@@ -145,4 +146,44 @@ async fn a_server_without_an_oauth_key_signs_in_when_its_connection_asks() {
     assert!(out.contains("server `remote`: 2 tool(s)"), "{out}");
     assert!(out.contains("upstream-oauth-identity"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A call routed to the server while it carried no identity, and sent once it does, is
+/// refused by the upstream itself, never sent as the user: the gateway's `Hub` in this process
+/// with the tokens `login` wrote, its upstream called for a caller that may not act as the
+/// user and for one that may.
+async fn upstream_refuses_a_caller_that_may_not_act_as_the_user(config: &Path, state: &Path) {
+    use disco_gateway::upstream::Hub;
+    use disco_runtime::{Caller, Context};
+    let text = std::fs::read_to_string(config).expect("the configuration");
+    let read = disco_gateway::config::Config::parse(&text, &|_| None).expect("it reads");
+    let pins = disco_gateway::pins::Pins::new(state.to_path_buf(), false);
+    let hub = Hub::pinned(read.servers, read.disco, Some(pins));
+    hub.start();
+    assert!(hub.settle(GUARD).await.is_empty(), "every server started");
+    let remote = hub
+        .upstreams()
+        .iter()
+        .find(|u| u.config.name == "remote")
+        .cloned()
+        .expect("remote");
+    assert!(remote.acts_as_user());
+    let call = |as_user: bool| {
+        let ctx = Context::for_caller(Caller::new("all"));
+        remote.call("whoami", serde_json::Map::new(), ctx, as_user)
+    };
+    let refused = tokio::time::timeout(GUARD, call(false))
+        .await
+        .expect("in time");
+    let said = serde_json::to_string(&refused).expect("JSON");
+    assert_eq!(refused.is_error, Some(true), "{said}");
+    assert!(!said.contains("user-1"), "{said}");
+    assert!(said.contains("disco-gateway login remote"), "{said}");
+    let served = tokio::time::timeout(GUARD, call(true))
+        .await
+        .expect("in time");
+    let said = serde_json::to_string(&served).expect("JSON");
+    assert_ne!(served.is_error, Some(true), "{said}");
+    assert!(said.contains("user-1"), "{said}");
+    hub.stop().await;
 }
