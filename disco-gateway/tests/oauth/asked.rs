@@ -60,6 +60,14 @@ async fn a_server_without_an_oauth_key_signs_in_when_a_call_asks() {
         assert!(!text.contains("  "), "{text}");
         assert_eq!(call(c, "open.whoami").await, (false, "anyone".into()));
     }
+    let logged = std::fs::read_to_string(config.with_extension("log")).expect("the log");
+    assert!(
+        logged
+            .lines()
+            .any(|l| l.contains("refused the gateway's credentials")
+                && l.contains("`disco-gateway login remote`")),
+        "{logged}"
+    );
     assert!(listed(&gateway.url, Some("token-all"))
         .await
         .contains(&"remote.whoami".to_string()));
