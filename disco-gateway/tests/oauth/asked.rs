@@ -109,8 +109,9 @@ async fn a_server_without_an_oauth_key_signs_in_when_a_call_asks() {
 
 /// The server asks for a token at once (`initialize` answers 401): the server is not up, and
 /// the log, `lint`'s summary and `disco://status` say to run `disco-gateway login`; the other
-/// server serves. After `login`, the running gateway starts it at once, and `lint` finds it up,
-/// acting as the signed-in user.
+/// server serves. After `login`, the running gateway starts it at once; a revoked grant then
+/// asks to sign in again, as for a server with `oauth`; and `lint` finds it up, acting as the
+/// signed-in user.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_an_oauth_key_signs_in_when_its_connection_asks() {
     let Some(tools) = tools() else { return };
@@ -147,7 +148,21 @@ async fn a_server_without_an_oauth_key_signs_in_when_its_connection_asks() {
     login_to(&config, "remote").await;
     // Down and waiting to start again: the new tokens start it at once, not after its backoff.
     until(&client, "remote.whoami", |e, t| !e && t == "user-1").await;
+    // Signed in, it is an OAuth server as any: a revoked grant asks to sign in again, and
+    // `open` serves on.
+    reqwest::Client::new()
+        .post(format!("{}/revoke", servers.control))
+        .send()
+        .await
+        .expect("revoke");
+    let (_, text) = until(&client, "remote.whoami", |e, t| e && t.contains("sign in")).await;
+    assert!(
+        text.contains("sign in again with `disco-gateway login remote`"),
+        "{text}"
+    );
+    assert_eq!(call(&client, "open.whoami").await, (false, "anyone".into()));
     let _ = client.cancel().await;
+    login_to(&config, "remote").await;
 
     let (ok, out, err) = lint(&config);
     assert!(ok, "{err}");
