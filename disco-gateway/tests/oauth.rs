@@ -292,6 +292,21 @@ async fn until(client: &Client, tool: &str, want: impl Fn(bool, &str) -> bool) -
     }
 }
 
+/// Revokes every grant `login` got: `remote` then asks to sign in again, and `open` serves on.
+async fn revoke_and_sign_in_again(servers: &Servers, client: &Client) {
+    reqwest::Client::new()
+        .post(format!("{}/revoke", servers.control))
+        .send()
+        .await
+        .expect("revoke");
+    let (_, text) = until(client, "remote.whoami", |e, t| e && t.contains("sign in")).await;
+    assert!(
+        text.contains("sign in again with `disco-gateway login remote`"),
+        "{text}"
+    );
+    assert_eq!(call(client, "open.whoami").await, (false, "anyone".into()));
+}
+
 /// A directory of its own for test `tag`, and the configuration of its two servers (with
 /// `tokens` for HTTP callers) in it.
 fn setup(servers: &Servers, tag: &str, tokens: Value) -> (PathBuf, PathBuf, PathBuf) {
@@ -408,17 +423,7 @@ async fn sign_in_refresh_revocation_and_a_new_sign_in() {
     seen.extend(refreshed);
 
     // The grant is revoked: `remote` asks to sign in again, `open` serves on.
-    reqwest::Client::new()
-        .post(format!("{}/revoke", servers.control))
-        .send()
-        .await
-        .expect("revoke");
-    let (_, text) = until(&client, "remote.whoami", |e, t| e && t.contains("sign in")).await;
-    assert!(
-        text.contains("sign in again with `disco-gateway login remote`"),
-        "{text}"
-    );
-    assert_eq!(call(&client, "open.whoami").await, (false, "anyone".into()));
+    revoke_and_sign_in_again(&servers, &client).await;
 
     // A second sign-in, the gateway still running: `remote` serves again.
     let second = login(&config).await;

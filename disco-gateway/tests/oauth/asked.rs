@@ -150,17 +150,7 @@ async fn a_server_without_an_oauth_key_signs_in_when_its_connection_asks() {
     until(&client, "remote.whoami", |e, t| !e && t == "user-1").await;
     // Signed in, it is an OAuth server as any: a revoked grant asks to sign in again, and
     // `open` serves on.
-    reqwest::Client::new()
-        .post(format!("{}/revoke", servers.control))
-        .send()
-        .await
-        .expect("revoke");
-    let (_, text) = until(&client, "remote.whoami", |e, t| e && t.contains("sign in")).await;
-    assert!(
-        text.contains("sign in again with `disco-gateway login remote`"),
-        "{text}"
-    );
-    assert_eq!(call(&client, "open.whoami").await, (false, "anyone".into()));
+    revoke_and_sign_in_again(&servers, &client).await;
     let _ = client.cancel().await;
     login_to(&config, "remote").await;
 
