@@ -211,16 +211,18 @@ def main():
             proxy.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
             # The gateway lists its upstream's tools in the background after `initialize`;
             # a peer may list them at the first request. Either way, the count is waited for.
-            listed, i = 0, 2
+            # `walks` counts the lists walked, those before the count was reached included.
+            listed, i, walks = 0, 2, 1
             t0 = time.monotonic()
             while time.monotonic() - t0 < 120:
                 listed, i = walk(proxy, i)
                 if listed >= tools:
                     break
                 time.sleep(0.5)
+                walks += 1
             listed, i = walk(proxy, i)
             m = settled(proxy.pid)
-            print(json.dumps({"kind": kind, "tools": tools, "listed": listed,
+            print(json.dumps({"kind": kind, "tools": tools, "listed": listed, "walks": walks + 1,
                               "VmRSS_kB": m["VmRSS"], "VmHWM_kB": m["VmHWM"]}), flush=True)
         finally:
             proxy.stop()
