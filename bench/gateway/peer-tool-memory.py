@@ -2,6 +2,7 @@
 scripted upstream (BENCHMARKS.md, "disco-gateway: memory per upstream tool"):
 
     python3 bench/gateway/peer-tool-memory.py KIND BIN TOOLS [--rounds R] [--catalog FILE]...
+                                              [--unlisted SECONDS]
 
 KIND and BIN:
   disco      the disco-gateway binary (stdio downstream);
@@ -18,6 +19,9 @@ and walks the whole `tools/list` (every page) twice, as a client does that lists
 again; then its resident memory is read once it has settled (three readings half a second
 apart within 1%), with its peak (VmHWM). The proxy's own process only: the upstream is its
 child, a process of its own, the same for every KIND. Prints one JSON line per round.
+With `--unlisted`, the memory is also read before any `tools/list`: SECONDS after
+`initialize` (time for a proxy that fetches its upstream's tools at start to hold them), once
+settled, as `unlisted_VmRSS_kB`.
 """
 import json
 import os
@@ -194,6 +198,8 @@ def main():
     kind, binary, tools = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
     catalogs = [sys.argv[k + 1] for k, a in enumerate(sys.argv[:-1]) if a == "--catalog"]
+    unlisted = (float(sys.argv[sys.argv.index("--unlisted") + 1])
+                if "--unlisted" in sys.argv else None)
     upstream = ([sys.executable, UPSTREAM, "catalog", f"n{tools}"] + catalogs if catalogs
                 else [sys.executable, UPSTREAM, "count", f"n{tools}"])
     if kind == "upstream":
@@ -209,6 +215,10 @@ def main():
             if r is None or "result" not in r:
                 sys.exit(f"initialize failed: {str(r)[:300]}")
             proxy.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            before = {}
+            if unlisted is not None:
+                time.sleep(unlisted)
+                before = {"unlisted_VmRSS_kB": settled(proxy.pid)["VmRSS"]}
             # The gateway lists its upstream's tools in the background after `initialize`;
             # a peer may list them at the first request. Either way, the count is waited for.
             # `walks` counts the lists walked, those before the count was reached included.
@@ -223,7 +233,8 @@ def main():
             listed, i = walk(proxy, i)
             m = settled(proxy.pid)
             print(json.dumps({"kind": kind, "tools": tools, "listed": listed, "walks": walks + 1,
-                              "VmRSS_kB": m["VmRSS"], "VmHWM_kB": m["VmHWM"]}), flush=True)
+                              "VmRSS_kB": m["VmRSS"], "VmHWM_kB": m["VmHWM"], **before}),
+                  flush=True)
         finally:
             proxy.stop()
             shutil.rmtree(scratch, ignore_errors=True)
