@@ -50,7 +50,7 @@ impl SearchIndex {
         if max_results == 0 || self.names.is_empty() {
             return Vec::new();
         }
-        let visible: Vec<bool> = (0..self.names.len()).map(allowed).collect();
+        let visible = self.visible(allowed);
         let query = SearchIndex::query_text(query);
         if query.trim().is_empty() {
             return self.listed_by_name(&visible, max_results);
@@ -96,6 +96,16 @@ impl SearchIndex {
             return Vec::new();
         }
         self.keyword_hits(tally, idf_one, max_results)
+    }
+
+    /// Whether the caller may see each tool: `allowed`, asked once per tool.
+    ///
+    /// Not inlined: as a loop of its own it calls `allowed` in 7 instructions a tool, inlined
+    /// into [`SearchIndex::search_embedded`] in 10 (BENCHMARKS.md, "The engine's named
+    /// steps").
+    #[inline(never)]
+    fn visible(&self, allowed: &dyn Fn(usize) -> bool) -> Vec<bool> {
+        (0..self.names.len()).map(allowed).collect()
     }
 
     /// What an empty query lists: the visible tools in name order, with score 0.
