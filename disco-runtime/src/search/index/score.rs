@@ -334,15 +334,17 @@ impl Tally {
     ///
     /// Inlined: it runs once per posting of every query word, and as a call of its own it
     /// cost search 3% of its instructions among 10,000 tools (BENCHMARKS.md, "The engine's
-    /// named steps").
+    /// named steps"). The tool's best so far is found once (one bounds check), before the
+    /// push that would otherwise make it be looked up again.
     #[inline]
     fn reach(&mut self, doc: u32, score: f32, in_name: Option<f32>) {
         let d = doc as usize;
-        if self.best[d] == 0.0 {
+        let best = &mut self.best[d];
+        if *best == 0.0 {
             self.touched.push(doc);
         }
-        if score > self.best[d] {
-            self.best[d] = score;
+        if score > *best {
+            *best = score;
         }
         if let Some(weight) = in_name {
             if weight > self.name_best[d] {
