@@ -38,9 +38,9 @@ pub(super) fn score(
     known: &dyn Fn(&str) -> bool,
 ) -> Candidate {
     let mut m = Matching::new(query, form);
-    for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
-        m.match_words(pass, expansions);
-    }
+    m.match_words(Kind::Same, expansions);
+    m.match_words(Kind::Synonym, expansions);
+    m.match_words(Kind::Typo, expansions);
     m.pair_opposites(expansions);
     m.price_dropped();
     m.price_extra(known);
@@ -145,9 +145,11 @@ impl<'a> Matching<'a> {
     }
 
     /// One pass over the request words still unmatched: each takes the cheapest free form
-    /// word its expansions of kind `pass` reach (a `Guess` counts as a typo).
+    /// word its expansions of kind `pass` reach (a `Guess` counts as a typo). Inlined into
+    /// each of the three calls, so that each pass is compiled for its own kind.
+    #[inline(always)]
     fn match_words(&mut self, pass: Kind, expansions: &[Vec<(&str, u32, Kind)>]) {
-        let form = self.form;
+        let stems = &self.form.stems;
         for (i, list) in expansions.iter().enumerate() {
             if self.matched[i] {
                 continue;
@@ -158,9 +160,9 @@ impl<'a> Matching<'a> {
                 if *kind != pass && !guess {
                     continue;
                 }
-                if let Some(j) =
-                    (0..form.stems.len()).find(|&j| !self.used[j] && *form.stems[j] == **word)
-                {
+                // The first form word still free that is this word.
+                let mut free = stems.iter().zip(&self.used);
+                if let Some(j) = free.position(|(stem, used)| !*used && **stem == **word) {
                     if best.is_none_or(|(c, _, _)| *word_cost < c) {
                         best = Some((*word_cost, j, guess));
                     }
