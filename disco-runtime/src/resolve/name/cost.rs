@@ -7,7 +7,7 @@ use super::index::Form;
 use super::query::Query;
 use super::relation::{self, Order};
 use super::Rule;
-use crate::resolve::meaning::{read_letters, Reading};
+use crate::resolve::meaning::{read_letters, Reading, RivalTable};
 use crate::resolve::polarity::{
     fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
 };
@@ -30,7 +30,9 @@ pub(super) const FILLER: u32 = 2;
 /// Scores one form against the request. Words are matched as a bag (order was tier 3's
 /// business): identical stems first, then synonyms, then typos; what is left over on either
 /// side is an extra or a dropped word.
+/// `rivals`: the catalog's words' rivals (`resolve/meaning.rs`).
 pub(super) fn score(
+    rivals: &dyn RivalTable,
     query: &Query,
     form: &Form,
     expansions: &[Vec<(&str, u32, Kind)>],
@@ -51,7 +53,7 @@ pub(super) fn score(
         if let Some(d) = letters_distance(query, form, m.cost) {
             m.cost = UNIT * d as u32;
             rule = Rule::Typo;
-            match read_letters(&query.compact, &form.raw, d) {
+            match read_letters(&query.compact, &form.raw, d, rivals) {
                 Reading::Opposed => {
                     m.blocked = true;
                     correctable = false;
