@@ -242,7 +242,7 @@ impl<'a> Matching<'a> {
                 continue;
             }
             self.edits.extra = true;
-            if is_filler(stem) {
+            if query.fillers()[i] {
                 self.cost += FILLER;
             } else {
                 self.cost += EXTRA;
@@ -292,7 +292,8 @@ impl<'a> Matching<'a> {
     /// suggestion.
     fn negation_left_over(&self) -> bool {
         let (query, form) = (self.query, self.form);
-        (0..query.raw.len()).any(|i| !self.matched.get(i) && is_negation(&query.raw[i]))
+        let negations = query.negations();
+        (0..negations.len()).any(|i| !self.matched.get(i) && negations[i])
             || (0..form.raw.len()).any(|j| !self.used.get(j) && is_negation(&form.raw[j]))
     }
 }
