@@ -111,9 +111,15 @@ fn misspelled_opposite(rivals: &dyn RivalTable, query: &Query, form: &Form) -> b
     // they do not, a request word may be a misspelled opposite beside the tool's word itself
     // (`get_server_cleint_events` against `get_server_events`).
     let paired = query.raw.len() == form.raw.len();
+    let request = paired.then_some(&query.raw[..]);
     let by_words = query.raw.iter().any(|q| {
-        let request = paired.then_some(&query.raw[..]);
-        (form.raw.iter()).any(|w| misspelled_rival(rivals, q, w, request, &form.raw))
+        // A word of the tool as it is is no misspelling; what depends on `q` alone is found
+        // once for all the tool's words.
+        if form.raw.iter().any(|x| **x == **q) {
+            return false;
+        }
+        let known = std::cell::OnceCell::new();
+        (form.raw.iter()).any(|w| misspelled_rival(rivals, q, w, request, &known))
     });
     if by_words || query.raw.len() == form.raw.len() {
         return by_words;
@@ -125,17 +131,17 @@ fn misspelled_opposite(rivals: &dyn RivalTable, query: &Query, form: &Form) -> b
     d > 0 && read_letters_within(&query.compact, &form.raw, d, 2, rivals) == Reading::Opposed
 }
 
-/// Whether request word `q` reads as a misspelling of an opposite of the tool's word `w`: `q`
-/// not a word of the tool as it is, nor `w` a word of `request` when it is given (the words
-/// pair up).
+/// Whether request word `q`, no word of the tool as it is, reads as a misspelling of an
+/// opposite of the tool's word `w`: not when `w` is a word of `request` when it is given (the
+/// words pair up). `known`: whether `q` is a known word, found on first need.
 fn misspelled_rival(
     rivals: &dyn RivalTable,
     q: &str,
     w: &str,
     request: Option<&[String]>,
-    tool: &[Box<str>],
+    known: &std::cell::OnceCell<bool>,
 ) -> bool {
-    if tool.iter().any(|x| **x == *q) || request.is_some_and(|r| r.iter().any(|x| **x == *w)) {
+    if request.is_some_and(|r| r.iter().any(|x| **x == *w)) {
         return false;
     }
     // Only a misspelling: a word is weighed by `opposed_words`.
@@ -144,7 +150,7 @@ fn misspelled_rival(
     if prefixed_form(q, w) {
         return negated_form(q, w);
     }
-    if is_known_word(q) {
+    if *known.get_or_init(|| is_known_word(q)) {
         return false;
     }
     // An allowance is at most two edits: a distance past it counts as three.
