@@ -610,8 +610,11 @@ fn curated(word: &str) -> bool {
 /// `employee`, `lessee`, `followee`, `callee`) and the one who does it (`-er`, `-or`: `payer`,
 /// `employer`, `lessor`, `follower`, `caller`). A rule of English morphology rather than a
 /// list: the pairs are open-ended (`grantee`, `assignee`, `interviewee`, ...).
+/// The fuzzy tier asks this of every pair of words it compares, and few words end in `-ee`: the
+/// test of the last letters is done in line, before any call.
+#[inline]
 pub(crate) fn role_opposed(a: &str, b: &str) -> bool {
-    role_pair(a, b) || role_pair(b, a)
+    (a.ends_with("ee") && role_pair(a, b)) || (b.ends_with("ee") && role_pair(b, a))
 }
 
 /// `patient` ends in `-ee` and `agent` in `-er`/`-or` on the same stem of three letters or more
