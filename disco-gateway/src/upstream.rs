@@ -24,7 +24,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::admit::{self, Admitted};
-use crate::call::{call_on, error, Calls};
+use crate::call::{call_on, error, Calls, Direct};
 use crate::client::{self, Endpoint, Role, Running};
 use crate::config::{DiscoConfig, Labels, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
@@ -125,6 +125,8 @@ fn span(d: Duration, wait: bool) -> String {
 struct Live {
     status: Status,
     peer: Option<Peer<RoleClient>>,
+    /// A stdio upstream's way for `tools/call` beside rmcp's loop, on the same connection.
+    direct: Option<Arc<Direct>>,
     /// What it served when it was last up, with the tools its last listing left out: kept
     /// while it is down, so that a call to one of them gets an answer naming the server
     /// instead of "unknown tool".
@@ -324,6 +326,7 @@ impl Upstream {
             live: RwLock::new(Live {
                 status: Status::Starting,
                 peer: None,
+                direct: None,
                 listed: Arc::default(),
                 waiting: Arc::default(),
             }),
@@ -454,6 +457,7 @@ impl Upstream {
                 next_start: None,
             });
             live.peer = None;
+            live.direct = None;
         }
         if let Some(forwarded) = &self.forwarded {
             forwarded.close_all();
@@ -501,9 +505,9 @@ impl Upstream {
         ctx: Context,
     ) -> CallToolResult {
         let name = &self.config.name;
-        let (peer, status) = {
+        let (peer, direct, status) = {
             let live = util::read(&self.live);
-            (live.peer.clone(), live.status.clone())
+            (live.peer.clone(), live.direct.clone(), live.status.clone())
         };
         let Some(peer) = peer else {
             // The catalog this call started on was built while the server was up.
@@ -515,15 +519,16 @@ impl Upstream {
         match (&self.forwarded, ctx.caller().id()) {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
                 Ok(lease) => {
-                    let conn = &lease.conn;
-                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx, None).await
+                    let (peer, calls) = (&lease.conn.peer, &lease.conn.calls);
+                    call_on(name, peer, None, calls, tool, arguments, ctx, None).await
                 }
                 Err(why) => error(why),
             },
             _ => {
                 let refused = self.refused_text("the server refused the gateway's token");
                 let refused = refused.as_deref();
-                call_on(name, &peer, &self.calls, tool, arguments, ctx, refused).await
+                let (direct, calls) = (direct.as_deref(), &self.calls);
+                call_on(name, &peer, direct, calls, tool, arguments, ctx, refused).await
             }
         }
     }
@@ -662,9 +667,10 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            let running = open(Endpoint::Child(Box::new(child)))
+            let (running, direct) = open(Endpoint::Child(Box::new(child)))
                 .await
                 .map_err(|e| (e.detail, group))?;
+            util::write(&upstream.live).direct = direct;
             (running, group)
         }
         Transport::Http { url, headers, .. } => {
@@ -674,7 +680,7 @@ async fn connect(
             let auth = signin::manager(hub, upstream)
                 .await
                 .map_err(|e| (e, None))?;
-            let running = open(Endpoint::Http {
+            let (running, _) = open(Endpoint::Http {
                 url,
                 headers,
                 max,

@@ -93,6 +93,14 @@ impl ChildStdio {
         Ok((transport, stderr))
     }
 
+    /// The writing half, for requests written beside rmcp's service loop.
+    pub(crate) fn writer(&self) -> Writer {
+        Writer {
+            write: self.write.clone(),
+            calls: self.calls.clone(),
+        }
+    }
+
     /// The child's process id, while it runs.
     pub(crate) fn id(&self) -> Option<u32> {
         self.child.as_ref()?.id()
@@ -143,10 +151,7 @@ impl Transport<RoleClient> for ChildStdio {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let tracked = track(&self.calls, &item);
-        let bytes = serde_json::to_vec(&item).map(|mut b| {
-            b.push(b'\n');
-            b
-        });
+        let bytes = line_of(&item);
         let write = self.write.clone();
         let calls = self.calls.clone();
         async move {
@@ -352,6 +357,63 @@ impl Over {
         }
         out
     }
+}
+
+/// The writing half of a [`ChildStdio`], for requests written beside rmcp's service loop
+/// (call.rs): the same framing, and the same note of a `tools/call` sent, for the typed read of
+/// its answer and for a line over the limit.
+#[derive(Clone)]
+pub(crate) struct Writer {
+    write: Arc<Mutex<Option<ChildStdin>>>,
+    calls: Pending,
+}
+
+impl Writer {
+    /// Writes `item`'s line, whole even when the caller stops waiting for it (cancelled, timed
+    /// out): a line cut short would run into the next one. A line the pipe takes at once (most
+    /// do) is written here; the rest of one it does not is written by a task of its own.
+    pub(crate) async fn send(&self, item: TxJsonRpcMessage<RoleClient>) -> io::Result<()> {
+        let tracked = track(&self.calls, &item);
+        let sent = match line_of(&item) {
+            Ok(bytes) => self.write_whole(bytes).await,
+            Err(e) => Err(e.into()),
+        };
+        if sent.is_err() {
+            // A call that never left gets no answer: its id is not kept waiting for one.
+            if let Some(id) = tracked {
+                util::lock(&self.calls).remove(&id);
+            }
+        }
+        sent
+    }
+
+    async fn write_whole(&self, bytes: Vec<u8>) -> io::Result<()> {
+        use futures_util::FutureExt as _;
+        // Waiting for the lock, nothing is written yet: the caller may go.
+        let guard = self.write.clone().lock_owned().await;
+        let mut line = Box::pin(async move {
+            let mut guard = guard;
+            let w = guard
+                .as_mut()
+                .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
+            w.write_all(&bytes).await?;
+            w.flush().await
+        });
+        if let Some(done) = line.as_mut().now_or_never() {
+            return done;
+        }
+        tokio::spawn(line)
+            .await
+            .unwrap_or_else(|e| Err(io::Error::other(e)))
+    }
+}
+
+/// One message's line: its JSON and a newline.
+fn line_of(item: &TxJsonRpcMessage<RoleClient>) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec(item).map(|mut b| {
+        b.push(b'\n');
+        b
+    })
 }
 
 /// Writes one message's line, flushed.
