@@ -10,7 +10,11 @@
 //! handed to the call by the relay as it is read (relay.rs), where rmcp's loop would take two
 //! task hand-offs and a task per message written. Everything else on the connection
 //! (initialization, listings, pings, notifications, the upstream's requests, cancellations)
-//! stays with rmcp's loop.
+//! stays with rmcp's loop. One thing differs: rmcp refuses an upstream's request for sampling,
+//! roots or elicitation on a 2026-07-28 connection when no request of its own is in flight
+//! (SEP-2260), and it does not see the calls beside it, so while only those run such a request
+//! is refused rather than given the handler's default answer. The gateway declares none of
+//! these capabilities: an upstream that asks is outside the protocol either way.
 
 // Logging notifications are deprecated by SEP-2577 but still sent by servers of every era.
 #![allow(deprecated)]
