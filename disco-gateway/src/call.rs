@@ -193,8 +193,14 @@ impl Direct {
 
     /// Writes `request`; the call then waits for its answer. Fails only when the connection
     /// has ended (as rmcp's peer refuses a request then); a line that could not be written is
-    /// the call's answer, as rmcp answers a request whose sending failed.
-    async fn send(&self, mut request: ClientRequest) -> Result<Waiting, ServiceError> {
+    /// the call's answer, as rmcp answers a request whose sending failed. `abandoned` knows the
+    /// request before its line is written: a call dropped while it is written (a pipe the
+    /// upstream does not read) is cancelled too, since the line is finished without it.
+    async fn send(
+        &self,
+        mut request: ClientRequest,
+        abandoned: &mut Abandoned,
+    ) -> Result<Waiting, ServiceError> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let id = RequestId::String(format!("{DIRECT_ID_PREFIX}{n}").into());
         let meta = request.get_meta_mut();
@@ -208,6 +214,7 @@ impl Direct {
             .answers
             .expect(&mut message)
             .ok_or(ServiceError::TransportClosed)?;
+        abandoned.id = Some(waiting.id().clone());
         if let Err(e) = self.writer.send(message).await {
             waiting.failed(ServiceError::TransportSend(DynamicTransportError::new::<
                 ChildStdio,
@@ -261,8 +268,12 @@ pub(crate) async fn call_on(
     // Every request gets a progress token of its own; the transport relays the upstream's
     // progress on it into this queue, in the order it was sent (relay.rs).
     let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
+    let mut abandoned = Abandoned {
+        peer: peer.clone(),
+        id: None,
+    };
     let sent = match direct {
-        Some(direct) => direct.send(request).await.map(Sent::Direct),
+        Some(direct) => direct.send(request, &mut abandoned).await.map(Sent::Direct),
         None => peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
@@ -272,10 +283,7 @@ pub(crate) async fn call_on(
         Ok(sent) => sent,
         Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
     };
-    let mut abandoned = Abandoned {
-        peer: peer.clone(),
-        id: Some(sent.id()),
-    };
+    abandoned.id = Some(sent.id());
     let _logs = CallGuard::new(calls, ctx.clone());
     let answer = sent.answer();
     tokio::pin!(answer);

@@ -373,31 +373,22 @@ impl Writer {
     /// out): a line cut short would run into the next one. A line the pipe takes at once (most
     /// do) is written here; the rest of one it does not is written by a task of its own.
     pub(crate) async fn send(&self, item: TxJsonRpcMessage<RoleClient>) -> io::Result<()> {
-        let tracked = track(&self.calls, &item);
-        let sent = match line_of(&item) {
-            Ok(bytes) => self.write_whole(bytes).await,
-            Err(e) => Err(e.into()),
-        };
-        if sent.is_err() {
-            // A call that never left gets no answer: its id is not kept waiting for one.
-            if let Some(id) = tracked {
-                util::lock(&self.calls).remove(&id);
-            }
-        }
-        sent
-    }
-
-    async fn write_whole(&self, bytes: Vec<u8>) -> io::Result<()> {
         use futures_util::FutureExt as _;
-        // Waiting for the lock, nothing is written yet: the caller may go.
+        let bytes = line_of(&item)?;
+        // Waiting for the lock, nothing is written or noted yet: the caller may go.
         let guard = self.write.clone().lock_owned().await;
+        // Noted before the line leaves: its answer can only come after.
+        let tracked = track(&self.calls, &item);
+        let calls = self.calls.clone();
         let mut line = Box::pin(async move {
-            let mut guard = guard;
-            let w = guard
-                .as_mut()
-                .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
-            w.write_all(&bytes).await?;
-            w.flush().await
+            let sent = write_locked(guard, bytes).await;
+            if sent.is_err() {
+                // A call that never left gets no answer: its id is not kept waiting for one.
+                if let Some(id) = tracked {
+                    util::lock(&calls).remove(&id);
+                }
+            }
+            sent
         });
         if let Some(done) = line.as_mut().now_or_never() {
             return done;
@@ -406,6 +397,18 @@ impl Writer {
             .await
             .unwrap_or_else(|e| Err(io::Error::other(e)))
     }
+}
+
+/// Writes one line under the writing half's lock, flushed.
+async fn write_locked(
+    mut guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
+    bytes: Vec<u8>,
+) -> io::Result<()> {
+    let w = guard
+        .as_mut()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
+    w.write_all(&bytes).await?;
+    w.flush().await
 }
 
 /// One message's line: its JSON and a newline.
