@@ -286,10 +286,12 @@ impl Table {
     }
 
     /// The connection ended: every request waiting beside rmcp's loop learns it (its answer's
-    /// sender is dropped), and none waits from now on.
+    /// sender is dropped), none waits from now on, and no progress is routed any more.
     fn close(&mut self) {
         self.closed = true;
         self.answers.clear();
+        self.routes.clear();
+        self.tokens.clear();
     }
 }
 

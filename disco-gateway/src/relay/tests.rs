@@ -52,12 +52,31 @@ fn progress(token: &NumberOrString, step: u32) -> RxJsonRpcMessage<RoleClient> {
     }))
 }
 
+/// An answer to the request `id`, naming it in its text: whoever takes it can tell whose it is.
 fn answer(id: &NumberOrString, as_error: bool) -> RxJsonRpcMessage<RoleClient> {
+    let text = id.to_string();
     let id = serde_json::to_value(id).unwrap();
     if as_error {
-        message(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "no"}}))
+        message(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": text}}))
     } else {
-        message(json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}))
+        message(json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "result": {"content": [{"type": "text", "text": text}]},
+        }))
+    }
+}
+
+/// The request an answer made by [`answer`] names.
+fn named(answer: &Answer) -> Option<String> {
+    match answer {
+        Ok(ServerResult::CallToolResult(result)) => result
+            .content
+            .first()
+            .and_then(|block| block.as_text())
+            .map(|text| text.text.clone()),
+        Err(ServiceError::McpError(error)) => Some(error.message.to_string()),
+        _ => None,
     }
 }
 
@@ -217,6 +236,11 @@ fn take_direct_answers(calls: &mut [Call], seed: u64) {
             Err(oneshot::error::TryRecvError::Empty) => continue,
             Err(oneshot::error::TryRecvError::Closed) => panic!("seed {seed}: call {i} dropped"),
         };
+        assert_eq!(
+            named(&answer),
+            Some(call.id.to_string()),
+            "seed {seed}: call {i} took its own answer"
+        );
         match answer {
             Ok(ServerResult::CallToolResult(_)) => assert!(!call.answered_with_error),
             Err(ServiceError::McpError(_)) => assert!(call.answered_with_error),
@@ -509,7 +533,7 @@ async fn a_waiting_caller_is_woken_by_the_progress_it_waits_for() {
 /// A request beside rmcp's loop takes its answer once: a second answer with its id, an
 /// answer to one that was cancelled or whose caller went away, and an answer to no request
 /// pass on to rmcp (which drops them). When the connection ends, a request still waiting
-/// learns it as rmcp's own do, and no request waits from then on.
+/// learns it as rmcp's own do, no request waits from then on, and no progress is routed.
 #[tokio::test]
 async fn a_request_beside_the_loop_takes_its_answer_once_and_learns_the_end() {
     let id = |n: i64| NumberOrString::String(format!("g-{n}").into());
@@ -528,11 +552,21 @@ async fn a_request_beside_the_loop_takes_its_answer_once_and_learns_the_end() {
     );
     let answers = relay.answers();
     let mut calls: Vec<Call> = (0..4).map(|n| Call::new(id(n), id(n))).collect();
+    // Call 3, never answered, asked for its progress.
+    let mut queue = None;
     let mut waiting: Vec<Option<Waiting>> = calls
         .iter_mut()
-        .map(|call| answers.expect(&mut request(call)))
+        .enumerate()
+        .map(|(n, call)| {
+            let mut message = request(call);
+            if let (3, JsonRpcMessage::Request(r)) = (n, &mut message) {
+                queue = Some(route_progress(&mut r.request));
+            }
+            answers.expect(&mut message)
+        })
         .collect();
     assert!(waiting.iter().all(Option::is_some));
+    assert_eq!(relay.routed(), 1);
     // Call 1's caller went away; call 2 was cancelled through rmcp's loop.
     waiting[1] = None;
     let cancelled: TxJsonRpcMessage<RoleClient> = serde_json::from_value(json!({
@@ -542,6 +576,17 @@ async fn a_request_beside_the_loop_takes_its_answer_once_and_learns_the_end() {
     }))
     .unwrap();
     relay.send(cancelled).await.unwrap();
+    let expected: Vec<RequestId> = {
+        let table = util::lock(&relay.table);
+        let mut ids: Vec<RequestId> = table.answers.keys().cloned().collect();
+        ids.sort_by_key(|id| id.to_string());
+        ids
+    };
+    assert_eq!(
+        expected,
+        [id(0), id(3)],
+        "a caller gone and a call cancelled wait no more"
+    );
     let mut passed = Vec::new();
     while let Some(got) = relay.receive().await {
         passed.push(answer_id(&got).cloned());
@@ -551,12 +596,13 @@ async fn a_request_beside_the_loop_takes_its_answer_once_and_learns_the_end() {
         [Some(id(0)), Some(id(1)), Some(id(2)), Some(id(9))],
         "all but the first answer to g-0 pass on"
     );
+    assert_eq!(relay.routed(), 0, "after the end no progress is routed");
+    assert!(queue.is_some(), "call 3 still reads its queue");
     let mut taken = waiting.into_iter();
     let first = taken.next().flatten().expect("call 0 waits");
-    assert!(matches!(
-        first.answer().await,
-        Ok(ServerResult::CallToolResult(_))
-    ));
+    let first = first.answer().await;
+    assert!(matches!(first, Ok(ServerResult::CallToolResult(_))));
+    assert_eq!(named(&first), Some(id(0).to_string()));
     let last = taken.nth(2).flatten().expect("call 3 waits");
     assert!(matches!(
         last.answer().await,
@@ -568,5 +614,4 @@ async fn a_request_beside_the_loop_takes_its_answer_once_and_learns_the_end() {
             .is_none(),
         "after the end no request waits"
     );
-    assert!(util::lock(&relay.table).answers.is_empty());
 }
