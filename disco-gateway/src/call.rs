@@ -33,12 +33,11 @@ use rmcp::model::{
     RequestMetaObject, ResultType, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RequestHandle, ServiceError};
-use rmcp::transport::DynamicTransportError;
 use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
 use crate::relay::{route_progress, Answers, Waiting};
-use crate::wire::{ChildStdio, Writer};
+use crate::wire::Writer;
 
 /// The most log messages of one connection waiting for their callers. rmcp hands each
 /// notification to a task of its own, and a task that waited on a caller that reads slowly
@@ -194,8 +193,9 @@ impl Direct {
     /// Writes `request`; the call then waits for its answer. Fails only when the connection
     /// has ended (as rmcp's peer refuses a request then); a line that could not be written is
     /// the call's answer, as rmcp answers a request whose sending failed. `abandoned` knows the
-    /// request before its line is written: a call dropped while it is written (a pipe the
-    /// upstream does not read) is cancelled too, since the line is finished without it.
+    /// request once it holds the pipe, before its line is written: a call dropped while it is
+    /// written (a pipe the upstream does not read) is cancelled too, since the line is
+    /// finished without it; one dropped while it waits for the pipe sent nothing to cancel.
     async fn send(
         &self,
         mut request: ClientRequest,
@@ -214,12 +214,19 @@ impl Direct {
             .answers
             .expect(&mut message)
             .ok_or(ServiceError::TransportClosed)?;
+        // Waiting for the pipe, the request is not upstream yet: a call dropped here has
+        // nothing to cancel.
+        let turn = match self.writer.turn(message).await {
+            Ok(turn) => turn,
+            Err(e) => {
+                waiting.failed(e);
+                return Ok(waiting);
+            }
+        };
+        // From here the line is written whole, with or without the caller.
         abandoned.id = Some(waiting.id().clone());
-        if let Err(e) = self.writer.send(message).await {
-            waiting.failed(ServiceError::TransportSend(DynamicTransportError::new::<
-                ChildStdio,
-                RoleClient,
-            >(e)));
+        if let Err(e) = turn.write().await {
+            waiting.failed(e);
         }
         Ok(waiting)
     }

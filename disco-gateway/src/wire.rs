@@ -24,8 +24,8 @@ use rmcp::model::{
     CallToolResult, ClientNotification, ClientRequest, CustomResult, JsonRpcMessage,
     JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
 };
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::transport::Transport;
+use rmcp::service::{RxJsonRpcMessage, ServiceError, TxJsonRpcMessage};
+use rmcp::transport::{DynamicTransportError, Transport};
 use rmcp::RoleClient;
 use serde::Deserialize;
 use serde_json::Value;
@@ -369,17 +369,45 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Writes `item`'s line, whole even when the caller stops waiting for it (cancelled, timed
-    /// out): a line cut short would run into the next one. A line the pipe takes at once (most
-    /// do) is written here; the rest of one it does not is written by a task of its own.
-    pub(crate) async fn send(&self, item: TxJsonRpcMessage<RoleClient>) -> io::Result<()> {
-        use futures_util::FutureExt as _;
-        let bytes = line_of(&item)?;
-        // Waiting for the lock, nothing is written or noted yet: the caller may go.
+    /// Waits for the pipe, then holds it for `item`'s line (see [`Turn::write`]). Until it
+    /// returns nothing is written or noted: a caller that goes while it waits leaves no trace
+    /// upstream. The error is rmcp's for a message it could not send.
+    pub(crate) async fn turn(&self, item: TxJsonRpcMessage<RoleClient>) -> Result<Turn, ServiceError> {
+        let bytes = line_of(&item).map_err(|e| send_error(e.into()))?;
         let guard = self.write.clone().lock_owned().await;
+        Ok(Turn {
+            guard,
+            item,
+            bytes,
+            calls: self.calls.clone(),
+        })
+    }
+}
+
+/// The pipe, held for one line that is to be written ([`Writer::turn`]).
+pub(crate) struct Turn {
+    guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
+    item: TxJsonRpcMessage<RoleClient>,
+    bytes: Vec<u8>,
+    calls: Pending,
+}
+
+impl Turn {
+    /// Writes the line, whole even when the caller stops waiting for it (cancelled, timed
+    /// out): a line cut short would run into the next one. A line the pipe takes at once (most
+    /// do) is written here; the rest of one it does not is written by a task of its own. The
+    /// error is rmcp's for a message it could not send, worded as its loop words it.
+    pub(crate) async fn write(self) -> Result<(), ServiceError> {
+        use futures_util::FutureExt as _;
+        let Turn {
+            guard,
+            item,
+            bytes,
+            calls,
+        } = self;
         // Noted before the line leaves: its answer can only come after.
-        let tracked = track(&self.calls, &item);
-        let calls = self.calls.clone();
+        let tracked = track(&calls, &item);
+        drop(item);
         let mut line = Box::pin(async move {
             let sent = write_locked(guard, bytes).await;
             if sent.is_err() {
@@ -390,13 +418,21 @@ impl Writer {
             }
             sent
         });
-        if let Some(done) = line.as_mut().now_or_never() {
-            return done;
-        }
-        tokio::spawn(line)
-            .await
-            .unwrap_or_else(|e| Err(io::Error::other(e)))
+        let sent = match line.as_mut().now_or_never() {
+            Some(done) => done,
+            None => tokio::spawn(line)
+                .await
+                .unwrap_or_else(|e| Err(io::Error::other(e))),
+        };
+        sent.map_err(send_error)
     }
+}
+
+/// rmcp's error for a message its loop could not send over this transport. The relay that
+/// wraps the transport for rmcp's loop takes its name (relay.rs), so the text is the one a
+/// request sent through the loop gets.
+fn send_error(e: io::Error) -> ServiceError {
+    ServiceError::TransportSend(DynamicTransportError::new::<ChildStdio, RoleClient>(e))
 }
 
 /// Writes one line under the writing half's lock, flushed.

@@ -565,11 +565,13 @@ async fn a_line_written_beside_the_loop_is_whole_when_its_caller_goes() {
         (message, size)
     };
     let (big, big_size) = call(1, 4 * 1024 * 1024);
-    if let Some(sent) = writer.send(big).now_or_never() {
+    let turn = writer.turn(big).await.expect("the pipe is free");
+    if let Some(sent) = turn.write().now_or_never() {
         sent.expect("the line is written");
     }
     let (small, small_size) = call(2, 10);
-    writer.send(small).await.expect("the next line is written");
+    let turn = writer.turn(small).await.expect("the pipe is free again");
+    turn.write().await.expect("the next line is written");
     for expected in [big_size, small_size] {
         let read = tokio::time::timeout(std::time::Duration::from_secs(60), transport.receive())
             .await
