@@ -254,16 +254,22 @@ impl Sent {
     }
 }
 
+/// A connection as a call takes it: rmcp's peer, and over a stdio upstream the way for
+/// `tools/call` beside rmcp's loop on the same connection.
+#[derive(Clone)]
+pub(crate) struct Connection {
+    pub(crate) peer: Peer<RoleClient>,
+    pub(crate) direct: Option<Arc<Direct>>,
+}
+
 /// One call over one connection: the main one, or a caller's own; beside rmcp's loop when
-/// `direct` is given (a stdio upstream's). Progress, log messages, cancellation and the
+/// the connection has a [`Direct`] way (a stdio upstream's). Progress, log messages, cancellation and the
 /// result's reading are the same for all. `refused`: what the caller is told when the upstream
 /// refuses the gateway's credentials (an OAuth server's "sign in again"); `None`: the error
 /// as it is.
-#[allow(clippy::too_many_arguments)]
 pub(crate) async fn call_on(
     name: &str,
-    peer: &Peer<RoleClient>,
-    direct: Option<&Direct>,
+    conn: &Connection,
     calls: &Calls,
     tool: &str,
     arguments: Map<String, Value>,
@@ -276,12 +282,13 @@ pub(crate) async fn call_on(
     // progress on it into this queue, in the order it was sent (relay.rs).
     let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
     let mut abandoned = Abandoned {
-        peer: peer.clone(),
+        peer: conn.peer.clone(),
         id: None,
     };
-    let sent = match direct {
+    let sent = match &conn.direct {
         Some(direct) => direct.send(request, &mut abandoned).await.map(Sent::Direct),
-        None => peer
+        None => conn
+            .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map(Sent::Loop),

@@ -24,7 +24,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::admit::{self, Admitted};
-use crate::call::{call_on, error, Calls, Direct};
+use crate::call::{call_on, error, Calls, Connection};
 use crate::client::{self, Endpoint, Role, Running};
 use crate::config::{DiscoConfig, Labels, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
@@ -124,9 +124,9 @@ fn span(d: Duration, wait: bool) -> String {
 
 struct Live {
     status: Status,
-    peer: Option<Peer<RoleClient>>,
-    /// A stdio upstream's way for `tools/call` beside rmcp's loop, on the same connection.
-    direct: Option<Arc<Direct>>,
+    /// Its connection while it is up: rmcp's peer, and a stdio upstream's way for
+    /// `tools/call` beside rmcp's loop on the same connection, set and cleared together.
+    conn: Option<Connection>,
     /// What it served when it was last up, with the tools its last listing left out: kept
     /// while it is down, so that a call to one of them gets an answer naming the server
     /// instead of "unknown tool".
@@ -325,8 +325,7 @@ impl Upstream {
             config,
             live: RwLock::new(Live {
                 status: Status::Starting,
-                peer: None,
-                direct: None,
+                conn: None,
                 listed: Arc::default(),
                 waiting: Arc::default(),
             }),
@@ -356,7 +355,7 @@ impl Upstream {
     /// out), and whether it is up.
     pub fn tools(&self) -> (Arc<Admitted>, bool) {
         let live = util::read(&self.live);
-        (live.listed.clone(), live.peer.is_some())
+        (live.listed.clone(), live.conn.is_some())
     }
 
     /// Sets the tools it served when last up, as a listing would.
@@ -422,7 +421,7 @@ impl Upstream {
     }
 
     /// Up, with its tools.
-    fn set_up(&self, peer: Peer<RoleClient>, listed: Arc<Admitted>) {
+    fn set_up(&self, conn: Connection, listed: Arc<Admitted>) {
         for r in &listed.refused {
             tracing::error!(
                 server = %self.config.name,
@@ -436,7 +435,7 @@ impl Upstream {
         }
         let mut live = util::write(&self.live);
         live.status = Status::Ready;
-        live.peer = Some(peer);
+        live.conn = Some(conn);
         live.listed = listed;
     }
 
@@ -456,8 +455,7 @@ impl Upstream {
                 since_utc,
                 next_start: None,
             });
-            live.peer = None;
-            live.direct = None;
+            live.conn = None;
         }
         if let Some(forwarded) = &self.forwarded {
             forwarded.close_all();
@@ -505,11 +503,11 @@ impl Upstream {
         ctx: Context,
     ) -> CallToolResult {
         let name = &self.config.name;
-        let (peer, direct, status) = {
+        let (conn, status) = {
             let live = util::read(&self.live);
-            (live.peer.clone(), live.direct.clone(), live.status.clone())
+            (live.conn.clone(), live.status.clone())
         };
-        let Some(peer) = peer else {
+        let Some(conn) = conn else {
             // The catalog this call started on was built while the server was up.
             return error(match status {
                 Status::Down(outage) => outage.message(name, Instant::now()),
@@ -519,16 +517,20 @@ impl Upstream {
         match (&self.forwarded, ctx.caller().id()) {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
                 Ok(lease) => {
-                    let (peer, calls) = (&lease.conn.peer, &lease.conn.calls);
-                    call_on(name, peer, None, calls, tool, arguments, ctx, None).await
+                    let own = Connection {
+                        peer: lease.conn.peer.clone(),
+                        direct: None,
+                    };
+                    let calls = &lease.conn.calls;
+                    call_on(name, &own, calls, tool, arguments, ctx, None).await
                 }
                 Err(why) => error(why),
             },
             _ => {
                 let refused = self.refused_text("the server refused the gateway's token");
                 let refused = refused.as_deref();
-                let (direct, calls) = (direct.as_deref(), &self.calls);
-                call_on(name, &peer, direct, calls, tool, arguments, ctx, refused).await
+                let calls = &self.calls;
+                call_on(name, &conn, calls, tool, arguments, ctx, refused).await
             }
         }
     }
@@ -566,14 +568,14 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
             break;
         };
         match outcome {
-            Ok((running, relist, group)) => {
+            Ok((running, conn, relist, group)) => {
                 if first {
                     hub.settle_one();
                     first = false;
                 }
                 // A run counts from when the upstream is up: a slow start-up is not a run.
                 let up = Instant::now();
-                let end = watch(&hub, &upstream, running, relist, &tokens).await;
+                let end = watch(&hub, &upstream, running, conn, relist, &tokens).await;
                 upstream.set_down(match &end {
                     End::Shutdown => "shut down".into(),
                     End::Closed(why) => why.clone(),
@@ -628,7 +630,7 @@ type Group = Option<u32>;
 async fn connect(
     hub: &Hub,
     upstream: &Arc<Upstream>,
-) -> Result<(Running, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
+) -> Result<(Running, Connection, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
     let (tx, rx) = mpsc::unbounded_channel();
     let timeout = start_attempt(&hub.disco);
     let open = |endpoint| {
@@ -642,7 +644,7 @@ async fn connect(
             CancellationToken::new(),
         )
     };
-    let (running, group) = match &upstream.config.transport {
+    let (running, direct, group) = match &upstream.config.transport {
         Transport::Stdio {
             command,
             args,
@@ -670,8 +672,7 @@ async fn connect(
             let (running, direct) = open(Endpoint::Child(Box::new(child)))
                 .await
                 .map_err(|e| (e.detail, group))?;
-            util::write(&upstream.live).direct = direct;
-            (running, group)
+            (running, direct, group)
         }
         Transport::Http { url, headers, .. } => {
             // The values are secrets: an error names the header only.
@@ -695,7 +696,7 @@ async fn connect(
                     _ => (e.detail, None),
                 }
             })?;
-            (running, None)
+            (running, None, None)
         }
     };
     let tools = match tokio::time::timeout(timeout, list_tools(running.peer(), hub.disco.max_tools))
@@ -730,9 +731,13 @@ async fn connect(
     if let Some(forwarded) = &upstream.forwarded {
         forwarded.resume();
     }
-    upstream.set_up(running.peer().clone(), tools);
+    let conn = Connection {
+        peer: running.peer().clone(),
+        direct,
+    };
+    upstream.set_up(conn.clone(), tools);
     hub.change();
-    Ok((running, rx, group))
+    Ok((running, conn, rx, group))
 }
 
 /// The most `tools/list` pages one listing reads. An upstream whose `nextCursor` never ends
@@ -811,10 +816,11 @@ async fn watch(
     hub: &Hub,
     upstream: &Upstream,
     running: Running,
+    conn: Connection,
     mut relist: mpsc::UnboundedReceiver<()>,
     tokens: &signin::Tokens,
 ) -> End {
-    let peer = running.peer().clone();
+    let peer = conn.peer.clone();
     let cancel = running.cancellation_token();
     let waiting = running.waiting();
     tokio::pin!(waiting);
@@ -855,7 +861,7 @@ async fn watch(
             }
             Some(()) = relist.recv() => {
                 while relist.try_recv().is_ok() {}
-                relist_tools(hub, upstream, &peer).await;
+                relist_tools(hub, upstream, &conn).await;
             }
             () = &mut signed_in => {
                 cancel.cancel();
@@ -905,9 +911,9 @@ async fn watch(
 
 /// Lists the tools again after the upstream said they changed, and reviews them against the
 /// pins. A listing or a review that fails leaves the previous tools serving.
-async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
+async fn relist_tools(hub: &Hub, upstream: &Upstream, conn: &Connection) {
     let server = &upstream.config.name;
-    let listing = list_tools(peer, hub.disco.max_tools);
+    let listing = list_tools(&conn.peer, hub.disco.max_tools);
     let tools = match tokio::time::timeout(hub.disco.startup_timeout, listing).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(e)) => return tracing::warn!(server = %server, error = %e, "relisting tools failed"),
@@ -917,7 +923,7 @@ async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
         Ok((tools, review)) => {
             tracing::info!(server = %server, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream tools changed");
             upstream.set_review(review, hub);
-            upstream.set_up(peer.clone(), tools);
+            upstream.set_up(conn.clone(), tools);
             hub.change();
         }
         Err(e) => {

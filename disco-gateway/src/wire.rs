@@ -372,7 +372,10 @@ impl Writer {
     /// Waits for the pipe, then holds it for `item`'s line (see [`Turn::write`]). Until it
     /// returns nothing is written or noted: a caller that goes while it waits leaves no trace
     /// upstream. The error is rmcp's for a message it could not send.
-    pub(crate) async fn turn(&self, item: TxJsonRpcMessage<RoleClient>) -> Result<Turn, ServiceError> {
+    pub(crate) async fn turn(
+        &self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> Result<Turn, ServiceError> {
         let bytes = line_of(&item).map_err(|e| send_error(e.into()))?;
         let guard = self.write.clone().lock_owned().await;
         Ok(Turn {
