@@ -13,8 +13,11 @@
 //! stays with rmcp's loop. One thing differs: rmcp refuses an upstream's request for sampling,
 //! roots or elicitation on a 2026-07-28 connection when no request of its own is in flight
 //! (SEP-2260), and it does not see the calls beside it, so while only those run such a request
-//! is refused rather than given the handler's default answer. The gateway declares none of
-//! these capabilities: an upstream that asks is outside the protocol either way.
+//! is refused with invalid params (-32602) rather than given the handler's default answer (no
+//! sampling, no roots, a declined elicitation; call/tests.rs pins both). The gateway always
+//! opens a stdio connection with `initialize`, so a connection is on 2026-07-28 only when the
+//! upstream answers `initialize` with that version. The gateway declares none of these
+//! capabilities: an upstream that asks is outside the protocol either way.
 
 // Logging notifications are deprecated by SEP-2577 but still sent by servers of every era.
 #![allow(deprecated)]
@@ -453,3 +456,6 @@ impl Drop for CallGuard<'_> {
 pub(crate) fn error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
+
+#[cfg(test)]
+mod tests;
