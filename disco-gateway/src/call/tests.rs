@@ -18,7 +18,7 @@ use crate::client::{self, Endpoint, Role, Running};
 use crate::relay::Heard;
 
 /// The upstream: answers `initialize` with `argv[1]` as its protocol version; writes the line
-/// of every `tools/list` and `tools/call` to `argv[2]`; answers `tools/list` with no tools and
+/// of every `tools/list`, `tools/call` and `notifications/cancelled` to `argv[2]`; answers `tools/list` with no tools and
 /// a call with its arguments' `ask` (a method) by first sending that request of its own, then
 /// answering the call with the gateway's answer to it as the text; any other call with "ok".
 const UPSTREAM: &str = r#"
@@ -37,6 +37,9 @@ for line in sys.stdin:
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": era,
               "capabilities": {"tools": {}}, "serverInfo": {"name": "script", "version": "1"}}})
+    elif method == "notifications/cancelled":
+        log.write(line)
+        log.flush()
     elif method in ("tools/list", "tools/call"):
         log.write(line)
         log.flush()
@@ -264,4 +267,53 @@ async fn an_upstreams_request_during_a_call_beside_the_loop_on_2026_07_28_is_ref
         }
         upstream.running.cancellation_token().cancel();
     }
+}
+
+/// A call dropped while it waits for the pipe (another line is being written) never reached
+/// the upstream: nothing is cancelled there, and the next call is the only one it sees.
+#[tokio::test]
+async fn a_call_dropped_while_waiting_for_the_pipe_is_not_cancelled_upstream() {
+    use futures_util::FutureExt as _;
+    let era = ProtocolVersion::V_2025_11_25.to_string();
+    let upstream = upstream(&era).await;
+    let Some(direct) = upstream.direct.direct.as_deref() else {
+        panic!("a child's connection has the way beside the loop");
+    };
+    let ping: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> =
+        serde_json::from_value(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .expect("a client notification");
+    let held = direct.writer.turn(ping).await.expect("the pipe is free");
+    let Value::Object(arguments) = json!({"text": "dropped"}) else {
+        unreachable!()
+    };
+    let ctx = Context::builder().build();
+    let call = call_on(
+        "script",
+        &upstream.direct,
+        &upstream.calls,
+        "tool",
+        arguments,
+        ctx,
+        None,
+    );
+    assert!(call.now_or_never().is_none(), "the call waits for the pipe");
+    drop(held);
+    // A cancellation would be sent by a task of its own, through rmcp's loop, before the call
+    // below that goes the same way.
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    let after = upstream.call(&upstream.through_loop, json!({"text": "after"}));
+    assert_eq!(after.await, "ok");
+    let requests = upstream.requests();
+    let methods: Vec<&str> = requests
+        .iter()
+        .filter_map(|r| r.get("method").and_then(Value::as_str))
+        .collect();
+    assert_eq!(methods, ["tools/call"], "{requests:?}");
+    assert_eq!(
+        requests[0].pointer("/params/arguments/text"),
+        Some(&json!("after"))
+    );
+    upstream.running.cancellation_token().cancel();
 }
