@@ -1,5 +1,7 @@
 use super::*;
 
+mod beside;
+
 fn init_error(inner: Box<dyn std::error::Error + Send + Sync>) -> ClientInitializeError {
     ClientInitializeError::TransportError {
         error: rmcp::transport::DynamicTransportError::from_parts(

@@ -13,7 +13,7 @@ use rmcp::model::ProtocolVersion;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::{call_on, Calls, Connection};
+use crate::call::{call_on, Calls, Connection};
 use crate::client::{self, Endpoint, Role, Running};
 use crate::relay::Heard;
 
@@ -282,7 +282,7 @@ async fn a_call_dropped_while_waiting_for_the_pipe_is_not_cancelled_upstream() {
     let ping: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> =
         serde_json::from_value(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .expect("a client notification");
-    let held = direct.writer.turn(ping).await.expect("the pipe is free");
+    let held = direct.writer().turn(ping).await.expect("the pipe is free");
     let Value::Object(arguments) = json!({"text": "dropped"}) else {
         unreachable!()
     };
@@ -316,4 +316,46 @@ async fn a_call_dropped_while_waiting_for_the_pipe_is_not_cancelled_upstream() {
         Some(&json!("after"))
     );
     upstream.running.cancellation_token().cancel();
+}
+
+/// A line that could not be written (the child's stdin is closed) fails its call with the
+/// error rmcp's loop gives a request it could not send over the same connection: the
+/// transport it names is the relay over the child's stdio, as rmcp's loop names it.
+#[tokio::test]
+async fn a_line_that_could_not_be_written_fails_as_through_rmcps_loop() {
+    use crate::relay::Relay;
+    use crate::wire::ChildStdio;
+    use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, JsonRpcMessage};
+    use rmcp::service::{ServiceError, TxJsonRpcMessage};
+    use rmcp::transport::{DynamicTransportError, Transport};
+    use rmcp::RoleClient;
+
+    let call = |id: &str| -> TxJsonRpcMessage<RoleClient> {
+        let request = CallToolRequest::new(CallToolRequestParams::new("echo"));
+        JsonRpcMessage::request(
+            ClientRequest::CallToolRequest(request),
+            rmcp::model::NumberOrString::String(id.into()),
+        )
+    };
+    let (child, _stderr) = ChildStdio::spawn(
+        tokio::process::Command::new("cat"),
+        crate::wire::MAX_LINE_BYTES,
+    )
+    .expect("cat starts");
+    let writer = child.writer();
+    let mut relay = Relay::beside(child, Heard::new());
+    relay
+        .close()
+        .await
+        .expect("cat exits when its stdin closes");
+    let through_loop = relay.send(call("g-0")).await.expect_err("stdin is closed");
+    // What rmcp's loop makes of its transport's error (service.rs, its send tasks).
+    let through_loop = ServiceError::TransportSend(DynamicTransportError::new::<
+        Relay<ChildStdio>,
+        RoleClient,
+    >(through_loop));
+    let turn = writer.turn(call("g-1")).await.expect("the pipe is free");
+    let beside = turn.write().await.expect_err("stdin is closed");
+    assert!(matches!(beside, ServiceError::TransportSend(_)), "{beside}");
+    assert_eq!(beside.to_string(), through_loop.to_string());
 }
