@@ -14,7 +14,7 @@
 //! roots or elicitation on a 2026-07-28 connection when no request of its own is in flight
 //! (SEP-2260), and it does not see the calls beside it, so while only those run such a request
 //! is refused with invalid params (-32602) rather than given the handler's default answer (no
-//! sampling, no roots, a declined elicitation; client/tests/beside.rs pins both). The gateway always
+//! sampling, no roots, a declined elicitation; client/tests.rs pins both). The gateway always
 //! opens a stdio connection with `initialize`, so a connection is on 2026-07-28 only when the
 //! upstream answers `initialize` with that version. The gateway declares none of these
 //! capabilities: an upstream that asks is outside the protocol either way.
