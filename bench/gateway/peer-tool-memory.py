@@ -1,19 +1,27 @@
 """Resident memory per upstream tool, disco-gateway beside two peers, in front of the same
 scripted upstream (BENCHMARKS.md, "disco-gateway: memory per upstream tool"):
 
-    python3 bench/gateway/peer-tool-memory.py KIND BIN TOOLS [--rounds R]
+    python3 bench/gateway/peer-tool-memory.py KIND BIN TOOLS [--rounds R] [--catalog FILE]...
+                                              [--unlisted SECONDS]
 
 KIND and BIN:
   disco      the disco-gateway binary (stdio downstream);
   fastmcp    a Python with fastmcp installed (FastMCP's `create_proxy`, stdio downstream);
-  mcp-proxy  the Rust `mcp-proxy` binary (Streamable HTTP downstream at `/`, 127.0.0.1 only).
+  mcp-proxy  the Rust `mcp-proxy` binary (Streamable HTTP downstream at `/`, 127.0.0.1 only);
+  upstream   no proxy (BIN is not read): the upstream itself is asked for its whole
+             `tools/list`, and the size of its answers as sent is printed, in bytes a tool.
 
 Each proxy is started with one stdio upstream, disco-gateway/tests/hostile/upstream.py's
-`count` scenario (TOOLS tools in pages of 1,000, a two-parameter schema each), is initialized,
+`count` scenario (TOOLS tools in pages of 1,000, a two-parameter schema each), or with
+`--catalog` its `catalog` scenario (TOOLS tools cycled from the real tools of the FILEs, each
+copy renamed with a numeric suffix), is initialized,
 and walks the whole `tools/list` (every page) twice, as a client does that lists and lists
 again; then its resident memory is read once it has settled (three readings half a second
 apart within 1%), with its peak (VmHWM). The proxy's own process only: the upstream is its
 child, a process of its own, the same for every KIND. Prints one JSON line per round.
+With `--unlisted`, the memory is also read before any `tools/list`: SECONDS after
+`initialize` (time for a proxy that fetches its upstream's tools at start to hold them), once
+settled, as `unlisted_VmRSS_kB`.
 """
 import json
 import os
@@ -119,8 +127,7 @@ def free_port():
     return port
 
 
-def start(kind, binary, tools, scratch):
-    upstream = [sys.executable, UPSTREAM, "count", f"n{tools}"]
+def start(kind, binary, upstream, scratch):
     if kind == "disco":
         cfg = {"mcpServers": {"up": {"command": upstream[0], "args": upstream[1:]}},
                "disco": {"maxTools": 100000, "startupTimeoutMs": 120000,
@@ -129,6 +136,8 @@ def start(kind, binary, tools, scratch):
         with open(path, "w") as f:
             json.dump(cfg, f)
         return Stdio([binary, "--config", path])
+    if kind == "upstream":
+        return Stdio(upstream)
     if kind == "fastmcp":
         return Stdio([binary, "-c", FASTMCP_PROXY] + upstream)
     if kind == "mcp-proxy":
@@ -157,12 +166,48 @@ def walk(proxy, first_id):
             return count, i
 
 
+def json_size(upstream):
+    """The upstream's whole `tools/list` as it sends it: the bytes of its answers' lines, and
+    of its tools alone written compactly, each over the number of tools."""
+    proxy = Stdio(upstream)
+    try:
+        proxy.request(1, "initialize", {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "peer-tool-memory", "version": "1"}})
+        sent, compact, count, cursor, i = 0, 0, 0, None, 2
+        while True:
+            proxy.send({"jsonrpc": "2.0", "id": i, "method": "tools/list",
+                        "params": {"cursor": cursor} if cursor else {}})
+            line = proxy.p.stdout.readline()
+            sent += len(line.encode())
+            result = json.loads(line)["result"]
+            for t in result["tools"]:
+                compact += len(json.dumps(t, separators=(",", ":"), ensure_ascii=False).encode())
+            count += len(result["tools"])
+            cursor, i = result.get("nextCursor"), i + 1
+            if not cursor:
+                break
+    finally:
+        proxy.stop()
+    print(json.dumps({"kind": "upstream", "tools": count, "sent_bytes": sent,
+                      "sent_bytes_per_tool": round(sent / max(count, 1), 1),
+                      "compact_bytes_per_tool": round(compact / max(count, 1), 1)}), flush=True)
+
+
 def main():
     kind, binary, tools = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+    catalogs = [sys.argv[k + 1] for k, a in enumerate(sys.argv[:-1]) if a == "--catalog"]
+    unlisted = (float(sys.argv[sys.argv.index("--unlisted") + 1])
+                if "--unlisted" in sys.argv else None)
+    upstream = ([sys.executable, UPSTREAM, "catalog", f"n{tools}"] + catalogs if catalogs
+                else [sys.executable, UPSTREAM, "count", f"n{tools}"])
+    if kind == "upstream":
+        json_size(upstream)
+        return
     for _ in range(rounds):
         scratch = tempfile.mkdtemp(prefix="peer-tool-memory-")
-        proxy = start(kind, binary, tools, scratch)
+        proxy = start(kind, binary, upstream, scratch)
         try:
             r = proxy.request(1, "initialize", {
                 "protocolVersion": "2025-06-18", "capabilities": {},
@@ -170,19 +215,26 @@ def main():
             if r is None or "result" not in r:
                 sys.exit(f"initialize failed: {str(r)[:300]}")
             proxy.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            before = {}
+            if unlisted is not None:
+                time.sleep(unlisted)
+                before = {"unlisted_VmRSS_kB": settled(proxy.pid)["VmRSS"]}
             # The gateway lists its upstream's tools in the background after `initialize`;
             # a peer may list them at the first request. Either way, the count is waited for.
-            listed, i = 0, 2
+            # `walks` counts the lists walked, those before the count was reached included.
+            listed, i, walks = 0, 2, 1
             t0 = time.monotonic()
             while time.monotonic() - t0 < 120:
                 listed, i = walk(proxy, i)
                 if listed >= tools:
                     break
                 time.sleep(0.5)
+                walks += 1
             listed, i = walk(proxy, i)
             m = settled(proxy.pid)
-            print(json.dumps({"kind": kind, "tools": tools, "listed": listed,
-                              "VmRSS_kB": m["VmRSS"], "VmHWM_kB": m["VmHWM"]}), flush=True)
+            print(json.dumps({"kind": kind, "tools": tools, "listed": listed, "walks": walks + 1,
+                              "VmRSS_kB": m["VmRSS"], "VmHWM_kB": m["VmHWM"], **before}),
+                  flush=True)
         finally:
             proxy.stop()
             shutil.rmtree(scratch, ignore_errors=True)

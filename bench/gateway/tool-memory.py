@@ -1,10 +1,11 @@
 """The gateway's resident memory with scripted upstreams of ordinary tools (BENCHMARKS.md,
 "disco-gateway: memory per upstream tool"):
 
-    python3 bench/gateway/tool-memory.py GATEWAY_BIN UPSTREAM_PY TOOLS [SERVERS]
+    python3 bench/gateway/tool-memory.py GATEWAY_BIN UPSTREAM_PY TOOLS [SERVERS] [--catalog FILE]...
 
 UPSTREAM_PY is disco-gateway/tests/hostile/upstream.py (its `count` scenario: TOOLS / SERVERS
-tools per server, in pages of 1,000, each with a two-parameter schema). Prints VmRSS, once it
+tools per server, in pages of 1,000, each with a two-parameter schema; with `--catalog`, its
+`catalog` scenario: as many tools cycled from the real tools of the FILEs). Prints VmRSS, once it
 has settled after `initialize` and a first `tools/list`, and the peak VmHWM, then stops the
 gateway. Loopback only: the
 gateway serves stdio and its upstreams are its own children.
@@ -19,9 +20,14 @@ import time
 
 from procmem import settled
 
-gw, script, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-servers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-cfg = {"mcpServers": {f"s{k}": {"command": "python3", "args": [script, "count", f"n{n // servers}"]}
+catalogs = [sys.argv[k + 1] for k, a in enumerate(sys.argv[:-1]) if a == "--catalog"]
+args = [a for k, a in enumerate(sys.argv)
+        if a != "--catalog" and (k == 0 or sys.argv[k - 1] != "--catalog")]
+gw, script, n = args[1], args[2], int(args[3])
+servers = int(args[4]) if len(args) > 4 else 1
+scenario = (["catalog", f"n{n // servers}"] + catalogs if catalogs
+            else ["count", f"n{n // servers}"])
+cfg = {"mcpServers": {f"s{k}": {"command": "python3", "args": [script] + scenario}
                       for k in range(servers)},
        "disco": {"maxTools": 100000, "startupTimeoutMs": 120000,
                  # The tool pins of this run, removed with it: none of the user's state.

@@ -345,11 +345,10 @@ pub(crate) async fn call_on(
         // The HTTP upstream refused the credentials (401 or 403, after rmcp's one refresh):
         // what the caller can do about it, when the upstream says (an OAuth server: sign in).
         Err(e) if refused.is_some() && credentials_refused(&e) => {
-            tracing::warn!(server = %name, tool = %tool, "upstream refused the gateway's credentials");
-            error(format!(
-                "Server `{name}` could not run `{tool}`: {}",
-                refused.unwrap_or_default()
-            ))
+            // What to do about it, as the caller is told (the server's name and fixed words).
+            let fix = refused.unwrap_or_default();
+            tracing::warn!(server = %name, tool = %tool, fix = %fix, "upstream refused the gateway's credentials");
+            error(format!("Server `{name}` could not run `{tool}`: {fix}"))
         }
         Err(e) if answer_over_limit(&e).is_some() => {
             let limit = answer_over_limit(&e).unwrap_or_default();

@@ -24,7 +24,7 @@ mod oauth;
 mod shape;
 
 use expand::{expand, Secrecy};
-pub use oauth::OAuthConfig;
+pub use oauth::{OAuthConfig, SignIn};
 
 /// Where `${VAR}` is read from: the value of a variable by its name, `None` when it is unset.
 pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -56,9 +56,9 @@ pub enum Transport {
         /// own that carries the caller's bearer token instead of the configured
         /// `Authorization` (forward.rs).
         forward_token: bool,
-        /// `"oauth"`: the gateway signs in to it with OAuth as the user who ran
+        /// Whether the gateway signs in to it with OAuth as the user who ran
         /// `disco-gateway login <server>`, instead of sending a static `Authorization`.
-        oauth: Option<OAuthConfig>,
+        oauth: SignIn,
     },
 }
 
@@ -711,49 +711,32 @@ fn server(
                 headers.insert("Authorization".into(), format!("Bearer {token}"));
             }
             let forward_token = s.forward_token.unwrap_or(false);
-            let mut oauth = match &s.oauth {
+            let mut asked = match &s.oauth {
                 None | Some(serde_json::Value::Null) => None,
                 Some(value) => {
                     let (oauth, said) = oauth::read(&at("oauth"), value, vars)?;
                     warnings.extend(said);
-                    oauth
+                    Some(oauth)
                 }
             };
             // Codex's `scopes`: the server signs in with OAuth (`codex mcp login`), as here.
-            if let (None, Some(scopes)) = (&oauth, &s.scopes) {
-                oauth = Some(OAuthConfig {
+            if let (None | Some(None), Some(scopes)) = (&asked, &s.scopes) {
+                asked = Some(Some(OAuthConfig {
                     scopes: scopes.0.clone(),
                     ..OAuthConfig::default()
-                });
+                }));
             }
-            if oauth.is_some() {
-                // Each is a different identity upstream: the caller's own token, or the user
-                // who signed in; the gateway cannot send both.
-                if forward_token {
-                    return Err(err(
-                        &at("oauth"),
-                        "cannot go with `forwardToken`: a server is called either with each \
-                         caller's own token or as the user signed in with `disco-gateway \
-                         login`, not both",
-                    ));
-                }
-                // A token written in the file is what the file's own client sends too: it is
-                // kept, and the sign-in left out.
-                if let Some(k) = headers
-                    .keys()
-                    .find(|k| k.eq_ignore_ascii_case("authorization"))
-                {
-                    warnings.push(ConfigWarning {
-                        key: at("oauth"),
-                        message: format!(
-                            "not read: `headers.{k}` is sent instead (remove it to sign in \
-                             with `disco-gateway login {}`)",
-                            entry.name
-                        ),
-                    });
-                    oauth = None;
-                }
-            }
+            let authorization = headers
+                .keys()
+                .find(|k| k.eq_ignore_ascii_case("authorization"));
+            let (oauth, said) = oauth::sign_in(
+                &at("oauth"),
+                &entry.name,
+                asked,
+                forward_token,
+                authorization.map(String::as_str),
+            )?;
+            warnings.extend(said);
             Transport::Http {
                 url,
                 headers,
@@ -967,4 +950,4 @@ fn token(at: &str, t: file::Token, vars: Vars) -> Result<TokenConfig, ConfigErro
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

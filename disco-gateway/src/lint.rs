@@ -97,10 +97,7 @@ pub fn findings(hub: &Hub, provider: &GatewayProvider) -> Vec<Finding> {
     let mut out = Vec::new();
     for upstream in hub.upstreams().iter() {
         let server = &upstream.config.name;
-        if matches!(
-            &upstream.config.transport,
-            crate::config::Transport::Http { oauth: Some(_), .. }
-        ) {
+        if upstream.acts_as_user() {
             out.push(oauth_identity(server, hub, provider));
         }
         let (listed, _) = upstream.tools();

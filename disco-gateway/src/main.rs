@@ -35,7 +35,7 @@ const USAGE: &str = "usage:
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
   disco-gateway approve [--config FILE] SERVER[.TOOL]...
-  disco-gateway login --config FILE SERVER   (OAuth sign-in to a server with \"oauth\")
+  disco-gateway login --config FILE SERVER   (OAuth sign-in to a remote server)
   disco-gateway adopt --from CLIENT [--file FILE] [--write] [--undo]
       CLIENT: claude-desktop, claude-code, cursor, windsurf, gemini, vscode, codex
   disco-gateway report (--config FILE | -- COMMAND...) [--format table|json|attributes]

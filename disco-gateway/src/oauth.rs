@@ -37,6 +37,20 @@ pub fn sign_in_again(server: &str, why: &str) -> String {
     format!("{why}: sign in again with `disco-gateway login {server}`")
 }
 
+/// What a caller is told when `server`, signed in to only when it asks, asks: to sign in.
+pub fn sign_in_first(server: &str) -> String {
+    format!(
+        "the server asks for credentials: sign in with `disco-gateway login {server}` (OAuth), \
+         or give its entry the `headers` it takes"
+    )
+}
+
+/// Whether the token file at `path` is one `login` wrote for the server at `url`: there, and
+/// not another URL's. A file that cannot be read counts (the connection then says why).
+pub fn kept_for(path: &Path, url: &str) -> bool {
+    !matches!(TokenFile::new(path.to_path_buf(), url).read(), Ok(None))
+}
+
 /// One server's tokens in their file, as rmcp's credential store: read on every use, so that
 /// what `login` writes is what the next request sends.
 pub struct TokenFile {
@@ -332,31 +346,50 @@ pub async fn login_server(
             names.join(", ")
         ));
     };
-    match &found.transport {
-        crate::config::Transport::Http {
-            url,
-            oauth: Some(oauth),
-            ..
-        } => login(url, token_file(state, server), oauth, show).await,
-        crate::config::Transport::Http { headers, .. } => {
-            match headers
-                .keys()
-                .find(|k| k.eq_ignore_ascii_case("authorization"))
-            {
-                // The configuration's own token is sent, and its `oauth` not read (config.rs).
-                Some(k) => Err(format!(
-                    "login: `{server}` is called with the `headers.{k}` its configuration gives,                      not with OAuth: remove that header (and give it `\"oauth\": true`) to sign in"
-                )),
-                None => Err(format!(
-                    "login: `{server}` does not sign in with OAuth (give it `\"oauth\": true`,                      or an `oauth` object with its `clientId`)"
-                )),
-            }
-        }
-        _ => Err(format!(
-            "login: `{server}` does not sign in with OAuth (give it `\"oauth\": true`, or an \
-             `oauth` object with its `clientId`)"
-        )),
+    let file = token_file(state, server);
+    let config = match &found.transport {
+        crate::config::Transport::Http { url, oauth, .. } => oauth.config().map(|c| (url, c)),
+        crate::config::Transport::Stdio { .. } => None,
+    };
+    match config {
+        Some((url, config)) => login(url, file, &config, show).await,
+        None => Err(refusal(server, &found.transport)),
     }
+}
+
+/// Why `login` does not sign in to `server`, reached by `transport`.
+fn refusal(server: &str, transport: &crate::config::Transport) -> String {
+    let server = crate::text::shown(server);
+    let crate::config::Transport::Http {
+        headers,
+        forward_token,
+        ..
+    } = transport
+    else {
+        return format!(
+            "login: `{server}` is a stdio server: only a remote (URL) server signs in with OAuth"
+        );
+    };
+    // The configuration's own token is sent, and its `oauth` not read (config.rs).
+    if let Some(k) = headers
+        .keys()
+        .find(|k| k.eq_ignore_ascii_case("authorization"))
+    {
+        return format!(
+            "login: `{server}` is called with the `{k}` header its configuration gives, not \
+             with OAuth: remove that header to sign in"
+        );
+    }
+    if *forward_token {
+        return format!(
+            "login: `{server}` is called with each caller's own token (`forwardToken`), not \
+             with OAuth: remove `forwardToken` to sign in"
+        );
+    }
+    format!(
+        "login: `{server}` has OAuth turned off (`\"oauth\": false`, or `\"enabled\": false` in \
+         its `oauth`): remove that to sign in"
+    )
 }
 
 /// How long `login` waits for the browser to come back: the authorization request (its

@@ -95,21 +95,20 @@ impl GatewayProvider {
 
     /// Served over HTTP: an OAuth server acts as the user who signed in to it, so only
     /// callers whose token entry names it (in `servers`, or one of its tools in `tools`) see
-    /// it; over stdio the one caller is that user.
+    /// it; over stdio the one caller is that user. An OAuth server is one configured so, or
+    /// one without credentials of its own from the first connection that used the tokens of
+    /// its `disco-gateway login` ([`Upstream::acts_as_user`]).
     pub fn over_http(mut self) -> Self {
         self.http = true;
         self
     }
 
-    /// Whether `server` is one the gateway signs in to with OAuth.
+    /// Whether `server`'s calls act as the user signed in to it with OAuth.
     fn is_oauth(&self, server: &str) -> bool {
-        self.hub.upstreams().iter().any(|u| {
-            u.config.name == server
-                && matches!(
-                    &u.config.transport,
-                    crate::config::Transport::Http { oauth: Some(_), .. }
-                )
-        })
+        self.hub
+            .upstreams()
+            .iter()
+            .any(|u| u.config.name == server && u.acts_as_user())
     }
 
     /// Counts each forwarded call in `metrics`.
@@ -213,6 +212,12 @@ impl GatewayProvider {
     /// whose entry names the server in `servers` or the tool in `tools`.
     pub fn can_see(&self, caller: &Caller, tool: &str) -> bool {
         let oauth = || self.http && self.server_of(tool).is_some_and(|s| self.is_oauth(&s));
+        self.sees(caller, tool, oauth)
+    }
+
+    /// [`can_see`](Self::can_see), with whether `tool`'s server acts as the signed-in user
+    /// given (asked only when the caller's entry does not decide alone).
+    fn sees(&self, caller: &Caller, tool: &str, oauth: impl Fn() -> bool) -> bool {
         let Some(token) = self.token_of(caller) else {
             return !oauth();
         };
@@ -479,6 +484,10 @@ impl ToolProvider for GatewayProvider {
             .as_ref()
             .and_then(|(u, upstream_name)| self.held(name, u, upstream_name));
         let metrics = self.metrics.clone();
+        // Whether this caller could see the tool were its server acting as the signed-in
+        // user: checked by the upstream against the connection the call goes over, so that a
+        // sign-in since the call was routed cannot carry it (upstream.rs, `call`).
+        let as_user = !self.http || self.sees(ctx.caller(), name, || true);
         let name = name.to_string();
         Box::pin(async move {
             match route {
@@ -488,7 +497,7 @@ impl ToolProvider for GatewayProvider {
                     Some(text) => CallToolResult::error(vec![disco_runtime::Content::text(text)]),
                     None => {
                         let started = Instant::now();
-                        let result = upstream.call(&upstream_name, arguments, ctx).await;
+                        let result = upstream.call(&upstream_name, arguments, ctx, as_user).await;
                         if let Some(m) = &metrics {
                             let failed = result.is_error == Some(true);
                             m.call(&upstream.config.name, &name, failed, started.elapsed());

@@ -160,6 +160,8 @@ pub struct Upstream {
     stop: CancellationToken,
     /// Its starts after the first: restarts after a crash, a hang or a failed start.
     restarts: AtomicU64,
+    /// Its calls act as the user signed in with `disco-gateway login` (upstream/signin.rs).
+    signed_in: std::sync::atomic::AtomicBool,
 }
 
 /// Everything the upstream tasks share with the provider.
@@ -338,6 +340,7 @@ impl Upstream {
             pin_stamp: Mutex::new(None),
             stop,
             restarts: AtomicU64::new(0),
+            signed_in: Default::default(),
         })
     }
 
@@ -496,11 +499,14 @@ impl Upstream {
     ///
     /// With `forwardToken`, a named caller's call goes over that caller's own connection
     /// (forward.rs), never over the main one; the anonymous caller is the operator.
+    /// `as_user`: whether this caller may make calls that act as the signed-in user (provider.rs,
+    /// `can_see`); checked against the connection the call goes over.
     pub async fn call(
         &self,
         tool: &str,
         arguments: Map<String, Value>,
         ctx: Context,
+        as_user: bool,
     ) -> CallToolResult {
         let name = &self.config.name;
         let (conn, status) = {
@@ -514,6 +520,9 @@ impl Upstream {
                 _ => format!("Server `{name}` is still starting. Try again shortly."),
             });
         };
+        if !as_user && self.acts_as_user() {
+            return error(signin::not_for(name));
+        }
         match (&self.forwarded, ctx.caller().id()) {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
                 Ok(lease) => {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use disco_gateway::config::clients::{self, Use};
-use disco_gateway::config::{Config, ConfigError, Format, Origin, ServerConfig, Transport};
+use disco_gateway::config::{Config, ConfigError, Format, Origin, ServerConfig, SignIn, Transport};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients")
@@ -63,7 +63,11 @@ fn shown(s: &ServerConfig) -> String {
         } => format!(
             "{}: {url} headers={headers:?} forward={forward_token}{}",
             s.name,
-            if oauth.is_some() { " oauth" } else { "" }
+            if matches!(oauth, SignIn::Configured(_)) {
+                " oauth"
+            } else {
+                ""
+            }
         ),
     }
 }

@@ -282,7 +282,8 @@ fn assert_refused(result: &CallToolResult) {
 
 async fn call_as(hub: &Hub, caller: Caller, tool: &str) -> CallToolResult {
     let upstream = hub.upstreams()[0].clone();
-    let call = upstream.call(tool, Map::new(), Context::for_caller(caller));
+    // A forwarding server never acts as a signed-in user: `as_user` does not matter to it.
+    let call = upstream.call(tool, Map::new(), Context::for_caller(caller), false);
     tokio::time::timeout(GUARD, call).await.expect("hang guard")
 }
 

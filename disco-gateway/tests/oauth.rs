@@ -13,6 +13,10 @@
 
 mod support;
 
+/// A remote server whose entry has no `oauth` key, signed in to as the clients do.
+#[path = "oauth/asked.rs"]
+mod asked;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -164,10 +168,15 @@ struct Login {
 }
 
 async fn login(config: &Path) -> Login {
+    login_to(config, "remote").await
+}
+
+/// `disco-gateway login <server>`, the test playing the browser.
+async fn login_to(config: &Path, server: &str) -> Login {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"))
         .args(["login", "--config"])
         .arg(config)
-        .arg("remote")
+        .arg(server)
         .env("RUST_LOG", "trace")
         .env("OAUTH_TEST_SECRET", STATIC_SECRET)
         .stdout(Stdio::piped())
@@ -230,6 +239,26 @@ fn secrets(state: &Path) -> Vec<String> {
 
 type Client = RunningService<RoleClient, ()>;
 
+/// The gateway over stdio with `config`, its log at `level` in `log`.
+async fn over_stdio(config: &Path, log: &Path, level: &str) -> Client {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"));
+    cmd.arg("--config").arg(config).env("RUST_LOG", level);
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::fs::File::create(log).expect("the log file"))
+        .spawn()
+        .expect("the gateway starts");
+    ().serve(transport).await.expect("the gateway answers")
+}
+
+/// What `disco://status` says, as JSON text.
+async fn status(client: &Client) -> String {
+    let status = client
+        .read_resource(ReadResourceRequestParams::new("disco://status"))
+        .await
+        .expect("disco://status");
+    serde_json::to_string(&status).expect("JSON")
+}
+
 async fn call(client: &Client, tool: &str) -> (bool, String) {
     let params = CallToolRequestParams::new(tool.to_string());
     let r = match tokio::time::timeout(GUARD, client.call_tool(params))
@@ -263,9 +292,35 @@ async fn until(client: &Client, tool: &str, want: impl Fn(bool, &str) -> bool) -
     }
 }
 
+/// Revokes every grant `login` got: `remote` then asks to sign in again, and `open` serves on.
+async fn revoke_and_sign_in_again(servers: &Servers, client: &Client) {
+    reqwest::Client::new()
+        .post(format!("{}/revoke", servers.control))
+        .send()
+        .await
+        .expect("revoke");
+    let (_, text) = until(client, "remote.whoami", |e, t| e && t.contains("sign in")).await;
+    assert!(
+        text.contains("sign in again with `disco-gateway login remote`"),
+        "{text}"
+    );
+    assert_eq!(call(client, "open.whoami").await, (false, "anyone".into()));
+}
+
 /// A directory of its own for test `tag`, and the configuration of its two servers (with
 /// `tokens` for HTTP callers) in it.
 fn setup(servers: &Servers, tag: &str, tokens: Value) -> (PathBuf, PathBuf, PathBuf) {
+    let remote = serde_json::json!({"type": "http", "url": servers.mcp, "oauth": true});
+    setup_with(servers, tag, tokens, remote)
+}
+
+/// [`setup`] with `remote`'s entry as given.
+fn setup_with(
+    servers: &Servers,
+    tag: &str,
+    tokens: Value,
+    remote: Value,
+) -> (PathBuf, PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("disco-oauth-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
@@ -275,7 +330,7 @@ fn setup(servers: &Servers, tag: &str, tokens: Value) -> (PathBuf, PathBuf, Path
         &config,
         serde_json::json!({
             "mcpServers": {
-                "remote": {"type": "http", "url": servers.mcp, "oauth": true},
+                "remote": remote,
                 "open": {"type": "http", "url": servers.open}
             },
             "disco": {"dataDir": state, "restartMaxMs": 2000, "tokens": tokens}
@@ -295,19 +350,9 @@ async fn sign_in_refresh_revocation_and_a_new_sign_in() {
 
     // The gateway runs before anyone signed in: `remote` is down, and says how to sign in.
     let log = dir.join("gateway.log");
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_disco-gateway"));
-    cmd.arg("--config").arg(&config).env("RUST_LOG", "trace");
-    let (transport, _) = TokioChildProcess::builder(cmd)
-        .stderr(std::fs::File::create(&log).expect("the log file"))
-        .spawn()
-        .expect("the gateway starts");
-    let client: Client = ().serve(transport).await.expect("the gateway answers");
+    let client = over_stdio(&config, &log, "trace").await;
     until(&client, "open.whoami", |e, t| !e && t == "anyone").await;
-    let status = client
-        .read_resource(ReadResourceRequestParams::new("disco://status"))
-        .await
-        .expect("disco://status");
-    let status = serde_json::to_string(&status).expect("JSON");
+    let status = status(&client).await;
     assert!(
         status.contains("sign in again with `disco-gateway login remote`"),
         "{status}"
@@ -378,17 +423,7 @@ async fn sign_in_refresh_revocation_and_a_new_sign_in() {
     seen.extend(refreshed);
 
     // The grant is revoked: `remote` asks to sign in again, `open` serves on.
-    reqwest::Client::new()
-        .post(format!("{}/revoke", servers.control))
-        .send()
-        .await
-        .expect("revoke");
-    let (_, text) = until(&client, "remote.whoami", |e, t| e && t.contains("sign in")).await;
-    assert!(
-        text.contains("sign in again with `disco-gateway login remote`"),
-        "{text}"
-    );
-    assert_eq!(call(&client, "open.whoami").await, (false, "anyone".into()));
+    revoke_and_sign_in_again(&servers, &client).await;
 
     // A second sign-in, the gateway still running: `remote` serves again.
     let second = login(&config).await;

@@ -1,6 +1,6 @@
 use super::*;
 
-use crate::config::{Config, Format, Origin, ServerConfig};
+use crate::config::{Config, Format, Origin, ServerConfig, SignIn};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients")
@@ -49,9 +49,12 @@ fn whole(s: &ServerConfig) -> String {
         } => format!(
             "{} {url} {headers:?} {forward_token} {:?}",
             s.name,
-            oauth
-                .as_ref()
-                .map(|o| (&o.client_id, &o.scopes, o.callback_port))
+            match oauth {
+                SignIn::Configured(o) =>
+                    format!("{:?}", (&o.client_id, &o.scopes, o.callback_port)),
+                SignIn::WhenSignedIn => "when signed in".into(),
+                SignIn::Never => "never".into(),
+            }
         ),
     }
 }

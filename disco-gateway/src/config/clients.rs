@@ -176,8 +176,8 @@ const TIMEOUT: &str =
     "the gateway's own timeouts are `disco.callTimeoutMs` and `disco.startupTimeoutMs`";
 const TOOLS: &str =
     "to hide a server's tools from callers, give them `disco.tokens` with the tools they may see";
-const OAUTH: &str = "the gateway signs in with OAuth as `oauth` says (`disco-gateway login`) \
-                     or sends the static `headers`";
+const OAUTH: &str = "the gateway sends the static `headers`, or signs in with OAuth \
+                     (`disco-gateway login`) as `oauth` says, or when the server asks";
 const SANDBOX: &str = "the gateway runs its servers in no sandbox of its own";
 const APPROVAL: &str = "the gateway asks no one before a call: its callers' clients do";
 

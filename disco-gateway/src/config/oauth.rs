@@ -8,6 +8,18 @@
 //! (`enabled`, `clientId`, `clientSecret`, `scopes` as an array, and its endpoints;
 //! <https://geminicli.com/docs/tools/mcp-server/>). `true` asks for OAuth with dynamic client
 //! registration (RFC 7591) and the scopes the server advertises; `false` for none.
+//!
+//! No key is needed for that: every one of these clients signs in to a remote server that
+//! answers 401 with its protected-resource metadata (RFC 9728), its entry a URL and nothing
+//! more. Claude Code ("Authenticate with remote MCP servers", `/mcp`;
+//! <https://code.claude.com/docs/en/mcp>), Cursor (<https://cursor.com/docs/context/mcp>),
+//! VS Code (<https://code.visualstudio.com/docs/copilot/customization/mcp-servers>), Windsurf
+//! ("OAuth support for each transport type"; <https://docs.windsurf.com/windsurf/cascade/mcp>),
+//! Gemini CLI ("Automatic OAuth discovery": "you can omit the OAuth configuration";
+//! <https://geminicli.com/docs/tools/mcp-server/>) and Codex (`codex mcp login <server>`;
+//! <https://developers.openai.com/codex/mcp>). So a URL server with no credentials of its own
+//! and OAuth not turned off is [`SignIn::WhenSignedIn`]: `disco-gateway login` signs in to it,
+//! and its tokens, once there, are used as a configured OAuth server's.
 
 use serde_json::Value;
 
@@ -27,6 +39,73 @@ pub struct OAuthConfig {
     pub scopes: Vec<String>,
     /// The loopback port `login` listens on for the redirect; `None`: any free one.
     pub callback_port: Option<u16>,
+}
+
+/// Whether and how the gateway signs in to a URL server with OAuth.
+#[derive(Clone, PartialEq, Eq)]
+pub enum SignIn {
+    /// Its entry asks for OAuth (`"oauth"`, Codex's `scopes`): every connection signs in, and
+    /// without tokens the server is not up ("sign in with `disco-gateway login`").
+    Configured(OAuthConfig),
+    /// Its entry has no credentials of its own (no `Authorization` header, not
+    /// `forwardToken`) and does not turn OAuth off: called without credentials until
+    /// `disco-gateway login` writes its tokens, then as a configured OAuth server with
+    /// [`OAuthConfig::default`] (discovery, dynamic registration, the advertised scopes).
+    WhenSignedIn,
+    /// Never: its entry sends its own `Authorization`, forwards each caller's token, or turns
+    /// OAuth off (`"oauth": false`, Gemini CLI's `"enabled": false`).
+    Never,
+}
+
+impl SignIn {
+    /// What a connection signs in with when it signs in.
+    pub fn config(&self) -> Option<OAuthConfig> {
+        match self {
+            SignIn::Configured(config) => Some(config.clone()),
+            SignIn::WhenSignedIn => Some(OAuthConfig::default()),
+            SignIn::Never => None,
+        }
+    }
+}
+
+/// How a URL server signs in, from what its entry says: `asked` its `oauth` as [`read`] read
+/// it (`None`: no key; `Some(None)`: turned off), `forward_token`, and the `Authorization`
+/// header its entry sends, if any. `key` is its `oauth` key, for what is said of it.
+pub(super) fn sign_in(
+    key: &str,
+    server: &str,
+    asked: Option<Option<OAuthConfig>>,
+    forward_token: bool,
+    authorization: Option<&str>,
+) -> Result<(SignIn, Option<ConfigWarning>), ConfigError> {
+    let config = match asked {
+        Some(None) => return Ok((SignIn::Never, None)),
+        None if forward_token || authorization.is_some() => return Ok((SignIn::Never, None)),
+        None => return Ok((SignIn::WhenSignedIn, None)),
+        Some(Some(config)) => config,
+    };
+    // Each is a different identity upstream: the caller's own token, or the user who signed
+    // in; the gateway cannot send both.
+    if forward_token {
+        return Err(err(
+            key,
+            "cannot go with `forwardToken`: a server is called either with each caller's own \
+             token or as the user signed in with `disco-gateway login`, not both",
+        ));
+    }
+    // A token written in the file is what the file's own client sends too: it is kept, and
+    // the sign-in left out.
+    if let Some(k) = authorization {
+        let warning = ConfigWarning {
+            key: key.to_string(),
+            message: format!(
+                "not read: `headers.{k}` is sent instead (remove it to sign in with \
+                 `disco-gateway login {server}`)"
+            ),
+        };
+        return Ok((SignIn::Never, Some(warning)));
+    }
+    Ok((SignIn::Configured(config), None))
 }
 
 /// The keys of an `oauth` object the gateway reads.

@@ -3,6 +3,8 @@ use serde::Deserialize;
 
 /// The `disco` section's settings of HTTP serving.
 mod disco;
+/// Every kind of URL server entry as to signing in, with what the rule says of it.
+pub(crate) mod kinds;
 /// A URL server's `oauth`.
 mod oauth;
 

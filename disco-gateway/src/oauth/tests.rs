@@ -344,41 +344,81 @@ async fn a_rejected_refresh_token_is_dropped_and_the_client_kept() {
     assert_eq!(back["access_token"], "at-9");
 }
 
+/// `login` over every kind of URL server entry (config/tests/kinds.rs): one that signs in
+/// (asked to, or by no key when the server asks) is tried (here its authorization server is
+/// not there: the error is discovery's); one that never signs in is refused, saying why in
+/// one sentence that names the server, its words single-spaced. And the other refusals: a
+/// stdio server, a disabled one, an unknown name, a `callbackPort` in use.
 #[tokio::test]
-async fn login_says_why_a_server_cannot_sign_in() {
+async fn login_tries_each_server_that_signs_in_and_says_why_not_for_the_others() {
+    use crate::config::tests::kinds::{kinds, Expected};
+    // The TLS provider discovery's HTTP client needs (an error: one is installed already).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let state = temp_dir();
+    let check = |e: &str| {
+        assert!(e.contains("`remote`"), "{e}");
+        assert!(!e.contains("  "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        assert!(!e.contains("s3cr3t"), "{e}");
+    };
+    let mut refused = 0;
+    for kind in kinds() {
+        let Ok(config) = kind.read() else {
+            assert_eq!(kind.expected(), Expected::Refused, "{}", kind.label);
+            continue;
+        };
+        let e = login_server(&config, "remote", &state, |_| {})
+            .await
+            .unwrap_err();
+        if kind.expected() == Expected::Never {
+            check(&e);
+            assert!(e.starts_with("login: "), "{}: {e}", kind.label);
+            let why = if kind.credential {
+                "header its configuration gives"
+            } else if kind.forward {
+                "`forwardToken`"
+            } else {
+                "OAuth turned off"
+            };
+            assert!(e.contains(why), "{}: {e}", kind.label);
+            refused += 1;
+        } else {
+            // Tried: discovery at the server's URL, where nothing listens.
+            assert!(e.starts_with("OAuth: "), "{}: {e}", kind.label);
+        }
+    }
+    assert!(refused >= 40, "{refused}");
+
     let busy = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
     let port = busy.local_addr().unwrap().port();
     let text = serde_json::json!({"mcpServers": {
-        "token": {"url": "http://127.0.0.1:9/mcp", "oauth": true,
-                  "headers": {"authorization": "Bearer x"}},
-        "plain": {"url": "http://127.0.0.1:9/mcp"},
-        "busy": {"url": "http://127.0.0.1:9/mcp", "oauth": {"callbackPort": port}},
-        "off": {"url": "http://127.0.0.1:9/mcp", "oauth": true, "disabled": true}
+        "remote": {"url": "http://127.0.0.1:9/mcp", "oauth": {"callbackPort": port}},
     }})
     .to_string();
     let config = crate::config::Config::parse(&text, &|_| None).unwrap();
-    let state = temp_dir();
-    let said = |server: &'static str| {
-        let config = config.clone();
-        let state = state.clone();
-        async move {
-            login_server(&config, server, &state, |_| {})
-                .await
-                .unwrap_err()
-        }
-    };
-    let e = said("token").await;
-    assert!(e.contains("`headers.authorization`"), "{e}");
-    let e = said("plain").await;
-    assert!(e.contains("does not sign in with OAuth"), "{e}");
-    let e = said("busy").await;
+    let e = login_server(&config, "remote", &state, |_| {})
+        .await
+        .unwrap_err();
     assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
     assert!(e.contains("callbackPort"), "{e}");
-    let e = said("off").await;
-    assert!(e.contains("disables it"), "{e}");
-    let e = said("nowhere").await;
-    assert!(e.contains("no server is named"), "{e}");
     drop(busy);
+    for entry in [
+        serde_json::json!({"command": "x"}),
+        serde_json::json!({"url": "http://127.0.0.1:9/mcp", "disabled": true}),
+    ] {
+        let text = serde_json::json!({"mcpServers": {"remote": entry, "other": {"command": "y"}}});
+        let config = crate::config::Config::parse(&text.to_string(), &|_| None).unwrap();
+        let e = login_server(&config, "remote", &state, |_| {})
+            .await
+            .unwrap_err();
+        check(&e);
+        let e = login_server(&config, "nowhere", &state, |_| {})
+            .await
+            .unwrap_err();
+        assert!(e.contains("no server is named `nowhere`"), "{e}");
+        assert!(!e.contains("  "), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&state);
 }
 
 /// The browser is told it is signed in once the code is exchanged, not when it comes back:

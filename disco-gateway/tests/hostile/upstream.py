@@ -2,6 +2,7 @@
 stdio, one line a message, no SDK, so that it can say what no SDK would.
 
     python3 upstream.py SCENARIO LABEL [DIR]
+    python3 upstream.py catalog n<COUNT> FILE...
 
 DIR, when given, is where the upstream leaves a file `LABEL.done` once a flood is written, and
 where `flaky` looks for `LABEL.down`, which makes it fail to start, `shifty` for
@@ -10,6 +11,9 @@ which ends its call.
 LABEL is put in every answer, so that a test knows which upstream answered. Each scenario is a
 function below that gives the tools of a `tools/list` page (and the next cursor) and may answer
 a call its own way; `good` is the well-behaved upstream beside the hostile ones.
+`catalog` serves COUNT tools cycled from the tools of the FILEs (each a server's `tools/list`:
+a list of tools, or an object with `tools`), each copy named with a suffix `_<copy>` and
+otherwise as the file has it (the memory benchmarks' real workload).
 """
 from __future__ import annotations
 
@@ -20,11 +24,24 @@ import time
 
 SCENARIO = sys.argv[1]
 LABEL = sys.argv[2] if len(sys.argv) > 2 else SCENARIO
-DIR = sys.argv[3] if len(sys.argv) > 3 else None
+DIR = sys.argv[3] if len(sys.argv) > 3 and SCENARIO != "catalog" else None
 # The log flood: this many messages of this many bytes each.
 FLOOD_MESSAGES = 30_000
 FLOOD_BYTES = 8 * 1024
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def read_catalog(paths) -> list:
+    tools = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            listed = json.load(f)
+        tools.extend(listed["tools"] if isinstance(listed, dict) else listed)
+    return tools
+
+
+# The real tools `catalog` cycles through.
+CATALOG = read_catalog(sys.argv[3:]) if SCENARIO == "catalog" else []
 # How many times the tools changed (a call to `mutate` changes them).
 state = {"changed": 0}
 
@@ -103,6 +120,16 @@ def tools_of(scenario: str, cursor):
             "path": {"type": "string", "description": "The file to read."},
             "limit": {"type": "integer"}}, "required": ["path"]})
             for i in range(page * 1000, end)]
+        return tools, (str(page + 1) if end < count else None)
+    if scenario == "catalog":
+        # LABEL is `n<count>`: that many of the files' tools, cycled, in pages of 1,000; copy k
+        # of a tool is named `<name>_<k>`, the rest of it as the file has it.
+        count = int(LABEL[1:])
+        page = int(cursor) if cursor else 0
+        end = min(count, (page + 1) * 1000)
+        tools = [dict(CATALOG[i % len(CATALOG)],
+                      name=f"{CATALOG[i % len(CATALOG)]['name']}_{i // len(CATALOG)}")
+                 for i in range(page * 1000, end)]
         return tools, (str(page + 1) if end < count else None)
     if scenario == "shifty":
         # The definitions change once DIR/LABEL.changed exists (a call to `change` makes it):

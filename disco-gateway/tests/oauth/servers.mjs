@@ -10,6 +10,8 @@
 //   the signed-in account;
 // - with STATIC_REDIRECT set, a client registered beforehand: `static-client`, confidential
 //   (its secret STATIC_SECRET, sent with HTTP Basic), redirected to STATIC_REDIRECT;
+//   With PUBLIC_LISTING set, it answers `initialize`, `ping` and `tools/list` without a token
+//   too (as servers that let anyone see what they offer do), and asks for one on `tools/call`;
 // - an MCP server without authorization (`/open/mcp`), the gateway's other upstream;
 // - `/control/stats` (what the authorization server did) and `/control/revoke` (every grant
 //   seen is revoked, its access and refresh tokens with it).
@@ -121,9 +123,9 @@ const readBody = async (req) => {
 };
 
 // A JSON-RPC answer of an MCP server with the tools `whoami` and `slow` answering `who`.
-const mcp = async (req, res, who) => {
+const mcp = async (req, res, who, read) => {
   if (req.method !== 'POST') return json(res, 405, {});
-  const msg = JSON.parse(await readBody(req));
+  const msg = read ?? JSON.parse(await readBody(req));
   if (msg.id === undefined) { res.writeHead(202); return res.end(); }
   const ok = (result) => json(res, 200, { jsonrpc: '2.0', id: msg.id, result });
   switch (msg.method) {
@@ -179,6 +181,10 @@ const rs = await listen(async (req, res) => {
     const value = auth.startsWith('Bearer ') ? auth.slice(7) : null;
     const token = value ? await provider.AccessToken.find(value) : undefined;
     if (!token || token.aud !== `${rsBase}/mcp` || !String(token.scope).split(' ').includes('mcp')) {
+      if (process.env.PUBLIC_LISTING && !value && req.method === 'POST') {
+        const msg = JSON.parse(await readBody(req));
+        if (msg.method !== 'tools/call') return mcp(req, res, 'nobody', msg);
+      }
       stats.refused += 1;
       const error = value ? ', error="invalid_token"' : '';
       return json(res, 401, { error: 'unauthorized' }, {

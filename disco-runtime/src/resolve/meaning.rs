@@ -79,25 +79,96 @@ pub(crate) fn opposed_rivals(word: &str) -> Vec<String> {
     out
 }
 
-/// A catalog word's rivals, spelled out: its opposed words (`opposed_rivals`) and, made on
-/// first use (only fused and dropped-word requests compare letters with them), the words of
-/// APIs within two edits of it that are opposed to it, none a form of the word itself.
+/// A catalog word's rivals, spelled out: its opposed words (`opposed_rivals`) and the words
+/// of APIs within two edits of it that are opposed to it, none a form of the word itself. A
+/// name index makes them for each of its words when it is built ([`Rivals::complete`]); other
+/// words (argument keys) have them made on first use per thread, the words of APIs on first
+/// need (only fused and dropped-word requests compare letters with them).
+/// Kept compact: a name index holds one for each of its words.
 pub(crate) struct Rivals {
-    word: Box<str>,
-    pub(crate) opposed: Vec<String>,
-    apis: std::cell::OnceCell<Vec<&'static str>>,
+    /// The opposed words, one after the other, and the length of each in bytes (words come
+    /// from names and keys of at most a few hundred bytes, so a length always fits).
+    opposed: Box<str>,
+    lengths: Box<[u16]>,
+    apis: OnceLock<Box<[&'static str]>>,
 }
 
 impl Rivals {
-    fn apis(&self) -> &[&'static str] {
+    /// The opposed words now, the words of APIs on first need.
+    fn of(word: &str) -> Rivals {
+        let (mut opposed, mut lengths) = (String::new(), Vec::new());
+        for rival in opposed_rivals(word) {
+            if let Ok(length) = u16::try_from(rival.len()) {
+                opposed.push_str(&rival);
+                lengths.push(length);
+            }
+        }
+        Rivals {
+            opposed: opposed.into(),
+            lengths: lengths.into(),
+            apis: OnceLock::new(),
+        }
+    }
+
+    /// The words opposed to the word (`opposed_rivals`).
+    pub(crate) fn opposed(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.lengths.iter().map(move |&length| {
+            let end = start + usize::from(length);
+            let rival = self.opposed.get(start..end).unwrap_or_default();
+            start = end;
+            rival
+        })
+    }
+
+    /// Both now.
+    pub(crate) fn complete(word: &str) -> Rivals {
+        let rivals = Rivals::of(word);
+        rivals.apis(word);
+        rivals
+    }
+
+    /// The words of APIs opposed to `word`, whose rivals these are.
+    fn apis(&self, word: &str) -> &[&'static str] {
         self.apis.get_or_init(|| {
-            let word = &*self.word;
             api_words_within(word, 2)
                 .into_iter()
                 .map(|(a, _)| a)
                 .filter(|a| opposed(a, word) && !same_lemma(a, word))
                 .collect()
         })
+    }
+}
+
+/// The rivals of a word: kept by a table, or made for this thread.
+pub(crate) enum RivalsRef<'a> {
+    Kept(&'a Rivals),
+    Made(std::rc::Rc<Rivals>),
+}
+
+impl std::ops::Deref for RivalsRef<'_> {
+    type Target = Rivals;
+
+    fn deref(&self) -> &Rivals {
+        match self {
+            RivalsRef::Kept(r) => r,
+            RivalsRef::Made(r) => r,
+        }
+    }
+}
+
+/// Where the rules of meaning find a catalog word's rivals: a name index keeps its words'
+/// (`NameIndex`); a word it does not keep has them made per thread ([`PerThread`]).
+pub(crate) trait RivalTable {
+    fn rivals(&self, word: &str) -> RivalsRef<'_>;
+}
+
+/// No table: every word's rivals made on first use per thread ([`rivals_of`]).
+pub(crate) struct PerThread;
+
+impl RivalTable for PerThread {
+    fn rivals(&self, word: &str) -> RivalsRef<'_> {
+        RivalsRef::Made(rivals_of(word))
     }
 }
 
@@ -116,11 +187,7 @@ pub(crate) fn rivals_of(word: &str) -> std::rc::Rc<Rivals> {
     if let Some(kept) = RIVALS.with(|t| t.borrow().get(word).cloned()) {
         return kept;
     }
-    let made = std::rc::Rc::new(Rivals {
-        word: word.into(),
-        opposed: opposed_rivals(word),
-        apis: std::cell::OnceCell::new(),
-    });
+    let made = std::rc::Rc::new(Rivals::of(word));
     RIVALS.with(|t| {
         let mut t = t.borrow_mut();
         if t.len() >= RIVALS_KEPT {
@@ -214,7 +281,12 @@ impl<'w> RequestWord<'w> {
 /// How `request` reads against `target`, a catalog word `d` edits away. The other catalog
 /// words the caller can see compete through their tools, by the margin of the name tier
 /// (`name/decide.rs`), and other fields by the margin of `args/keys.rs`.
-pub(crate) fn read_word(request: &RequestWord<'_>, target: &str, d: usize) -> Reading {
+pub(crate) fn read_word(
+    request: &RequestWord<'_>,
+    target: &str,
+    d: usize,
+    table: &dyn RivalTable,
+) -> Reading {
     let text = request.text;
     if text == target {
         return Reading::Typo;
@@ -240,7 +312,7 @@ pub(crate) fn read_word(request: &RequestWord<'_>, target: &str, d: usize) -> Re
         }
     };
     let close = |x: &str| osa_within(text, x, d).is_some();
-    if rivals_of(target).opposed.iter().any(|x| close(x)) {
+    if table.rivals(target).opposed().any(close) {
         return rival();
     }
     let other = |x: &str| x != target && !same_lemma(x, target);
@@ -268,8 +340,13 @@ pub(crate) fn read_word(request: &RequestWord<'_>, target: &str, d: usize) -> Re
 /// edits); a rival spelling that comes at least as close as the name itself settles it
 /// (`pricelt` against `price_gt`: `pricelt` is `price_lt` exactly). `d`: the edit distance of
 /// the two as compact strings.
-pub(crate) fn read_letters<T: AsRef<str>>(request: &str, target_words: &[T], d: usize) -> Reading {
-    read_letters_within(request, target_words, d, d)
+pub(crate) fn read_letters<T: AsRef<str>>(
+    request: &str,
+    target_words: &[T],
+    d: usize,
+    table: &dyn RivalTable,
+) -> Reading {
+    read_letters_within(request, target_words, d, d, table)
 }
 
 /// `read_letters`, where a rival spelling must also be within `reach` edits of the request: a
@@ -280,6 +357,7 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
     target_words: &[T],
     d: usize,
     reach: usize,
+    table: &dyn RivalTable,
 ) -> Reading {
     let within = d.min(reach);
     let mut spelled = String::with_capacity(request.len() + 16);
@@ -301,15 +379,11 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
         // edits of the word, so within two letters of its length: when no such length brings
         // a spelling within `within` of the request's (a dropped or an extra word), the length
         // test below would pass over each of them, and they are not looked for.
-        let kept = rivals_of(word);
+        let kept = table.rivals(word);
         let apis_in_reach = request_len + within + 2 >= others_len + word_len
             && request_len <= others_len + word_len + 2 + within;
-        let apis: &[&'static str] = if apis_in_reach { kept.apis() } else { &[] };
-        let rivals = kept
-            .opposed
-            .iter()
-            .map(String::as_str)
-            .chain(apis.iter().copied());
+        let apis: &[&'static str] = if apis_in_reach { kept.apis(word) } else { &[] };
+        let rivals = kept.opposed().chain(apis.iter().copied());
         for rival in rivals {
             if request_len.abs_diff(others_len + char_len(rival)) > within {
                 continue;
@@ -356,7 +430,7 @@ pub(crate) fn read_key(key: &str, name: &str, other_words: &[String]) -> Reading
             let d = strsim::osa_distance(k, w);
             // The other fields compete as whole names, by the margin of `near_miss`: here only
             // the words that are no field's (opposites, words of APIs) are rivals.
-            worst = worst.max(read_word(&RequestWord::new(k, known(k)), w, d));
+            worst = worst.max(read_word(&RequestWord::new(k, known(k)), w, d, &PerThread));
             if worst == Reading::Opposed {
                 return worst;
             }
@@ -364,7 +438,8 @@ pub(crate) fn read_key(key: &str, name: &str, other_words: &[String]) -> Reading
         return worst;
     }
     let compact = kw.concat();
-    read_letters(&compact, &nw, strsim::osa_distance(&compact, &nw.concat()))
+    let d = strsim::osa_distance(&compact, &nw.concat());
+    read_letters(&compact, &nw, d, &PerThread)
 }
 
 #[cfg(test)]
@@ -415,6 +490,30 @@ mod tests {
                 assert_eq!(found, measured, "{request:?} within {d}");
             }
         }
+    }
+
+    /// The compact rivals give back every opposed word in order, made now or on first need,
+    /// for words of APIs, role nouns, negated words and words with opposites in the tables.
+    #[test]
+    fn rivals_keep_every_opposed_word_in_order() {
+        let words = [
+            "lock", "unlock", "payer", "payee", "include", "max", "enable", "increase",
+        ];
+        for word in words
+            .into_iter()
+            .chain(api_words().iter().copied().step_by(7))
+        {
+            let spelled = opposed_rivals(word);
+            let (made, complete) = (Rivals::of(word), Rivals::complete(word));
+            assert_eq!(made.opposed().collect::<Vec<_>>(), spelled, "{word}");
+            assert_eq!(complete.opposed().collect::<Vec<_>>(), spelled, "{word}");
+            assert_eq!(made.apis(word), complete.apis(word), "{word}");
+            assert_eq!(
+                &*PerThread.rivals(word).opposed().collect::<Vec<_>>(),
+                spelled
+            );
+        }
+        assert!(!opposed_rivals("lock").is_empty() && !opposed_rivals("payer").is_empty());
     }
 
     /// Whether the two share a non-empty string each reaches by deleting at most `k`

@@ -20,11 +20,24 @@ fn refused(entry: &str) -> ConfigError {
     }
 }
 
+/// What the entry's `oauth` configures: `None` when it signs in by no configuration of its
+/// own (when asked, or never).
 fn oauth_of(entry: &str) -> Option<OAuthConfig> {
+    configured(&sign_in_of(entry))
+}
+
+fn sign_in_of(entry: &str) -> SignIn {
     let c = server(entry).unwrap_or_else(|e| panic!("{entry}: {e}"));
     match &c.servers[0].transport {
         Transport::Http { oauth, .. } => oauth.clone(),
         Transport::Stdio { .. } => panic!("{entry}: not a URL server"),
+    }
+}
+
+fn configured(sign_in: &SignIn) -> Option<OAuthConfig> {
+    match sign_in {
+        SignIn::Configured(config) => Some(config.clone()),
+        SignIn::WhenSignedIn | SignIn::Never => None,
     }
 }
 
@@ -164,7 +177,7 @@ fn oauth_excludes_forwarding_and_a_static_authorization() {
             else {
                 panic!("{oauth}: not a URL server")
             };
-            assert!(read.is_none(), "{oauth} {header}");
+            assert!(*read == SignIn::Never, "{oauth} {header}");
             assert!(headers.contains_key(header));
             let warned = c
                 .warnings
@@ -215,7 +228,7 @@ fn codex_scopes_sign_in_with_oauth() {
         .transport
         .clone()
     {
-        Transport::Http { oauth, .. } => oauth,
+        Transport::Http { oauth, .. } => configured(&oauth),
         Transport::Stdio { .. } => panic!("{table}: not a URL server"),
     };
     let url = r#"url = "https://mcp.example.com/mcp""#;
@@ -257,4 +270,34 @@ fn codex_scopes_sign_in_with_oauth() {
     for bad in ["scopes = \"read\"", "scopes = [1]"] {
         assert!(codex(&format!("{url}\n{bad}")).is_err(), "{bad}");
     }
+}
+
+/// Which entries sign in, and how: every kind of entry (each source of an `Authorization` of its
+/// own, `forwardToken`, `oauth` absent, on or off, JSON's and Codex's) read as the rule says.
+/// A refusal names the entry's `oauth`, and a left-out `oauth` is a warning naming the header.
+#[test]
+fn which_entries_sign_in_follows_the_rule_over_every_kind() {
+    use super::kinds::kinds;
+    let kinds = kinds();
+    let mut seen = Vec::new();
+    for kind in &kinds {
+        let want = kind.expected();
+        assert_eq!(kind.got(), want, "{}", kind.label);
+        if !seen.contains(&want) {
+            seen.push(want);
+        }
+        match kind.read() {
+            Err(e) => {
+                assert!(e.key.ends_with("remote.oauth"), "{}: {e}", kind.label);
+                assert!(!e.to_string().contains("s3cr3t"), "{e}");
+            }
+            Ok(c) => {
+                let left_out = c.warnings.iter().any(|w| w.key.ends_with("remote.oauth"));
+                let asked_but_sends =
+                    kind.asked == super::kinds::Asked::On && kind.credential && !kind.forward;
+                assert_eq!(left_out, asked_but_sends, "{}", kind.label);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 4, "every outcome is among the kinds");
 }

@@ -7,7 +7,7 @@ use super::index::Form;
 use super::query::Query;
 use super::relation::{self, Order};
 use super::Rule;
-use crate::resolve::meaning::{read_letters, Reading};
+use crate::resolve::meaning::{read_letters, Reading, RivalTable};
 use crate::resolve::polarity::{
     fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
 };
@@ -30,7 +30,9 @@ pub(super) const FILLER: u32 = 2;
 /// Scores one form against the request. Words are matched as a bag (order was tier 3's
 /// business): identical stems first, then synonyms, then typos; what is left over on either
 /// side is an extra or a dropped word.
+/// `rivals`: the catalog's words' rivals (`resolve/meaning.rs`).
 pub(super) fn score(
+    rivals: &dyn RivalTable,
     query: &Query,
     form: &Form,
     expansions: &[Vec<(&str, u32, Kind)>],
@@ -38,9 +40,9 @@ pub(super) fn score(
     known: &dyn Fn(&str) -> bool,
 ) -> Candidate {
     let mut m = Matching::new(query, form);
-    for pass in [Kind::Same, Kind::Synonym, Kind::Typo] {
-        m.match_words(pass, expansions);
-    }
+    m.match_words(Kind::Same, expansions);
+    m.match_words(Kind::Synonym, expansions);
+    m.match_words(Kind::Typo, expansions);
     m.pair_opposites(expansions);
     m.price_dropped();
     m.price_extra(known);
@@ -51,7 +53,7 @@ pub(super) fn score(
         if let Some(d) = letters_distance(query, form, m.cost) {
             m.cost = UNIT * d as u32;
             rule = Rule::Typo;
-            match read_letters(&query.compact, &form.raw, d) {
+            match read_letters(&query.compact, &form.raw, d, rivals) {
                 Reading::Opposed => {
                     m.blocked = true;
                     correctable = false;
@@ -107,9 +109,9 @@ struct Matching<'a> {
     query: &'a Query,
     form: &'a Form,
     /// Per form word: matched.
-    used: Vec<bool>,
+    used: Marks,
     /// Per request word: matched.
-    matched: Vec<bool>,
+    matched: Marks,
     cost: u32,
     /// Whether word order can state another relation (`relation::applies`): then
     /// (request word, tool word) as matched, for `relation::order`.
@@ -131,8 +133,8 @@ impl<'a> Matching<'a> {
         Matching {
             query,
             form,
-            used: vec![false; form.stems.len()],
-            matched: vec![false; query.stems.len()],
+            used: Marks::new(form.stems.len()),
+            matched: Marks::new(query.stems.len()),
             cost: 0,
             relational: relation::applies(query, form),
             pairs: Vec::new(),
@@ -145,11 +147,13 @@ impl<'a> Matching<'a> {
     }
 
     /// One pass over the request words still unmatched: each takes the cheapest free form
-    /// word its expansions of kind `pass` reach (a `Guess` counts as a typo).
+    /// word its expansions of kind `pass` reach (a `Guess` counts as a typo). Inlined into
+    /// each of the three calls, so that each pass is compiled for its own kind.
+    #[inline(always)]
     fn match_words(&mut self, pass: Kind, expansions: &[Vec<(&str, u32, Kind)>]) {
-        let form = self.form;
+        let stems = &self.form.stems;
         for (i, list) in expansions.iter().enumerate() {
-            if self.matched[i] {
+            if self.matched.get(i) {
                 continue;
             }
             let mut best: Option<(u32, usize, bool)> = None;
@@ -158,17 +162,17 @@ impl<'a> Matching<'a> {
                 if *kind != pass && !guess {
                     continue;
                 }
-                if let Some(j) =
-                    (0..form.stems.len()).find(|&j| !self.used[j] && *form.stems[j] == **word)
-                {
+                // The first form word still free that is this word.
+                let free = |&j: &usize| !self.used.get(j) && *stems[j] == **word;
+                if let Some(j) = (0..stems.len()).find(free) {
                     if best.is_none_or(|(c, _, _)| *word_cost < c) {
                         best = Some((*word_cost, j, guess));
                     }
                 }
             }
             if let Some((word_cost, j, guess)) = best {
-                self.used[j] = true;
-                self.matched[i] = true;
+                self.used.set(j);
+                self.matched.set(i);
                 if self.relational {
                     self.pairs.push((i, j));
                 }
@@ -193,7 +197,7 @@ impl<'a> Matching<'a> {
     fn pair_opposites(&mut self, expansions: &[Vec<(&str, u32, Kind)>]) {
         let (query, form) = (self.query, self.form);
         for (i, r) in query.stems.iter().enumerate() {
-            if self.matched[i] {
+            if self.matched.get(i) {
                 continue;
             }
             let r = Word::new(r, &query.stem_polarity()[i]);
@@ -204,9 +208,9 @@ impl<'a> Matching<'a> {
                         .iter()
                         .any(|(w, _, kind)| *kind == Kind::Opposed && **w == *form.stems[j])
             };
-            if let Some(j) = (0..form.stems.len()).find(|&j| !self.used[j] && opposed_to(j)) {
-                self.used[j] = true;
-                self.matched[i] = true;
+            if let Some(j) = (0..form.stems.len()).find(|&j| !self.used.get(j) && opposed_to(j)) {
+                self.used.set(j);
+                self.matched.set(i);
                 self.cost += 2 * UNIT;
                 self.blocked = true;
             }
@@ -216,7 +220,7 @@ impl<'a> Matching<'a> {
     /// Prices the form's words the request lacks.
     fn price_dropped(&mut self) {
         for (j, stem) in self.form.stems.iter().enumerate() {
-            if !self.used[j] {
+            if !self.used.get(j) {
                 self.edits.dropped = true;
                 if is_filler(stem) {
                     self.cost += FILLER;
@@ -234,11 +238,11 @@ impl<'a> Matching<'a> {
     fn price_extra(&mut self, known: &dyn Fn(&str) -> bool) {
         let (query, form) = (self.query, self.form);
         for (i, stem) in query.stems.iter().enumerate() {
-            if self.matched[i] {
+            if self.matched.get(i) {
                 continue;
             }
             self.edits.extra = true;
-            if is_filler(stem) {
+            if query.fillers()[i] {
                 self.cost += FILLER;
             } else {
                 self.cost += EXTRA;
@@ -260,7 +264,7 @@ impl<'a> Matching<'a> {
     /// word on the other is a substitution: another object (`delete_user` is not
     /// `delete_file`), never a correction.
     fn correctable(&self) -> bool {
-        let matched_words = self.matched.iter().filter(|m| **m).count();
+        let matched_words = self.matched.count();
         self.anchored
             && !self.guessed
             && self.cost > 0
@@ -288,8 +292,47 @@ impl<'a> Matching<'a> {
     /// suggestion.
     fn negation_left_over(&self) -> bool {
         let (query, form) = (self.query, self.form);
-        (0..query.raw.len()).any(|i| !self.matched[i] && is_negation(&query.raw[i]))
-            || (0..form.raw.len()).any(|j| !self.used[j] && is_negation(&form.raw[j]))
+        let negations = query.negations();
+        (0..negations.len()).any(|i| !self.matched.get(i) && negations[i])
+            || (0..form.raw.len()).any(|j| !self.used.get(j) && is_negation(&form.raw[j]))
+    }
+}
+
+/// Which words of one side are matched: a bit a word for the first 64 (a real name has a
+/// handful), a vector past them, so that scoring a form allocates nothing.
+struct Marks {
+    low: u64,
+    high: Vec<bool>,
+}
+
+impl Marks {
+    fn new(len: usize) -> Self {
+        Marks {
+            low: 0,
+            high: vec![false; len.saturating_sub(64)],
+        }
+    }
+
+    fn get(&self, i: usize) -> bool {
+        match i.checked_sub(64) {
+            None => self.low >> i & 1 == 1,
+            Some(k) => self.high.get(k).is_some_and(|m| *m),
+        }
+    }
+
+    fn set(&mut self, i: usize) {
+        match i.checked_sub(64) {
+            None => self.low |= 1 << i,
+            Some(k) => {
+                if let Some(m) = self.high.get_mut(k) {
+                    *m = true;
+                }
+            }
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.low.count_ones() as usize + self.high.iter().filter(|m| **m).count()
     }
 }
 
@@ -374,4 +417,29 @@ fn covered<T: AsRef<str>>(i: usize, request: &[String], tool: &[T]) -> bool {
     words
         .iter()
         .any(|f| (0..=i).any(|s| (i + 1..=pieces.len()).any(|e| pieces[s..e].concat() == *f)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Marks;
+
+    /// Marks agree with a vector of flags at every length and position, in the 64 words kept
+    /// in bits and past them.
+    #[test]
+    fn marks_agree_with_a_vector_of_flags() {
+        for len in [0, 1, 63, 64, 65, 130] {
+            for step in [1, 3, 7] {
+                let (mut marks, mut flags) = (Marks::new(len), vec![false; len]);
+                for i in (0..len).step_by(step) {
+                    marks.set(i);
+                    flags[i] = true;
+                }
+                for (i, flag) in flags.iter().enumerate() {
+                    assert_eq!(marks.get(i), *flag, "len {len} step {step} at {i}");
+                }
+                let count = flags.iter().filter(|f| **f).count();
+                assert_eq!(marks.count(), count, "len {len} step {step}");
+            }
+        }
+    }
 }

@@ -56,7 +56,7 @@ impl NameIndex {
                 .iter()
                 .map(|&f| &self.forms[f as usize])
                 .find(|f| f.tool == tool);
-            if form.is_some_and(|f| opposed_forms(query, f)) {
+            if form.is_some_and(|f| opposed_forms(self, query, f)) {
                 return Equivalence::None;
             }
             // A fused request word that is itself a word stays whole: `offset` is not

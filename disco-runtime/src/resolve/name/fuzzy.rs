@@ -82,12 +82,12 @@ impl NameIndex {
             // The word as written is weighed too: `moonlets` is a misspelled `moonless` (the
             // opposite of `moonlit`) though its rule-made singular `moonlet` is closer to
             // `moonlit`.
-            let by_stem = read_word(&as_stem, entry.0, d);
+            let by_stem = read_word(&as_stem, entry.0, d, self);
             let by_raw = if raw == stem {
                 by_stem
             } else {
                 let d_raw = osa_distance(raw, entry.0);
-                read_word(&as_raw, entry.0, d_raw)
+                read_word(&as_raw, entry.0, d_raw, self)
             };
             let reading = if by_raw == Reading::Opposed {
                 by_raw
@@ -382,7 +382,7 @@ impl Scorer<'_, '_> {
         // a request word negates a known one (`disarm` beside a hidden `arm`).
         let visible = self.visible;
         let known = |w: &str| index.visible_word(w, visible);
-        let candidate = score(self.query, form, self.expansions, letters, &known);
+        let candidate = score(index, self.query, form, self.expansions, letters, &known);
         match self.best.get(&form.tool) {
             Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {}
             _ => {

@@ -8,6 +8,7 @@ use super::relation;
 use super::typo::TypoNeighbours;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
+use crate::resolve::meaning::{rivals_of, RivalTable, Rivals, RivalsRef};
 use crate::resolve::polarity::{fused_ids, inflected_ids, typo_allowance, Polarity};
 use crate::resolve::vocab::canon;
 use crate::text::edits::each_char_deletion_hash;
@@ -61,6 +62,9 @@ pub struct NameIndex {
     pub(super) spelling_polarity: Vec<Polarity>,
     /// Spelling -> its number.
     pub(super) spelling_ids: FastMap<Box<str>, u32>,
+    /// Per spelling: its rivals (`resolve/meaning.rs`), made here rather than on a request's
+    /// first need in each thread.
+    pub(super) rivals: Vec<Rivals>,
     /// Deletion neighbourhood of every spelling, by the deletion's hash
     /// (`each_char_deletion_hash`) -> spellings (symmetric-delete typo lookup). Hashes rather
     /// than strings: no string is made per deletion, at build or lookup, and the table is a
@@ -77,6 +81,18 @@ pub struct NameIndex {
     pub(super) compact_deletes: DeletionTable,
     /// The tools by the part of their names after a namespace (`namespace.rs`).
     pub(super) namespaces: Namespaces,
+}
+
+impl RivalTable for NameIndex {
+    /// A word of the catalog has its rivals kept; another word (none is asked for today) has
+    /// them made per thread.
+    fn rivals(&self, word: &str) -> RivalsRef<'_> {
+        let kept = self
+            .spelling_ids
+            .get(word)
+            .and_then(|&id| self.rivals.get(id as usize));
+        kept.map_or_else(|| RivalsRef::Made(rivals_of(word)), RivalsRef::Kept)
+    }
 }
 
 impl NameIndex {
@@ -116,6 +132,7 @@ impl NameIndex {
             spellings: Vec::new(),
             spelling_polarity: Vec::new(),
             spelling_ids: FastMap::default(),
+            rivals: Vec::new(),
             word_deletes: DeletionTable::default(),
             typo_neighbours: TypoNeighbours::default(),
             compact_deletes: DeletionTable::default(),
@@ -162,7 +179,7 @@ impl NameIndex {
     }
 
     /// Every spelling of a form's words (as written, and as its stem), numbered, with its
-    /// polarity and its deletion neighbourhood.
+    /// polarity, its rivals and its deletion neighbourhood.
     fn add_spellings(&mut self) {
         let mut stem_of: FastMap<Box<str>, Box<str>> = FastMap::default();
         for form in &self.forms {
@@ -180,6 +197,7 @@ impl NameIndex {
             });
             self.spelling_ids.insert(text.clone(), id);
             self.spelling_polarity.push(Polarity::of(&text));
+            self.rivals.push(Rivals::complete(&text));
             self.spellings.push((text, stem));
         }
         self.word_deletes = DeletionTable::build(word_deletes);

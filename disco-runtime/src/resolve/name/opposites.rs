@@ -6,7 +6,7 @@ use super::index::Form;
 use super::query::Query;
 use super::relation;
 use super::NameIndex;
-use crate::resolve::meaning::{read_letters_within, rivals_of, Reading};
+use crate::resolve::meaning::{read_letters_within, Reading, RivalTable};
 use crate::resolve::polarity::{
     fused_affixes, fused_table, ids_opposed, is_negation, negated_form, opposed_words,
     prefixed_form, typo_allowance, Affixes,
@@ -19,14 +19,15 @@ impl NameIndex {
     pub(super) fn opposed_tool(&self, query: &Query, tool: usize) -> bool {
         self.forms_of[tool]
             .iter()
-            .any(|&f| opposed_forms(query, &self.forms[f as usize]))
+            .any(|&f| opposed_forms(self, query, &self.forms[f as usize]))
     }
 }
 
 /// The full guard for a chosen tool: word-level (opposed words, and words moved across a
 /// relational word: `relation.rs`), and letter-level for requests whose word boundaries differ
 /// from the tool's (`unlockdoor` against `lock_door`).
-pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
+/// `rivals`: the catalog's words' rivals (`resolve/meaning.rs`).
+pub(super) fn opposed_forms(rivals: &dyn RivalTable, query: &Query, form: &Form) -> bool {
     // The same words, in the same order (the request differs in case or separators only):
     // nothing below can find an opposite where no word differs.
     if query.raw.len() == form.raw.len() && query.raw.iter().zip(&form.raw).all(|(q, f)| **q == **f)
@@ -45,7 +46,7 @@ pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
     {
         return true;
     }
-    if misspelled_opposite(query, form) {
+    if misspelled_opposite(rivals, query, form) {
         return true;
     }
     let (a, b) = (query.compact.as_str(), &*form.compact);
@@ -105,15 +106,20 @@ pub(super) fn opposed_forms(query: &Query, form: &Form) -> bool {
 /// to it as to the tool's word, whether or not the other words pair up (`server.get_cliet`
 /// against `get_server`: the misspelled `client` is no extra word to drop); and letter by
 /// letter where the words do not pair up (`resolve/meaning.rs`).
-fn misspelled_opposite(query: &Query, form: &Form) -> bool {
+fn misspelled_opposite(rivals: &dyn RivalTable, query: &Query, form: &Form) -> bool {
     // Where the words pair up, a request word stands for the tool's word it replaces; where
     // they do not, a request word may be a misspelled opposite beside the tool's word itself
     // (`get_server_cleint_events` against `get_server_events`).
     let paired = query.raw.len() == form.raw.len();
+    let request = paired.then_some(&query.raw[..]);
     let by_words = query.raw.iter().any(|q| {
-        form.raw
-            .iter()
-            .any(|w| misspelled_rival(q, w, paired.then_some(&query.raw[..]), &form.raw))
+        // A word of the tool as it is is no misspelling; what depends on `q` alone is found
+        // once for all the tool's words.
+        if form.raw.iter().any(|x| **x == **q) {
+            return false;
+        }
+        let known = std::cell::OnceCell::new();
+        (form.raw.iter()).any(|w| misspelled_rival(rivals, q, w, request, &known))
     });
     if by_words || query.raw.len() == form.raw.len() {
         return by_words;
@@ -122,14 +128,20 @@ fn misspelled_opposite(query: &Query, form: &Form) -> bool {
     // than from the tool's own.
     // Rival spellings are measured within two edits: a distance over that counts as three.
     let d = osa_within(&query.compact, &form.compact, 2).unwrap_or(3);
-    d > 0 && read_letters_within(&query.compact, &form.raw, d, 2) == Reading::Opposed
+    d > 0 && read_letters_within(&query.compact, &form.raw, d, 2, rivals) == Reading::Opposed
 }
 
-/// Whether request word `q` reads as a misspelling of an opposite of the tool's word `w`: `q`
-/// not a word of the tool as it is, nor `w` a word of `request` when it is given (the words
-/// pair up).
-fn misspelled_rival(q: &str, w: &str, request: Option<&[String]>, tool: &[Box<str>]) -> bool {
-    if tool.iter().any(|x| **x == *q) || request.is_some_and(|r| r.iter().any(|x| **x == *w)) {
+/// Whether request word `q`, no word of the tool as it is, reads as a misspelling of an
+/// opposite of the tool's word `w`: not when `w` is a word of `request` when it is given (the
+/// words pair up). `known`: whether `q` is a known word, found on first need.
+fn misspelled_rival(
+    rivals: &dyn RivalTable,
+    q: &str,
+    w: &str,
+    request: Option<&[String]>,
+    known: &std::cell::OnceCell<bool>,
+) -> bool {
+    if request.is_some_and(|r| r.iter().any(|x| **x == *w)) {
         return false;
     }
     // Only a misspelling: a word is weighed by `opposed_words`.
@@ -138,12 +150,12 @@ fn misspelled_rival(q: &str, w: &str, request: Option<&[String]>, tool: &[Box<st
     if prefixed_form(q, w) {
         return negated_form(q, w);
     }
-    if is_known_word(q) {
+    if *known.get_or_init(|| is_known_word(q)) {
         return false;
     }
     // An allowance is at most two edits: a distance past it counts as three.
     let dw = osa_within(q, w, 2).unwrap_or(3);
-    rivals_of(w).opposed.iter().any(|x| {
+    rivals.rivals(w).opposed().any(|x| {
         let allowance = typo_allowance(x.chars().count()).max(1);
         osa_within(q, x, dw.min(allowance)).is_some()
     })

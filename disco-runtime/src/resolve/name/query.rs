@@ -1,10 +1,13 @@
 //! The requested name, analysed once per call: its words, their singulars and synonym
 //! classes, and the keys of tier 3.
 
+use super::cost::is_filler;
 use super::equivalent::bag_key;
 use super::relation;
 use super::MAX_NAME_LEN;
-use crate::resolve::polarity::{fused_ids, inflected_ids, negates_known_word, Polarity, Word};
+use crate::resolve::polarity::{
+    fused_ids, inflected_ids, is_negation, negates_known_word, Polarity, Word,
+};
 use crate::resolve::vocab::canon;
 use crate::text::words::{singular, split_words};
 
@@ -19,6 +22,9 @@ pub(super) struct Query {
     /// `negates_known_word` of each of `stems`, computed on first use: it depends on the
     /// word alone (and the catalog), not on the form it is compared with.
     negates_known: std::cell::OnceCell<Vec<bool>>,
+    /// Per word as written: a negation (`is_negation`); per stem: a filler (`is_filler`).
+    /// Computed on first use, then read for every form the request is scored against.
+    negations_fillers: std::cell::OnceCell<(Vec<bool>, Vec<bool>)>,
     pub(super) canon: Vec<&'static str>,
     pub(super) compact: String,
     pub(super) stem_compact: String,
@@ -56,6 +62,23 @@ impl Query {
         })
     }
 
+    /// Whether each word as written is a negation (`is_negation`).
+    pub(super) fn negations(&self) -> &[bool] {
+        &self.negations_fillers().0
+    }
+
+    /// Whether each stem is a filler word (`cost::is_filler`).
+    pub(super) fn fillers(&self) -> &[bool] {
+        &self.negations_fillers().1
+    }
+
+    fn negations_fillers(&self) -> &(Vec<bool>, Vec<bool>) {
+        self.negations_fillers.get_or_init(|| {
+            let negations = self.raw.iter().map(|w| is_negation(w)).collect();
+            (negations, self.stems.iter().map(|s| is_filler(s)).collect())
+        })
+    }
+
     pub(super) fn new(requested: &str) -> Query {
         let raw = if requested.len() > MAX_NAME_LEN {
             Vec::new()
@@ -73,6 +96,7 @@ impl Query {
             stem_polarity: std::cell::OnceCell::new(),
             raw_inflected: std::cell::OnceCell::new(),
             negates_known: std::cell::OnceCell::new(),
+            negations_fillers: std::cell::OnceCell::new(),
             stems,
             canon,
             fused: std::cell::OnceCell::new(),

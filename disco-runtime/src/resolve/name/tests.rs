@@ -1660,3 +1660,26 @@ fn single_letter_typos(word: &str) -> Vec<String> {
     out.remove(word);
     out.into_iter().collect()
 }
+
+/// Every word of the catalog, as written and as its stem, has its rivals kept by the index,
+/// the same as those made per thread.
+#[test]
+fn the_index_keeps_each_words_rivals() {
+    use crate::resolve::meaning::{PerThread, RivalTable, RivalsRef};
+    let ix = index(&[
+        ("unlock_doors", false),
+        ("get_payee_list", false),
+        ("increase_max_volume", true),
+        ("enableWifiNetworks", false),
+    ]);
+    assert!(!ix.spellings.is_empty());
+    for (text, stem) in &ix.spellings {
+        for word in [&**text, &**stem] {
+            let kept = ix.rivals(word);
+            assert!(matches!(kept, RivalsRef::Kept(_)), "{word}");
+            let made = PerThread.rivals(word);
+            assert!(kept.opposed().eq(made.opposed()), "{word}");
+        }
+    }
+    assert!(matches!(ix.rivals("zzyzx"), RivalsRef::Made(_)));
+}

@@ -50,7 +50,7 @@ impl SearchIndex {
         if max_results == 0 || self.names.is_empty() {
             return Vec::new();
         }
-        let visible: Vec<bool> = (0..self.names.len()).map(allowed).collect();
+        let visible = self.visible(allowed);
         let query = SearchIndex::query_text(query);
         if query.trim().is_empty() {
             return self.listed_by_name(&visible, max_results);
@@ -96,6 +96,16 @@ impl SearchIndex {
             return Vec::new();
         }
         self.keyword_hits(tally, idf_one, max_results)
+    }
+
+    /// Whether the caller may see each tool: `allowed`, asked once per tool.
+    ///
+    /// Not inlined: as a loop of its own it calls `allowed` in 7 instructions a tool, inlined
+    /// into [`SearchIndex::search_embedded`] in 10 (BENCHMARKS.md, "The engine's named
+    /// steps").
+    #[inline(never)]
+    fn visible(&self, allowed: &dyn Fn(usize) -> bool) -> Vec<bool> {
+        (0..self.names.len()).map(allowed).collect()
     }
 
     /// What an empty query lists: the visible tools in name order, with score 0.
@@ -324,15 +334,17 @@ impl Tally {
     ///
     /// Inlined: it runs once per posting of every query word, and as a call of its own it
     /// cost search 3% of its instructions among 10,000 tools (BENCHMARKS.md, "The engine's
-    /// named steps").
+    /// named steps"). The tool's best so far is found once (one bounds check), before the
+    /// push that would otherwise make it be looked up again.
     #[inline]
     fn reach(&mut self, doc: u32, score: f32, in_name: Option<f32>) {
         let d = doc as usize;
-        if self.best[d] == 0.0 {
+        let best = &mut self.best[d];
+        if *best == 0.0 {
             self.touched.push(doc);
         }
-        if score > self.best[d] {
-            self.best[d] = score;
+        if score > *best {
+            *best = score;
         }
         if let Some(weight) = in_name {
             if weight > self.name_best[d] {
@@ -342,20 +354,32 @@ impl Tally {
     }
 
     /// The word being read is done: its best variants are added, with its `weight`.
+    ///
+    /// The per-tool columns are cut to one length first: each tool is then checked against
+    /// that length once, not once per column, and each column's start and length are read once
+    /// a word, not again after every write to another column (read as fields of `self` they
+    /// cost about 6% of a search among 10,000 tools; BENCHMARKS.md, "The engine's named
+    /// steps").
     #[inline]
     fn end_word(&mut self, weight: f32) {
+        let n = self.scores.len();
+        let scores = &mut self.scores[..];
+        let best = &mut self.best[..n];
+        let name_best = &mut self.name_best[..n];
+        let name_cover = &mut self.name_cover[..n];
+        let name_strong = &mut self.name_strong[..n];
         for &d in &self.touched {
             let d = d as usize;
-            if self.scores[d] == 0.0 {
+            if scores[d] == 0.0 {
                 self.matched.push(d as u32);
             }
-            self.scores[d] += weight * self.best[d];
-            self.name_cover[d] += self.name_best[d];
+            scores[d] += weight * best[d];
+            name_cover[d] += name_best[d];
             if weight >= 1.0 {
-                self.name_strong[d] += self.name_best[d];
+                name_strong[d] += name_best[d];
             }
-            self.best[d] = 0.0;
-            self.name_best[d] = 0.0;
+            best[d] = 0.0;
+            name_best[d] = 0.0;
         }
         if !self.touched.is_empty() {
             self.reaching += 1;
