@@ -14,7 +14,6 @@ use disco_runtime::util;
 use disco_runtime::Context;
 use rmcp::model::{CallToolResult, ClientRequest, PingRequest, ServerResult};
 use rmcp::service::{PeerRequestOptions, ServiceError};
-use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::{mpsc, Notify};
