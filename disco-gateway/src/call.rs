@@ -4,6 +4,20 @@
 //! answer; a call dropped before its answer (the client cancelled it, or the catalog's per-call
 //! timeout ended it) is cancelled upstream; the upstream's log messages go to the callers whose
 //! calls run on that connection; the answer is read as a tool result.
+//!
+//! Over a stdio upstream the request skips rmcp's client service loop ([`Direct`]): it is
+//! written by the gateway's own framing (wire.rs) from the caller's task, and its answer is
+//! handed to the call by the relay as it is read (relay.rs), where rmcp's loop would take two
+//! task hand-offs and a task per message written. Everything else on the connection
+//! (initialization, listings, pings, notifications, the upstream's requests, cancellations)
+//! stays with rmcp's loop. One thing differs: rmcp refuses an upstream's request for sampling,
+//! roots or elicitation on a 2026-07-28 connection when no request of its own is in flight
+//! (SEP-2260), and it does not see the calls beside it, so while only those run such a request
+//! is refused with invalid params (-32602) rather than given the handler's default answer (no
+//! sampling, no roots, a declined elicitation; client/tests.rs pins both). The gateway always
+//! opens a stdio connection with `initialize`, so a connection is on 2026-07-28 only when the
+//! upstream answers `initialize` with that version. The gateway declares none of these
+//! capabilities: an upstream that asks is outside the protocol either way.
 
 // Logging notifications are deprecated by SEP-2577 but still sent by servers of every era.
 #![allow(deprecated)]
@@ -17,14 +31,16 @@ use disco_runtime::util;
 use disco_runtime::Context;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, ContentBlock, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ResultType, ServerResult,
+    ClientRequest, ContentBlock, GetMeta, JsonRpcMessage, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
+    RequestMetaObject, ResultType, ServerResult,
 };
-use rmcp::service::PeerRequestOptions;
+use rmcp::service::{PeerRequestOptions, RequestHandle, ServiceError};
 use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
-use crate::relay::route_progress;
+use crate::relay::{route_progress, Answers, Waiting};
+use crate::wire::Writer;
 
 /// The most log messages of one connection waiting for their callers. rmcp hands each
 /// notification to a task of its own, and a task that waited on a caller that reads slowly
@@ -146,13 +162,123 @@ impl Calls {
     }
 }
 
-/// One call over one connection: the main one, or a caller's own. Progress, log messages,
-/// cancellation and the result's reading are the same for both. `refused`: what the caller
-/// is told when the upstream refuses the gateway's credentials (an OAuth server's "sign in
-/// again"); `None`: the error as it is.
+/// What the ids of the requests written beside rmcp's loop begin with. rmcp numbers its own
+/// requests (and progress tokens) with JSON numbers from 0; these ids are JSON strings, never
+/// equal to a number, and never a string of digits, which rmcp also takes for its number
+/// (it matches an answer's id `"5"` to its request 5). So neither side can take the other's
+/// answer or progress, whatever the upstream echoes.
+const DIRECT_ID_PREFIX: &str = "g-";
+
+/// A stdio upstream's connection as `tools/call` takes it beside rmcp's client service loop:
+/// the request is built as rmcp's peer builds it (its id, its progress token, the 2026-07-28
+/// lifecycle's `_meta`), serialised as rmcp's message by the gateway's framing, and its answer
+/// comes from the relay (relay.rs's [`Answers`]).
+pub(crate) struct Direct {
+    writer: Writer,
+    answers: Answers,
+    /// What rmcp's peer puts in every request's `_meta` on a connection whose protocol has
+    /// no `initialize` (2026-07-28 on): the version, the client's name and capabilities.
+    /// `None` for a connection that was initialized.
+    meta: Option<RequestMetaObject>,
+    next: AtomicU64,
+}
+
+impl Direct {
+    pub(crate) fn new(writer: Writer, answers: Answers, meta: Option<RequestMetaObject>) -> Self {
+        Direct {
+            writer,
+            answers,
+            meta,
+            next: AtomicU64::new(0),
+        }
+    }
+
+    /// The writing half it writes with.
+    #[cfg(test)]
+    pub(crate) fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
+    /// Writes `request`; the call then waits for its answer. Fails only when the connection
+    /// has ended (as rmcp's peer refuses a request then); a line that could not be written is
+    /// the call's answer, as rmcp answers a request whose sending failed. `abandoned` knows the
+    /// request once it holds the pipe, before its line is written: a call dropped while it is
+    /// written (a pipe the upstream does not read) is cancelled too, since the line is
+    /// finished without it; one dropped while it waits for the pipe sent nothing to cancel.
+    async fn send(
+        &self,
+        mut request: ClientRequest,
+        abandoned: &mut Abandoned,
+    ) -> Result<Waiting, ServiceError> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("{DIRECT_ID_PREFIX}{n}").into());
+        let meta = request.get_meta_mut();
+        if let Some(era) = &self.meta {
+            meta.extend(era.clone());
+        }
+        // As rmcp does, every request carries a progress token: here its id.
+        meta.set_progress_token(ProgressToken(id.clone()));
+        let mut message = JsonRpcMessage::request(request, id);
+        let mut waiting = self
+            .answers
+            .expect(&mut message)
+            .ok_or(ServiceError::TransportClosed)?;
+        // Waiting for the pipe, the request is not upstream yet: a call dropped here has
+        // nothing to cancel.
+        let turn = match self.writer.turn(message).await {
+            Ok(turn) => turn,
+            Err(e) => {
+                waiting.failed(e);
+                return Ok(waiting);
+            }
+        };
+        // From here the line is written whole, with or without the caller.
+        abandoned.id = Some(waiting.id().clone());
+        if let Err(e) = turn.write().await {
+            waiting.failed(e);
+        }
+        Ok(waiting)
+    }
+}
+
+/// A request on its way: through rmcp's loop, or beside it.
+enum Sent {
+    Loop(RequestHandle<RoleClient>),
+    Direct(Waiting),
+}
+
+impl Sent {
+    fn id(&self) -> RequestId {
+        match self {
+            Sent::Loop(handle) => handle.id.clone(),
+            Sent::Direct(waiting) => waiting.id().clone(),
+        }
+    }
+
+    async fn answer(self) -> Result<ServerResult, ServiceError> {
+        match self {
+            Sent::Loop(handle) => handle.await_response().await,
+            Sent::Direct(waiting) => waiting.answer().await,
+        }
+    }
+}
+
+/// A connection as a call takes it: rmcp's peer, and over a stdio upstream the way for
+/// `tools/call` beside rmcp's loop on the same connection.
+#[derive(Clone)]
+pub(crate) struct Connection {
+    pub(crate) peer: Peer<RoleClient>,
+    pub(crate) direct: Option<Arc<Direct>>,
+}
+
+/// One call over one connection: the main one, or a caller's own; beside rmcp's loop when
+/// the connection has a [`Direct`] way (a stdio upstream's). Progress, log messages, cancellation and the
+/// result's reading are the same for all. `refused`: what the caller is told when the upstream
+/// refuses the gateway's credentials (an OAuth server's "sign in again"); `None`: the error
+/// as it is.
 pub(crate) async fn call_on(
     name: &str,
-    peer: &Peer<RoleClient>,
+    conn: &Connection,
     calls: &Calls,
     tool: &str,
     arguments: Map<String, Value>,
@@ -161,22 +287,28 @@ pub(crate) async fn call_on(
 ) -> CallToolResult {
     let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
     let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-    // rmcp gives every request a progress token of its own; the transport relays the
-    // upstream's progress on it into this queue, in the order it was sent (relay.rs).
+    // Every request gets a progress token of its own; the transport relays the upstream's
+    // progress on it into this queue, in the order it was sent (relay.rs).
     let mut progress = ctx.wants_progress().then(|| route_progress(&mut request));
-    let handle = match peer
-        .send_request_with_option(request, PeerRequestOptions::no_options())
-        .await
-    {
-        Ok(handle) => handle,
+    let mut abandoned = Abandoned {
+        peer: conn.peer.clone(),
+        id: None,
+    };
+    let sent = match &conn.direct {
+        Some(direct) => direct.send(request, &mut abandoned).await.map(Sent::Direct),
+        None => conn
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map(Sent::Loop),
+    };
+    let sent = match sent {
+        Ok(sent) => sent,
         Err(e) => return error(format!("Server `{name}` could not be sent `{tool}`: {e}")),
     };
-    let mut abandoned = Abandoned {
-        peer: peer.clone(),
-        id: Some(handle.id.clone()),
-    };
+    abandoned.id = Some(sent.id());
     let _logs = CallGuard::new(calls, ctx.clone());
-    let answer = handle.await_response();
+    let answer = sent.answer();
     tokio::pin!(answer);
     let response = loop {
         let next = async {
@@ -282,7 +414,8 @@ async fn relay_progress(ctx: &Context, update: ProgressNotificationParam) {
 }
 
 /// Sends `notifications/cancelled` upstream when a call is dropped before its answer (the
-/// client cancelled, or the call timed out).
+/// client cancelled, or the call timed out), through rmcp's loop for a request sent beside it
+/// too: the relay and the framing see it go and forget the request.
 struct Abandoned {
     peer: Peer<RoleClient>,
     id: Option<rmcp::model::RequestId>,

@@ -25,7 +25,7 @@ use tokio::process::ChildStderr;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::Calls;
+use crate::call::{Calls, Direct};
 use crate::relay::{Heard, Relay};
 use crate::wire::ChildStdio;
 
@@ -258,7 +258,8 @@ pub(crate) fn spawn(
 /// Opens a connection to `server` at `endpoint` as `role` says: its transport wrapped in the
 /// relay (`heard` is the server's), initialized within `timeout`, served until `close` is
 /// cancelled or the upstream ends it (the caller keeps the service running). Its log messages
-/// go to `calls`.
+/// go to `calls`. A child's connection comes with the way its `tools/call` takes beside
+/// rmcp's loop (call.rs's [`Direct`]).
 pub(crate) async fn open(
     server: &str,
     endpoint: Endpoint<'_>,
@@ -267,7 +268,7 @@ pub(crate) async fn open(
     heard: Arc<Heard>,
     timeout: Duration,
     close: CancellationToken,
-) -> Result<Running, InitFailure> {
+) -> Result<(Running, Option<Arc<Direct>>), InitFailure> {
     let relist = match &role {
         Role::Main { relist } => Some(relist.clone()),
         Role::Beside => None,
@@ -275,7 +276,13 @@ pub(crate) async fn open(
     let client = Client::new(server.to_string(), calls, relist);
     match endpoint {
         Endpoint::Child(child) => {
-            serve_within(client, role.relay(*child, heard), timeout, close).await
+            let writer = child.writer();
+            let relay = role.relay(*child, heard);
+            let answers = relay.answers();
+            let info = client.get_info();
+            let running = serve_within(client, relay, timeout, close).await?;
+            let meta = request_meta(&running, info);
+            Ok((running, Some(Arc::new(Direct::new(writer, answers, meta)))))
         }
         Endpoint::Http {
             url,
@@ -296,8 +303,25 @@ pub(crate) async fn open(
                     serve_within(client, role.relay(transport, heard), timeout, close).await
                 }
             }
+            .map(|running| (running, None))
         }
     }
+}
+
+/// What rmcp's peer puts in the `_meta` of every request on `running`: on a protocol without
+/// `initialize` (2026-07-28 on), the version the server answered with and the client's name
+/// and capabilities (rmcp's `ClientRequestMetadata`, set when the server answers `initialize`
+/// with such a version); nothing on an initialized connection.
+fn request_meta(running: &Running, info: ClientConfig) -> Option<rmcp::model::RequestMetaObject> {
+    let server = running.peer().peer_info()?;
+    if server.protocol_version.has_initialize() {
+        return None;
+    }
+    let mut meta = rmcp::model::RequestMetaObject::new();
+    meta.set_protocol_version(server.protocol_version.clone());
+    meta.set_client_info(info.client_info);
+    meta.set_client_capabilities(info.capabilities);
+    Some(meta)
 }
 
 /// The HTTP client of the upstream connections: rmcp's own over reqwest, built as rmcp builds

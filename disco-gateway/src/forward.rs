@@ -432,6 +432,8 @@ impl Forwarded {
                 slot.close.clone(),
             )
             .await
+            // An HTTP connection: its calls take rmcp's loop, there is no other way.
+            .map(|(running, _)| running)
             .map_err(|failure| {
                 let why = failure.detail.replace(token.as_str(), "(token)");
                 tracing::warn!(server = %server, caller = %caller, reason = %why,

@@ -8,6 +8,10 @@
 //! routes a call's progress into that call's own queue as it is read, before the message after
 //! it (the answer, say) reaches rmcp. A call that has its answer drains its queue and finds
 //! every notification the upstream sent before the answer.
+//!
+//! A request written beside rmcp's service loop (a stdio upstream's `tools/call`, call.rs)
+//! waits here for its answer ([`Answers`]): the answer is handed to it as it is read, after the
+//! progress read before it, and never reaches rmcp, which does not know the request.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
@@ -20,12 +24,12 @@ use disco_runtime::rmcp;
 use disco_runtime::util;
 use rmcp::model::{
     ClientNotification, ClientRequest, GetExtensions, GetMeta, JsonRpcMessage,
-    ProgressNotificationParam, ProgressToken, RequestId, ServerNotification,
+    ProgressNotificationParam, ProgressToken, RequestId, ServerNotification, ServerResult,
 };
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{RxJsonRpcMessage, ServiceError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
-use tokio::sync::Notify;
+use tokio::sync::{oneshot, Notify};
 
 /// The most progress notifications one call's queue holds. A caller that reads more slowly
 /// than its upstream writes (a slow client, a chatty server) would otherwise grow the queue
@@ -167,34 +171,25 @@ struct Route {
     sink: ProgressSink,
 }
 
-/// A transport that relays each call's progress into the call's own queue, in wire order.
-pub(crate) struct Relay<T> {
-    inner: T,
-    heard: Arc<Heard>,
+/// A request's answer as rmcp's loop gives it to a request of its own: the result, or the
+/// upstream's error.
+pub(crate) type Answer = Result<ServerResult, ServiceError>;
+
+/// What a connection's relay knows of the calls in flight; shared with the calls written
+/// beside rmcp's loop ([`Answers`]).
+#[derive(Default)]
+struct Table {
     /// Calls in flight that asked for progress, by the progress token sent upstream.
     routes: HashMap<ProgressToken, Route>,
     /// The same calls by request id, to end their route with their answer.
     tokens: HashMap<RequestId, ProgressToken>,
+    /// Requests written beside rmcp's loop, by id: where their answer goes.
+    answers: HashMap<RequestId, oneshot::Sender<Answer>>,
+    /// The connection ended: no answer comes any more.
+    closed: bool,
 }
 
-impl<T> Relay<T> {
-    pub(crate) fn new(inner: T, heard: Arc<Heard>) -> Self {
-        heard.reset();
-        Self::beside(inner, heard)
-    }
-
-    /// A connection beside the main one (a caller's own): what it reads counts as heard from
-    /// the server, its opening does not (a hung server is not taken for talking because
-    /// callers keep trying to reach it).
-    pub(crate) fn beside(inner: T, heard: Arc<Heard>) -> Self {
-        Relay {
-            inner,
-            heard,
-            routes: HashMap::new(),
-            tokens: HashMap::new(),
-        }
-    }
-
+impl Table {
     fn end(&mut self, id: &RequestId) {
         if let Some(token) = self.tokens.remove(id) {
             self.routes.remove(&token);
@@ -231,6 +226,7 @@ impl<T> Relay<T> {
                 {
                     if let Some(id) = cancelled.params.request_id.clone() {
                         self.end(&id);
+                        self.answers.remove(&id);
                     }
                 }
             }
@@ -238,47 +234,188 @@ impl<T> Relay<T> {
         }
     }
 
-    /// Takes a message read off the wire: a routed call's progress goes into its queue (and
-    /// `None` is returned), an answer ends its call's route; everything else passes on.
+    /// Takes a message read off the wire: a routed call's progress goes into its queue, the
+    /// answer to a request written beside rmcp's loop goes to that request (and `None` is
+    /// returned for both); an answer ends its call's route; everything else passes on.
     fn incoming(
         &mut self,
         message: RxJsonRpcMessage<RoleClient>,
     ) -> Option<RxJsonRpcMessage<RoleClient>> {
-        match &message {
+        match message {
             JsonRpcMessage::Notification(notification) => {
                 let ServerNotification::ProgressNotification(progress) = &notification.notification
                 else {
-                    return Some(message);
+                    return Some(JsonRpcMessage::Notification(notification));
                 };
                 let Some(route) = self.routes.get(&progress.params.progress_token) else {
                     // Not a call of ours that asked: rmcp's own handling (which ignores it).
-                    return Some(message);
+                    return Some(JsonRpcMessage::Notification(notification));
                 };
                 if !route.sink.send(progress.params.clone()) {
                     // The call is gone; so is its route.
                     let id = route.id.clone();
                     self.end(&id);
                 }
-                return None;
+                None
             }
             JsonRpcMessage::Response(response) => {
-                let id = response.id.clone();
-                self.end(&id);
-            }
-            JsonRpcMessage::Error(error) => {
-                if let Some(id) = error.id.clone() {
-                    self.end(&id);
+                self.end(&response.id);
+                match self.answers.remove(&response.id) {
+                    Some(waiting) => {
+                        let _ = waiting.send(Ok(response.result));
+                        None
+                    }
+                    None => Some(JsonRpcMessage::Response(response)),
                 }
             }
-            JsonRpcMessage::Request(_) => {}
+            JsonRpcMessage::Error(error) => {
+                let Some(id) = error.id.clone() else {
+                    return Some(JsonRpcMessage::Error(error));
+                };
+                self.end(&id);
+                match self.answers.remove(&id) {
+                    Some(waiting) => {
+                        let _ = waiting.send(Err(ServiceError::McpError(error.error)));
+                        None
+                    }
+                    None => Some(JsonRpcMessage::Error(error)),
+                }
+            }
+            JsonRpcMessage::Request(request) => Some(JsonRpcMessage::Request(request)),
         }
-        Some(message)
+    }
+
+    /// The connection ended: every request waiting beside rmcp's loop learns it (its answer's
+    /// sender is dropped), none waits from now on, and no progress is routed any more.
+    fn close(&mut self) {
+        self.closed = true;
+        self.answers.clear();
+        self.routes.clear();
+        self.tokens.clear();
+    }
+}
+
+/// A transport that relays each call's progress into the call's own queue, in wire order,
+/// and hands the answers of the requests written beside rmcp's loop to them.
+pub(crate) struct Relay<T> {
+    inner: T,
+    heard: Arc<Heard>,
+    table: Arc<StdMutex<Table>>,
+}
+
+impl<T> Relay<T> {
+    pub(crate) fn new(inner: T, heard: Arc<Heard>) -> Self {
+        heard.reset();
+        Self::beside(inner, heard)
+    }
+
+    /// A connection beside the main one (a caller's own): what it reads counts as heard from
+    /// the server, its opening does not (a hung server is not taken for talking because
+    /// callers keep trying to reach it).
+    pub(crate) fn beside(inner: T, heard: Arc<Heard>) -> Self {
+        Relay {
+            inner,
+            heard,
+            table: Arc::default(),
+        }
+    }
+
+    /// Where the requests written beside rmcp's loop over this connection wait for their
+    /// answers.
+    pub(crate) fn answers(&self) -> Answers {
+        Answers(self.table.clone())
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        util::lock(&self.table)
     }
 
     #[cfg(test)]
     fn routed(&self) -> usize {
-        debug_assert_eq!(self.routes.len(), self.tokens.len());
-        self.routes.len()
+        let table = self.table();
+        debug_assert_eq!(table.routes.len(), table.tokens.len());
+        table.routes.len()
+    }
+}
+
+impl<T> Drop for Relay<T> {
+    fn drop(&mut self) {
+        self.table().close();
+    }
+}
+
+/// The requests of one connection written beside rmcp's service loop, waiting for their
+/// answers: the relay reads each answer off the wire and hands it over.
+#[derive(Clone)]
+pub(crate) struct Answers(Arc<StdMutex<Table>>);
+
+impl Answers {
+    /// Notes that `message`, a request about to be written beside rmcp's loop, waits here for
+    /// its answer, and routes its progress as [`Relay`] routes a request it sends. `None`: the
+    /// connection has ended (no answer would come).
+    pub(crate) fn expect(&self, message: &mut TxJsonRpcMessage<RoleClient>) -> Option<Waiting> {
+        let JsonRpcMessage::Request(request) = message else {
+            return None;
+        };
+        let id = request.id.clone();
+        let (answer, waiting) = oneshot::channel();
+        let mut table = util::lock(&self.0);
+        if table.closed {
+            return None;
+        }
+        table.outgoing(message);
+        table.answers.insert(id.clone(), answer);
+        Some(Waiting {
+            id,
+            answer: waiting,
+            table: self.0.clone(),
+            failed: None,
+        })
+    }
+}
+
+/// A request written beside rmcp's loop, waiting for its answer. Dropped before it (the call
+/// was cancelled or timed out), it waits no more.
+pub(crate) struct Waiting {
+    id: RequestId,
+    answer: oneshot::Receiver<Answer>,
+    table: Arc<StdMutex<Table>>,
+    /// Why the request never left (its line could not be written): its answer.
+    failed: Option<ServiceError>,
+}
+
+impl Waiting {
+    pub(crate) fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The request could not be written: `why` is its answer.
+    pub(crate) fn failed(&mut self, why: ServiceError) {
+        self.failed = Some(why);
+    }
+
+    /// The answer; `TransportClosed` when the connection ended first, as rmcp answers a
+    /// request of its own then.
+    pub(crate) async fn answer(mut self) -> Answer {
+        if let Some(why) = self.failed.take() {
+            return Err(why);
+        }
+        (&mut self.answer)
+            .await
+            .unwrap_or(Err(ServiceError::TransportClosed))
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        // Answered: the relay took its place already.
+        if !matches!(
+            self.answer.try_recv(),
+            Err(oneshot::error::TryRecvError::Empty)
+        ) {
+            return;
+        }
+        util::lock(&self.table).answers.remove(&self.id);
     }
 }
 
@@ -294,16 +431,19 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Relay<T> {
         mut item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         // Before the request is on its way: its progress can only come after this.
-        self.outgoing(&mut item);
+        self.table().outgoing(&mut item);
         self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
             // Cancel-safe as the inner transport is: nothing is held across this await.
-            let message = self.inner.receive().await?;
+            let Some(message) = self.inner.receive().await else {
+                self.table().close();
+                return None;
+            };
             self.heard.mark();
-            if let Some(message) = self.incoming(message) {
+            if let Some(message) = self.table().incoming(message) {
                 return Some(message);
             }
         }

@@ -12,19 +12,15 @@ use std::time::{Duration, Instant};
 use disco_runtime::rmcp;
 use disco_runtime::util;
 use disco_runtime::Context;
-use rmcp::model::{
-    CallToolResult, ClientRequest, ListToolsRequest, PaginatedRequestParams, PingRequest,
-    ServerResult,
-};
+use rmcp::model::{CallToolResult, ClientRequest, PingRequest, ServerResult};
 use rmcp::service::{PeerRequestOptions, ServiceError};
-use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::admit::{self, Admitted};
-use crate::call::{call_on, error, Calls};
+use crate::call::{call_on, error, Calls, Connection};
 use crate::client::{self, Endpoint, Role, Running};
 use crate::config::{DiscoConfig, Labels, OnChange, ServerConfig, Transport};
 use crate::forward::Forwarded;
@@ -124,7 +120,9 @@ fn span(d: Duration, wait: bool) -> String {
 
 struct Live {
     status: Status,
-    peer: Option<Peer<RoleClient>>,
+    /// Its connection while it is up: rmcp's peer, and a stdio upstream's way for
+    /// `tools/call` beside rmcp's loop on the same connection, set and cleared together.
+    conn: Option<Connection>,
     /// What it served when it was last up, with the tools its last listing left out: kept
     /// while it is down, so that a call to one of them gets an answer naming the server
     /// instead of "unknown tool".
@@ -325,7 +323,7 @@ impl Upstream {
             config,
             live: RwLock::new(Live {
                 status: Status::Starting,
-                peer: None,
+                conn: None,
                 listed: Arc::default(),
                 waiting: Arc::default(),
             }),
@@ -356,7 +354,7 @@ impl Upstream {
     /// out), and whether it is up.
     pub fn tools(&self) -> (Arc<Admitted>, bool) {
         let live = util::read(&self.live);
-        (live.listed.clone(), live.peer.is_some())
+        (live.listed.clone(), live.conn.is_some())
     }
 
     /// Sets the tools it served when last up, as a listing would.
@@ -422,7 +420,7 @@ impl Upstream {
     }
 
     /// Up, with its tools.
-    fn set_up(&self, peer: Peer<RoleClient>, listed: Arc<Admitted>) {
+    fn set_up(&self, conn: Connection, listed: Arc<Admitted>) {
         for r in &listed.refused {
             tracing::error!(
                 server = %self.config.name,
@@ -436,7 +434,7 @@ impl Upstream {
         }
         let mut live = util::write(&self.live);
         live.status = Status::Ready;
-        live.peer = Some(peer);
+        live.conn = Some(conn);
         live.listed = listed;
     }
 
@@ -456,7 +454,7 @@ impl Upstream {
                 since_utc,
                 next_start: None,
             });
-            live.peer = None;
+            live.conn = None;
         }
         if let Some(forwarded) = &self.forwarded {
             forwarded.close_all();
@@ -507,11 +505,11 @@ impl Upstream {
         as_user: bool,
     ) -> CallToolResult {
         let name = &self.config.name;
-        let (peer, status) = {
+        let (conn, status) = {
             let live = util::read(&self.live);
-            (live.peer.clone(), live.status.clone())
+            (live.conn.clone(), live.status.clone())
         };
-        let Some(peer) = peer else {
+        let Some(conn) = conn else {
             // The catalog this call started on was built while the server was up.
             return error(match status {
                 Status::Down(outage) => outage.message(name, Instant::now()),
@@ -524,15 +522,20 @@ impl Upstream {
         match (&self.forwarded, ctx.caller().id()) {
             (Some(forwarded), Some(caller)) => match forwarded.lease(caller).await {
                 Ok(lease) => {
-                    let conn = &lease.conn;
-                    call_on(name, &conn.peer, &conn.calls, tool, arguments, ctx, None).await
+                    let own = Connection {
+                        peer: lease.conn.peer.clone(),
+                        direct: None,
+                    };
+                    let calls = &lease.conn.calls;
+                    call_on(name, &own, calls, tool, arguments, ctx, None).await
                 }
                 Err(why) => error(why),
             },
             _ => {
                 let refused = self.refused_text("the server refused the gateway's token");
                 let refused = refused.as_deref();
-                call_on(name, &peer, &self.calls, tool, arguments, ctx, refused).await
+                let calls = &self.calls;
+                call_on(name, &conn, calls, tool, arguments, ctx, refused).await
             }
         }
     }
@@ -570,14 +573,14 @@ async fn supervise(hub: Arc<Hub>, upstream: Arc<Upstream>) {
             break;
         };
         match outcome {
-            Ok((running, relist, group)) => {
+            Ok((running, conn, relist, group)) => {
                 if first {
                     hub.settle_one();
                     first = false;
                 }
                 // A run counts from when the upstream is up: a slow start-up is not a run.
                 let up = Instant::now();
-                let end = watch(&hub, &upstream, running, relist, &tokens).await;
+                let end = watch(&hub, &upstream, running, conn, relist, &tokens).await;
                 upstream.set_down(match &end {
                     End::Shutdown => "shut down".into(),
                     End::Closed(why) => why.clone(),
@@ -632,7 +635,7 @@ type Group = Option<u32>;
 async fn connect(
     hub: &Hub,
     upstream: &Arc<Upstream>,
-) -> Result<(Running, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
+) -> Result<(Running, Connection, mpsc::UnboundedReceiver<()>, Group), (String, Group)> {
     let (tx, rx) = mpsc::unbounded_channel();
     let timeout = start_attempt(&hub.disco);
     let open = |endpoint| {
@@ -646,7 +649,7 @@ async fn connect(
             CancellationToken::new(),
         )
     };
-    let (running, group) = match &upstream.config.transport {
+    let (running, direct, group) = match &upstream.config.transport {
         Transport::Stdio {
             command,
             args,
@@ -671,10 +674,10 @@ async fn connect(
                     upstream.stderr.clone(),
                 ));
             }
-            let running = open(Endpoint::Child(Box::new(child)))
+            let (running, direct) = open(Endpoint::Child(Box::new(child)))
                 .await
                 .map_err(|e| (e.detail, group))?;
-            (running, group)
+            (running, direct, group)
         }
         Transport::Http { url, headers, .. } => {
             // The values are secrets: an error names the header only.
@@ -683,7 +686,7 @@ async fn connect(
             let auth = signin::manager(hub, upstream)
                 .await
                 .map_err(|e| (e, None))?;
-            let running = open(Endpoint::Http {
+            let (running, _) = open(Endpoint::Http {
                 url,
                 headers,
                 max,
@@ -698,7 +701,7 @@ async fn connect(
                     _ => (e.detail, None),
                 }
             })?;
-            (running, None)
+            (running, None, None)
         }
     };
     let tools = match tokio::time::timeout(timeout, list_tools(running.peer(), hub.disco.max_tools))
@@ -733,80 +736,13 @@ async fn connect(
     if let Some(forwarded) = &upstream.forwarded {
         forwarded.resume();
     }
-    upstream.set_up(running.peer().clone(), tools);
+    let conn = Connection {
+        peer: running.peer().clone(),
+        direct,
+    };
+    upstream.set_up(conn.clone(), tools);
     hub.change();
-    Ok((running, rx, group))
-}
-
-/// The most `tools/list` pages one listing reads. An upstream whose `nextCursor` never ends
-/// once grew the gateway by gigabytes within the start-up timeout.
-pub const MAX_LIST_PAGES: usize = 100;
-
-/// Lists every tool page and admits each entry on its own (admit.rs): an unusable entry costs
-/// its own tool, never the listing. The listing itself is bounded: at most
-/// [`MAX_LIST_PAGES`] pages, no cursor twice, at most `max_tools` entries; past a bound the
-/// listing fails with an error naming it, and the upstream is refused (and retried with the
-/// backoff of a failed start) while the others serve.
-async fn list_tools(peer: &Peer<RoleClient>, max_tools: usize) -> Result<Admitted, String> {
-    let mut admitted = Admitted::default();
-    let mut cursor: Option<String> = None;
-    // Hashes, not the cursors: a cursor may be megabytes long.
-    let mut cursors = std::collections::HashSet::new();
-    let mut index = 0;
-    for page in 1.. {
-        if page > MAX_LIST_PAGES {
-            return Err(format!(
-                "tools/list: refused after {MAX_LIST_PAGES} pages, the most one listing reads \
-                 (its nextCursor never ended)"
-            ));
-        }
-        let params = cursor
-            .take()
-            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-        let request = ClientRequest::ListToolsRequest(ListToolsRequest {
-            method: Default::default(),
-            params,
-            extensions: Default::default(),
-        });
-        let result = peer
-            .send_request(request)
-            .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
-        let (entries, next) = admit::page(result)?;
-        if index + entries.len() > max_tools {
-            return Err(format!(
-                "tools/list: refused, it lists more than {max_tools} tools, the most one server \
-                 may list (disco.maxTools)"
-            ));
-        }
-        for entry in entries {
-            admitted.entry(index, entry);
-            index += 1;
-        }
-        match next {
-            Some(next) => {
-                if !cursors.insert(hash(&next)) {
-                    return Err(format!(
-                        "tools/list: refused, it gave the cursor `{}` twice (page {page})",
-                        crate::text::clip(&crate::text::shown(&next), 40)
-                    ));
-                }
-                cursor = Some(next);
-            }
-            None => break,
-        }
-    }
-    admitted.drop_duplicates();
-    // Kept for as long as the upstream serves: not the room the pages grew it to.
-    admitted.tools.shrink_to_fit();
-    Ok(admitted)
-}
-
-fn hash(text: &str) -> u64 {
-    use std::hash::Hasher;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    h.write(text.as_bytes());
-    h.finish()
+    Ok((running, conn, rx, group))
 }
 
 /// Serves one connection until it closes or the gateway shuts down; relists on list_changed.
@@ -814,10 +750,11 @@ async fn watch(
     hub: &Hub,
     upstream: &Upstream,
     running: Running,
+    conn: Connection,
     mut relist: mpsc::UnboundedReceiver<()>,
     tokens: &signin::Tokens,
 ) -> End {
-    let peer = running.peer().clone();
+    let peer = conn.peer.clone();
     let cancel = running.cancellation_token();
     let waiting = running.waiting();
     tokio::pin!(waiting);
@@ -858,7 +795,7 @@ async fn watch(
             }
             Some(()) = relist.recv() => {
                 while relist.try_recv().is_ok() {}
-                relist_tools(hub, upstream, &peer).await;
+                relist_tools(hub, upstream, &conn).await;
             }
             () = &mut signed_in => {
                 cancel.cancel();
@@ -908,9 +845,9 @@ async fn watch(
 
 /// Lists the tools again after the upstream said they changed, and reviews them against the
 /// pins. A listing or a review that fails leaves the previous tools serving.
-async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
+async fn relist_tools(hub: &Hub, upstream: &Upstream, conn: &Connection) {
     let server = &upstream.config.name;
-    let listing = list_tools(peer, hub.disco.max_tools);
+    let listing = list_tools(&conn.peer, hub.disco.max_tools);
     let tools = match tokio::time::timeout(hub.disco.startup_timeout, listing).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(e)) => return tracing::warn!(server = %server, error = %e, "relisting tools failed"),
@@ -920,7 +857,7 @@ async fn relist_tools(hub: &Hub, upstream: &Upstream, peer: &Peer<RoleClient>) {
         Ok((tools, review)) => {
             tracing::info!(server = %server, tools = tools.tools.len(), left_out = tools.refused.len(), "upstream tools changed");
             upstream.set_review(review, hub);
-            upstream.set_up(peer.clone(), tools);
+            upstream.set_up(conn.clone(), tools);
             hub.change();
         }
         Err(e) => {
@@ -981,10 +918,13 @@ async fn read_stderr(
 }
 
 mod backoff;
+mod list;
 mod reload;
 mod review;
 
 use backoff::Backoff;
+use list::list_tools;
+pub use list::MAX_LIST_PAGES;
 use review::{review, watch_pins};
 
 mod signin;

@@ -24,8 +24,8 @@ use rmcp::model::{
     CallToolResult, ClientNotification, ClientRequest, CustomResult, JsonRpcMessage,
     JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
 };
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::transport::Transport;
+use rmcp::service::{RxJsonRpcMessage, ServiceError, TxJsonRpcMessage};
+use rmcp::transport::{DynamicTransportError, Transport};
 use rmcp::RoleClient;
 use serde::Deserialize;
 use serde_json::Value;
@@ -93,6 +93,14 @@ impl ChildStdio {
         Ok((transport, stderr))
     }
 
+    /// The writing half, for requests written beside rmcp's service loop.
+    pub(crate) fn writer(&self) -> Writer {
+        Writer {
+            write: self.write.clone(),
+            calls: self.calls.clone(),
+        }
+    }
+
     /// The child's process id, while it runs.
     pub(crate) fn id(&self) -> Option<u32> {
         self.child.as_ref()?.id()
@@ -143,10 +151,7 @@ impl Transport<RoleClient> for ChildStdio {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let tracked = track(&self.calls, &item);
-        let bytes = serde_json::to_vec(&item).map(|mut b| {
-            b.push(b'\n');
-            b
-        });
+        let bytes = line_of(&item);
         let write = self.write.clone();
         let calls = self.calls.clone();
         async move {
@@ -352,6 +357,105 @@ impl Over {
         }
         out
     }
+}
+
+/// The writing half of a [`ChildStdio`], for requests written beside rmcp's service loop
+/// (call.rs): the same framing, and the same note of a `tools/call` sent, for the typed read of
+/// its answer and for a line over the limit.
+#[derive(Clone)]
+pub(crate) struct Writer {
+    write: Arc<Mutex<Option<ChildStdin>>>,
+    calls: Pending,
+}
+
+impl Writer {
+    /// Waits for the pipe, then holds it for `item`'s line (see [`Turn::write`]). Until it
+    /// returns nothing is written or noted: a caller that goes while it waits leaves no trace
+    /// upstream. The error is rmcp's for a message it could not send.
+    pub(crate) async fn turn(
+        &self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> Result<Turn, ServiceError> {
+        let bytes = line_of(&item).map_err(|e| send_error(e.into()))?;
+        let guard = self.write.clone().lock_owned().await;
+        Ok(Turn {
+            guard,
+            item,
+            bytes,
+            calls: self.calls.clone(),
+        })
+    }
+}
+
+/// The pipe, held for one line that is to be written ([`Writer::turn`]).
+pub(crate) struct Turn {
+    guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
+    item: TxJsonRpcMessage<RoleClient>,
+    bytes: Vec<u8>,
+    calls: Pending,
+}
+
+impl Turn {
+    /// Writes the line, whole even when the caller stops waiting for it (cancelled, timed
+    /// out): a line cut short would run into the next one. A line the pipe takes at once (most
+    /// do) is written here; the rest of one it does not is written by a task of its own. The
+    /// error is rmcp's for a message it could not send, worded as its loop words it.
+    pub(crate) async fn write(self) -> Result<(), ServiceError> {
+        use futures_util::FutureExt as _;
+        let Turn {
+            guard,
+            item,
+            bytes,
+            calls,
+        } = self;
+        // Noted before the line leaves: its answer can only come after.
+        let tracked = track(&calls, &item);
+        drop(item);
+        let mut line = Box::pin(async move {
+            let sent = write_locked(guard, bytes).await;
+            if sent.is_err() {
+                // A call that never left gets no answer: its id is not kept waiting for one.
+                if let Some(id) = tracked {
+                    util::lock(&calls).remove(&id);
+                }
+            }
+            sent
+        });
+        let sent = match line.as_mut().now_or_never() {
+            Some(done) => done,
+            None => tokio::spawn(line)
+                .await
+                .unwrap_or_else(|e| Err(io::Error::other(e))),
+        };
+        sent.map_err(send_error)
+    }
+}
+
+/// rmcp's error for a message its loop could not send over this transport. The relay that
+/// wraps the transport for rmcp's loop takes its name (relay.rs), so the text is the one a
+/// request sent through the loop gets.
+fn send_error(e: io::Error) -> ServiceError {
+    ServiceError::TransportSend(DynamicTransportError::new::<ChildStdio, RoleClient>(e))
+}
+
+/// Writes one line under the writing half's lock, flushed.
+async fn write_locked(
+    mut guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
+    bytes: Vec<u8>,
+) -> io::Result<()> {
+    let w = guard
+        .as_mut()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
+    w.write_all(&bytes).await?;
+    w.flush().await
+}
+
+/// One message's line: its JSON and a newline.
+fn line_of(item: &TxJsonRpcMessage<RoleClient>) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec(item).map(|mut b| {
+        b.push(b'\n');
+        b
+    })
 }
 
 /// Writes one message's line, flushed.

@@ -52,12 +52,31 @@ fn progress(token: &NumberOrString, step: u32) -> RxJsonRpcMessage<RoleClient> {
     }))
 }
 
+/// An answer to the request `id`, naming it in its text: whoever takes it can tell whose it is.
 fn answer(id: &NumberOrString, as_error: bool) -> RxJsonRpcMessage<RoleClient> {
+    let text = id.to_string();
     let id = serde_json::to_value(id).unwrap();
     if as_error {
-        message(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "no"}}))
+        message(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": text}}))
     } else {
-        message(json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}))
+        message(json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "result": {"content": [{"type": "text", "text": text}]},
+        }))
+    }
+}
+
+/// The request an answer made by [`answer`] names.
+fn named(answer: &Answer) -> Option<String> {
+    match answer {
+        Ok(ServerResult::CallToolResult(result)) => result
+            .content
+            .first()
+            .and_then(|block| block.as_text())
+            .map(|text| text.text.clone()),
+        Err(ServiceError::McpError(error)) => Some(error.message.to_string()),
+        _ => None,
     }
 }
 
@@ -88,6 +107,11 @@ struct Call {
     /// The caller goes away before the upstream says anything (a cancelled call).
     leaves: bool,
     answered_with_error: bool,
+    /// Written beside rmcp's loop: its answer is handed to it, never passed on.
+    direct: bool,
+    waiting: Option<Waiting>,
+    /// A call beside rmcp's loop has its answer.
+    answered: bool,
 }
 
 impl Call {
@@ -100,6 +124,9 @@ impl Call {
             asked: false,
             leaves: false,
             answered_with_error: false,
+            direct: false,
+            waiting: None,
+            answered: false,
         }
     }
 }
@@ -197,6 +224,41 @@ fn answer_id(message: &RxJsonRpcMessage<RoleClient>) -> Option<&RequestId> {
     }
 }
 
+/// The calls beside rmcp's loop answered since the last look: each answer is the one sent,
+/// and the call's queue holds every step the upstream sent before it, in order.
+fn take_direct_answers(calls: &mut [Call], seed: u64) {
+    for (i, call) in calls.iter_mut().enumerate() {
+        let Some(waiting) = call.waiting.as_mut() else {
+            continue;
+        };
+        let answer = match waiting.answer.try_recv() {
+            Ok(answer) => answer,
+            Err(oneshot::error::TryRecvError::Empty) => continue,
+            Err(oneshot::error::TryRecvError::Closed) => panic!("seed {seed}: call {i} dropped"),
+        };
+        assert_eq!(
+            named(&answer),
+            Some(call.id.to_string()),
+            "seed {seed}: call {i} took its own answer"
+        );
+        match answer {
+            Ok(ServerResult::CallToolResult(_)) => assert!(!call.answered_with_error),
+            Err(ServiceError::McpError(_)) => assert!(call.answered_with_error),
+            other => panic!("seed {seed}: call {i} answered {other:?}"),
+        }
+        let all: Vec<f64> = (1..=call.steps).map(f64::from).collect();
+        if let Some(queue) = call.queue.as_mut() {
+            assert_eq!(
+                steps_in(queue),
+                all,
+                "seed {seed}: call {i} before its answer"
+            );
+        }
+        call.waiting = None;
+        call.answered = true;
+    }
+}
+
 #[tokio::test]
 async fn progress_reaches_its_call_in_order_before_the_answer() {
     let mut late_to_a_caller = 0;
@@ -221,6 +283,7 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
                 call.asked = rng.below(4) != 0;
                 call.leaves = call.asked && rng.below(5) == 0;
                 call.answered_with_error = rng.below(4) == 0;
+                call.direct = rng.below(2) == 0;
                 call
             })
             .collect();
@@ -244,10 +307,20 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
                     call.queue = Some(route_progress(&mut r.request));
                 }
             }
-            relay.send(message).await.unwrap();
+            if call.direct {
+                call.waiting = relay.answers().expect(&mut message);
+                assert!(
+                    call.waiting.is_some(),
+                    "seed {seed}: the connection is open"
+                );
+            } else {
+                relay.send(message).await.unwrap();
+            }
         }
         for call in calls.iter_mut().filter(|c| c.leaves) {
             call.queue = None;
+            // Its answer then passes on to rmcp, which knows no such request.
+            call.waiting = None;
         }
         let leavers: Vec<ProgressToken> = calls
             .iter()
@@ -257,11 +330,13 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
         // What must pass on: all but the progress of calls that asked for it, before their
         // answer (progress after it has no call to go to, and passes on as any stray
         // notification does). A gone caller's progress may pass on or not; it is left out of
-        // the comparison.
+        // the comparison. The answer of a call beside rmcp's loop goes to the call alone, unless
+        // the call is gone.
         let expected: Vec<serde_json::Value> = script
             .iter()
             .filter(|(owner, late, m)| match owner {
                 Some(i) if calls[*i].asked && is_progress(m) => *late && !calls[*i].leaves,
+                Some(i) if answer_id(m).is_some() => !calls[*i].direct || calls[*i].leaves,
                 _ => true,
             })
             .map(|(_, _, m)| serde_json::to_value(m).unwrap())
@@ -269,8 +344,13 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
         let mut passed = Vec::new();
         let mut answers = 0;
         while let Some(got) = relay.receive().await {
+            take_direct_answers(&mut calls, seed);
             if let Some(id) = answer_id(&got) {
                 let i = calls.iter().position(|c| &c.id == id).unwrap();
+                assert!(
+                    !calls[i].direct || calls[i].leaves,
+                    "seed {seed}: the answer of call {i}, beside rmcp's loop, passed on"
+                );
                 answers += 1;
                 let all: Vec<f64> = (1..=calls[i].steps).map(f64::from).collect();
                 if let Some(queue) = calls[i].queue.as_mut() {
@@ -286,7 +366,17 @@ async fn progress_reaches_its_call_in_order_before_the_answer() {
             }
             passed.push(serde_json::to_value(&got).unwrap());
         }
-        assert_eq!(answers, calls.len(), "seed {seed}: every answer passes on");
+        take_direct_answers(&mut calls, seed);
+        let beside = calls.iter().filter(|c| c.direct && !c.leaves).count();
+        assert_eq!(
+            answers + beside,
+            calls.len(),
+            "seed {seed}: every answer passes on, but those of calls beside rmcp's loop"
+        );
+        assert!(
+            calls.iter().all(|c| c.answered == (c.direct && !c.leaves)),
+            "seed {seed}: every call beside rmcp's loop has its answer"
+        );
         // Nothing reached a call's queue after its answer: its late step went on instead.
         for (i, call) in calls.iter_mut().enumerate() {
             if let Some(queue) = call.queue.as_mut() {
@@ -438,4 +528,90 @@ async fn a_waiting_caller_is_woken_by_the_progress_it_waits_for() {
         .expect("woken")
         .expect("no panic");
     assert_eq!(seen, vec![1.0, 2.0, 3.0]);
+}
+
+/// A request beside rmcp's loop takes its answer once: a second answer with its id, an
+/// answer to one that was cancelled or whose caller went away, and an answer to no request
+/// pass on to rmcp (which drops them). When the connection ends, a request still waiting
+/// learns it as rmcp's own do, no request waits from then on, and no progress is routed.
+#[tokio::test]
+async fn a_request_beside_the_loop_takes_its_answer_once_and_learns_the_end() {
+    let id = |n: i64| NumberOrString::String(format!("g-{n}").into());
+    let script = [
+        answer(&id(0), false),
+        answer(&id(0), false),
+        answer(&id(1), false),
+        answer(&id(2), true),
+        answer(&id(9), false),
+    ];
+    let mut relay = Relay::new(
+        Script {
+            incoming: script.iter().cloned().collect(),
+        },
+        Heard::new(),
+    );
+    let answers = relay.answers();
+    let mut calls: Vec<Call> = (0..4).map(|n| Call::new(id(n), id(n))).collect();
+    // Call 3, never answered, asked for its progress.
+    let mut queue = None;
+    let mut waiting: Vec<Option<Waiting>> = calls
+        .iter_mut()
+        .enumerate()
+        .map(|(n, call)| {
+            let mut message = request(call);
+            if let (3, JsonRpcMessage::Request(r)) = (n, &mut message) {
+                queue = Some(route_progress(&mut r.request));
+            }
+            answers.expect(&mut message)
+        })
+        .collect();
+    assert!(waiting.iter().all(Option::is_some));
+    assert_eq!(relay.routed(), 1);
+    // Call 1's caller went away; call 2 was cancelled through rmcp's loop.
+    waiting[1] = None;
+    let cancelled: TxJsonRpcMessage<RoleClient> = serde_json::from_value(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": "g-2", "reason": "gone"},
+    }))
+    .unwrap();
+    relay.send(cancelled).await.unwrap();
+    let expected: Vec<RequestId> = {
+        let table = util::lock(&relay.table);
+        let mut ids: Vec<RequestId> = table.answers.keys().cloned().collect();
+        ids.sort_by_key(|id| id.to_string());
+        ids
+    };
+    assert_eq!(
+        expected,
+        [id(0), id(3)],
+        "a caller gone and a call cancelled wait no more"
+    );
+    let mut passed = Vec::new();
+    while let Some(got) = relay.receive().await {
+        passed.push(answer_id(&got).cloned());
+    }
+    assert_eq!(
+        passed,
+        [Some(id(0)), Some(id(1)), Some(id(2)), Some(id(9))],
+        "all but the first answer to g-0 pass on"
+    );
+    assert_eq!(relay.routed(), 0, "after the end no progress is routed");
+    assert!(queue.is_some(), "call 3 still reads its queue");
+    let mut taken = waiting.into_iter();
+    let first = taken.next().flatten().expect("call 0 waits");
+    let first = first.answer().await;
+    assert!(matches!(first, Ok(ServerResult::CallToolResult(_))));
+    assert_eq!(named(&first), Some(id(0).to_string()));
+    let last = taken.nth(2).flatten().expect("call 3 waits");
+    assert!(matches!(
+        last.answer().await,
+        Err(ServiceError::TransportClosed)
+    ));
+    assert!(
+        answers
+            .expect(&mut request(&mut Call::new(id(4), id(4))))
+            .is_none(),
+        "after the end no request waits"
+    );
 }

@@ -529,3 +529,59 @@ fn pending_calls_are_bounded_and_a_forgotten_calls_answer_is_still_delivered() {
     assert_eq!(typed, rmcp_reads(&last));
     assert!(typed.is_some_and(|v| !v.is_null()));
 }
+
+/// A line written beside rmcp's loop arrives whole even when its caller stops waiting after
+/// the first try (cancelled, timed out), and the next line after it: here a line many times
+/// what a pipe holds, whose caller goes at once.
+#[tokio::test]
+async fn a_line_written_beside_the_loop_is_whole_when_its_caller_goes() {
+    use super::ChildStdio;
+    use futures_util::FutureExt as _;
+    use rmcp::model::ServerNotification;
+    use rmcp::transport::Transport;
+
+    // The child answers each line with a progress notification giving the line's length.
+    let mut command = tokio::process::Command::new("python3");
+    command.args([
+        "-c",
+        "import sys, json\n\
+         for line in sys.stdin:\n\
+         \x20   data = len(line.rstrip('\\n'))\n\
+         \x20   print(json.dumps({'jsonrpc': '2.0', 'method': 'notifications/progress',\n\
+         \x20                     'params': {'progressToken': 0, 'progress': data}}), flush=True)\n",
+    ]);
+    let (mut transport, _stderr) =
+        ChildStdio::spawn(command, super::MAX_LINE_BYTES).expect("python3 starts");
+    let writer = transport.writer();
+    let call = |id: i64, size: usize| -> (ClientJsonRpcMessage, usize) {
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("text".into(), Value::String("x".repeat(size)));
+        let params = CallToolRequestParams::new("echo").with_arguments(arguments);
+        let message = JsonRpcMessage::request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            NumberOrString::Number(id),
+        );
+        let size = serde_json::to_vec(&message).map_or(0, |line| line.len());
+        (message, size)
+    };
+    let (big, big_size) = call(1, 4 * 1024 * 1024);
+    let turn = writer.turn(big).await.expect("the pipe is free");
+    if let Some(sent) = turn.write().now_or_never() {
+        sent.expect("the line is written");
+    }
+    let (small, small_size) = call(2, 10);
+    let turn = writer.turn(small).await.expect("the pipe is free again");
+    turn.write().await.expect("the next line is written");
+    for expected in [big_size, small_size] {
+        let read = tokio::time::timeout(std::time::Duration::from_secs(60), transport.receive())
+            .await
+            .expect("the child answers");
+        let Some(JsonRpcMessage::Notification(note)) = read else {
+            panic!("not a notification: {read:?}");
+        };
+        let ServerNotification::ProgressNotification(progress) = note.notification else {
+            panic!("not a progress notification");
+        };
+        assert_eq!(progress.params.progress, expected as f64);
+    }
+}
