@@ -12,23 +12,12 @@ run) / cases, as in bench/search_instructions.py; a case runs `prepare` twice (o
 arguments, to check that the schema accepts them, once on the mistaken ones) plus the eval
 loop's JSON.
 """
-import argparse
 import os
 
-from eval_callgrind import table
+import eval_callgrind
 
 ARGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "corpus", "args")
 
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("evals", nargs="+", help="eval binaries, the first is the reference")
-    ap.add_argument("--catalog", default=os.path.join(ARGS, "bfcl.catalog.json"))
-    ap.add_argument("--cases", default=os.path.join(ARGS, "bfcl.cases.jsonl"))
-    ap.add_argument("--stride", type=int, default=1, help="keep every N-th case of a category")
-    a = ap.parse_args()
-    table("args", a.evals, a.catalog, a.cases, a.stride, "cases")
-
-
 if __name__ == "__main__":
-    main()
+    eval_callgrind.main(__doc__, "args", os.path.join(ARGS, "bfcl.catalog.json"), "--cases",
+                        os.path.join(ARGS, "bfcl.cases.jsonl"), 1, "case", "cases")

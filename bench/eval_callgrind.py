@@ -3,6 +3,7 @@ subcommand, and a table of the cost per row, by category, of two or more builds 
 Used by bench/resolve_instructions.py, bench/search_instructions.py and
 bench/args_instructions.py.
 """
+import argparse
 import json
 import os
 import re
@@ -54,3 +55,17 @@ def table(command, evals, catalog, rows_file, stride, unit):
     print("| catalog and index build (the empty run, whole process) | " +
           " | ".join(f"{b / 1e6:.1f} M" for b in build) + " | " +
           " | ".join(f"{b / build[0]:.4f}" for b in build[1:]) + " |")
+
+
+def main(doc, command, catalog, rows_flag, rows, stride, row, unit):
+    """The command line both per-row scripts take: the `eval` builds, `--catalog`, the rows
+    file under `rows_flag` (`--cases`, `--queries`), and `--stride` (every N-th row of a
+    category, `stride` by default; `row` names one in the help); then their table."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("evals", nargs="+", help="eval binaries, the first is the reference")
+    ap.add_argument("--catalog", default=catalog)
+    ap.add_argument(rows_flag, dest="rows", metavar=rows_flag[2:].upper(), default=rows)
+    ap.add_argument("--stride", type=int, default=stride,
+                    help=f"keep every N-th {row} of a category")
+    a = ap.parse_args()
+    table(command, a.evals, a.catalog, a.rows, a.stride, unit)

@@ -14,24 +14,13 @@ group's run - the empty run) / queries, which includes the eval loop's own JSON 
 query. The empty run is the catalog and index build of the whole process. Keyword search only:
 the builds need no `semantic` feature and no model.
 """
-import argparse
 import os
 
-from eval_callgrind import table
+import eval_callgrind
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 METATOOL = os.path.join(ROOT, "..", "shared", "datasets", "metatool", "mcp")
 
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("evals", nargs="+", help="eval binaries, the first is the reference")
-    ap.add_argument("--catalog", default=os.path.join(METATOOL, "catalog.json"))
-    ap.add_argument("--queries", default=os.path.join(METATOOL, "queries.jsonl"))
-    ap.add_argument("--stride", type=int, default=10, help="keep every N-th row of a category")
-    a = ap.parse_args()
-    table("search", a.evals, a.catalog, a.queries, a.stride, "queries")
-
-
 if __name__ == "__main__":
-    main()
+    eval_callgrind.main(__doc__, "search", os.path.join(METATOOL, "catalog.json"), "--queries",
+                        os.path.join(METATOOL, "queries.jsonl"), 10, "row", "queries")
