@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use disco_runtime::rmcp;
 use disco_runtime::util;
+use disco_runtime::util::lines::{Lines, Room};
 use rmcp::model::{
     CallToolResult, ClientNotification, ClientRequest, CustomResult, JsonRpcMessage,
     JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
@@ -29,9 +30,8 @@ use rmcp::transport::{DynamicTransportError, Transport};
 use rmcp::RoleClient;
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
-use tokio::sync::Mutex;
 
 /// The longest line read from an upstream by default (`disco.maxMessageBytes`): rmcp's own
 /// limit for its line transports.
@@ -40,6 +40,11 @@ pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_
 /// Past this many unanswered calls (an upstream that never answers) the ids are forgotten
 /// rather than kept without bound; their answers then take rmcp's parse.
 const MAX_PENDING_CALLS: usize = 65_536;
+
+/// How many bytes of lines not yet written to an upstream a call waits behind before its own
+/// is queued ([`Writer::turn`]); the lines rmcp's loop sends are queued whatever the count,
+/// in the order it sends them.
+pub(crate) const MAX_QUEUED_BYTES: usize = 1024 * 1024;
 
 /// How long `close` waits for the child to exit after its stdin closes, and again after
 /// SIGTERM, before killing it (the stdio shutdown of the MCP specification, as rmcp does it).
@@ -59,7 +64,9 @@ pub(crate) struct ChildStdio {
     over: Option<Over>,
     /// Answers made for a line over the limit, given out before anything else is read.
     made: std::collections::VecDeque<ServerJsonRpcMessage>,
-    write: Arc<Mutex<Option<ChildStdin>>>,
+    /// The child's stdin: the lines queued together (calls in flight at once) written in one
+    /// write (disco-runtime's util/lines.rs).
+    write: Lines<ChildStdin>,
     calls: Pending,
 }
 
@@ -87,7 +94,7 @@ impl ChildStdio {
             max_line,
             over: None,
             made: Default::default(),
-            write: Arc::new(Mutex::new(Some(stdin))),
+            write: Lines::new(stdin, MAX_QUEUED_BYTES),
             calls: Arc::default(),
         };
         Ok((transport, stderr))
@@ -151,11 +158,14 @@ impl Transport<RoleClient> for ChildStdio {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let tracked = track(&self.calls, &item);
-        let bytes = line_of(&item);
-        let write = self.write.clone();
+        // Queued now, in the order rmcp sends, rather than when the future is polled.
+        let written = line_of(&item).map(|bytes| self.write.queue(bytes));
         let calls = self.calls.clone();
         async move {
-            let sent = write_line(&write, bytes).await;
+            let sent = match written {
+                Ok(written) => written.outcome().await,
+                Err(e) => Err(e.into()),
+            };
             if sent.is_err() {
                 // A call that never left gets no answer: its id is not kept waiting for one.
                 if let Some(id) = tracked {
@@ -204,7 +214,7 @@ impl Transport<RoleClient> for ChildStdio {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Closing stdin asks the server to exit; a server that does not is stopped.
-        drop(self.write.lock().await.take());
+        self.write.close().await;
         let Some(child) = self.child.as_mut() else {
             return Ok(());
         };
@@ -364,22 +374,23 @@ impl Over {
 /// its answer and for a line over the limit.
 #[derive(Clone)]
 pub(crate) struct Writer {
-    write: Arc<Mutex<Option<ChildStdin>>>,
+    write: Lines<ChildStdin>,
     calls: Pending,
 }
 
 impl Writer {
-    /// Waits for the pipe, then holds it for `item`'s line (see [`Turn::write`]). Until it
-    /// returns nothing is written or noted: a caller that goes while it waits leaves no trace
-    /// upstream. The error is rmcp's for a message it could not send.
+    /// Waits until the lines not yet written to the upstream leave room for `item`'s, then
+    /// keeps that room for it (see [`Turn::write`]). Until it returns nothing is queued or
+    /// noted: a caller that goes while it waits leaves no trace upstream. The error is rmcp's
+    /// for a message it could not send.
     pub(crate) async fn turn(
         &self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> Result<Turn, ServiceError> {
         let bytes = line_of(&item).map_err(|e| send_error(e.into()))?;
-        let guard = self.write.clone().lock_owned().await;
+        let room = self.write.room(bytes.len()).await;
         Ok(Turn {
-            guard,
+            room,
             item,
             bytes,
             calls: self.calls.clone(),
@@ -387,23 +398,22 @@ impl Writer {
     }
 }
 
-/// The pipe, held for one line that is to be written ([`Writer::turn`]).
+/// Room kept for one line that is to be written ([`Writer::turn`]).
 pub(crate) struct Turn {
-    guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
+    room: Room<ChildStdin>,
     item: TxJsonRpcMessage<RoleClient>,
     bytes: Vec<u8>,
     calls: Pending,
 }
 
 impl Turn {
-    /// Writes the line, whole even when the caller stops waiting for it (cancelled, timed
-    /// out): a line cut short would run into the next one. A line the pipe takes at once (most
-    /// do) is written here; the rest of one it does not is written by a task of its own. The
-    /// error is rmcp's for a message it could not send, worded as its loop words it.
+    /// Queues the line as this is first polled, then waits until it is written. The queue's
+    /// own task writes it, whole even when the caller stops waiting for it (cancelled, timed
+    /// out): a line cut short would run into the next one. The error is rmcp's for a message
+    /// it could not send, worded as its loop words it.
     pub(crate) async fn write(self) -> Result<(), ServiceError> {
-        use futures_util::FutureExt as _;
         let Turn {
-            guard,
+            room,
             item,
             bytes,
             calls,
@@ -411,22 +421,13 @@ impl Turn {
         // Noted before the line leaves: its answer can only come after.
         let tracked = track(&calls, &item);
         drop(item);
-        let mut line = Box::pin(async move {
-            let sent = write_locked(guard, bytes).await;
-            if sent.is_err() {
-                // A call that never left gets no answer: its id is not kept waiting for one.
-                if let Some(id) = tracked {
-                    util::lock(&calls).remove(&id);
-                }
+        let sent = room.queue(bytes).outcome().await;
+        if sent.is_err() {
+            // A call that never left gets no answer: its id is not kept waiting for one.
+            if let Some(id) = tracked {
+                util::lock(&calls).remove(&id);
             }
-            sent
-        });
-        let sent = match line.as_mut().now_or_never() {
-            Some(done) => done,
-            None => tokio::spawn(line)
-                .await
-                .unwrap_or_else(|e| Err(io::Error::other(e))),
-        };
+        }
         sent.map_err(send_error)
     }
 }
@@ -438,38 +439,12 @@ fn send_error(e: io::Error) -> ServiceError {
     ServiceError::TransportSend(DynamicTransportError::new::<ChildStdio, RoleClient>(e))
 }
 
-/// Writes one line under the writing half's lock, flushed.
-async fn write_locked(
-    mut guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
-    bytes: Vec<u8>,
-) -> io::Result<()> {
-    let w = guard
-        .as_mut()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
-    w.write_all(&bytes).await?;
-    w.flush().await
-}
-
 /// One message's line: its JSON and a newline.
 fn line_of(item: &TxJsonRpcMessage<RoleClient>) -> serde_json::Result<Vec<u8>> {
     serde_json::to_vec(item).map(|mut b| {
         b.push(b'\n');
         b
     })
-}
-
-/// Writes one message's line, flushed.
-async fn write_line(
-    write: &Mutex<Option<ChildStdin>>,
-    bytes: serde_json::Result<Vec<u8>>,
-) -> io::Result<()> {
-    let bytes = bytes?;
-    let mut guard = write.lock().await;
-    let w = guard
-        .as_mut()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
-    w.write_all(&bytes).await?;
-    w.flush().await
 }
 
 /// Remembers a `tools/call` sent (its id, returned), and forgets one the client cancels (its

@@ -32,13 +32,13 @@ use std::sync::{Arc, Mutex as StdMutex};
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
 
 use super::guard::{check, error, typed, Checked, ID_SCAN_BYTES, INVALID_REQUEST};
+use crate::util::lines::Lines;
 use crate::util::lock;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
 /// The longest line (one message) accepted, in bytes: the HTTP transport's default body
 /// limit. Longer lines are discarded as they stream in, never buffered whole.
@@ -57,7 +57,9 @@ pub struct GuardedStdio<R, W> {
     /// Inside a line longer than the limit: dropping bytes up to its newline.
     discarding: bool,
     max_line: usize,
-    write: Arc<Mutex<Option<W>>>,
+    /// The answers, queued in the order rmcp hands them out; those queued together are
+    /// written in one write (util/lines.rs).
+    write: Lines<W>,
     /// A request that can start rmcp's service loop has been passed on: from then on
     /// notifications and responses are safe to forward.
     started: bool,
@@ -77,7 +79,7 @@ where
             line: Vec::new(),
             discarding: false,
             max_line: MAX_LINE_BYTES,
-            write: Arc::new(Mutex::new(Some(write))),
+            write: Lines::new(write, MAX_LINE_BYTES),
             started: false,
             in_flight: Arc::new(StdMutex::new(HashSet::new())),
         }
@@ -123,20 +125,12 @@ where
         }
     }
 
-    /// Writes an error response on a task of its own, so that a cancelled `receive` can
-    /// never leave half a line on the wire.
+    /// Queues an error response; the queue's own task writes it, so that a cancelled
+    /// `receive` can never leave half a line on the wire.
     fn answer(&self, message: Value) {
-        let write = self.write.clone();
         let mut bytes = message.to_string().into_bytes();
         bytes.push(b'\n');
-        tokio::spawn(async move {
-            let mut guard = write.lock().await;
-            if let Some(w) = guard.as_mut() {
-                if w.write_all(&bytes).await.is_ok() {
-                    let _ = w.flush().await;
-                }
-            }
-        });
+        drop(self.write.queue(bytes));
     }
 
     /// What to do with one complete line: the stateless checks, then what depends on the
@@ -287,20 +281,12 @@ where
         if let Some(id) = answered {
             lock(&self.in_flight).remove(&id);
         }
-        let bytes = serde_json::to_vec(&item).map(|mut b| {
+        // Queued now, in the order rmcp sends, rather than when the future is polled.
+        let written = serde_json::to_vec(&item).map(|mut b| {
             b.push(b'\n');
-            b
+            self.write.queue(b)
         });
-        let write = self.write.clone();
-        async move {
-            let bytes = bytes?;
-            let mut guard = write.lock().await;
-            let w = guard.as_mut().ok_or_else(|| {
-                std::io::Error::new(std::io::ErrorKind::NotConnected, "transport closed")
-            })?;
-            w.write_all(&bytes).await?;
-            w.flush().await
-        }
+        async move { written?.outcome().await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -338,10 +324,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        let mut guard = self.write.lock().await;
-        if let Some(mut w) = guard.take() {
-            let _ = w.shutdown().await;
-        }
+        self.write.close().await;
         Ok(())
     }
 }
