@@ -7,7 +7,7 @@
 //! line queued when no other waits is written at once, by the caller, as far as the pipe takes
 //! it without waiting: a lone line waits for nothing. The lines queued after it, while the
 //! tasks already runnable run (the other calls of the same burst), wait for a task of its own,
-//! which runs once those tasks have (`yield_now`: no timer) and writes everything queued in
+//! which runs once those tasks have ([`Behind`]: no timer) and writes everything queued in
 //! one write, again until nothing is queued. Every line goes whole and in the order it was
 //! queued; the writing task owns the pipe while it writes, so a caller that stops waiting for
 //! its line never leaves half of it on the wire.
@@ -111,22 +111,32 @@ where
     /// for one line. Dropped unused, the room is given back and nothing was queued.
     pub async fn room(&self, len: usize) -> Room<W> {
         loop {
+            // Asked first without waiting (the common case); then again once registered for
+            // the next change, so that none is missed between the two.
+            if let Some(room) = self.try_room(len) {
+                return room;
+            }
             let moved = self.inner.moved.notified();
             tokio::pin!(moved);
             moved.as_mut().enable();
-            {
-                let mut state = lock(&self.inner.state);
-                if state.held == 0 || state.held.saturating_add(len) <= state.max_held {
-                    state.held += len;
-                    return Room {
-                        lines: self.clone(),
-                        len,
-                        used: false,
-                    };
-                }
+            if let Some(room) = self.try_room(len) {
+                return room;
             }
             moved.await;
         }
+    }
+
+    fn try_room(&self, len: usize) -> Option<Room<W>> {
+        let mut state = lock(&self.inner.state);
+        if state.held == 0 || state.held.saturating_add(len) <= state.max_held {
+            state.held += len;
+            return Some(Room {
+                lines: self.clone(),
+                len,
+                used: false,
+            });
+        }
+        None
     }
 
     /// Writes what is queued, then closes the pipe (`shutdown`, then drop); a line queued
@@ -252,7 +262,7 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     // The tasks already runnable (calls about to queue their lines) run first.
-    tokio::task::yield_now().await;
+    Behind::default().await;
     let mut batch = Vec::new();
     loop {
         let last = {
@@ -304,6 +314,25 @@ where
     inner.moved.notify_waiters();
 }
 
+/// Ready on its second poll, after waking its task on the first: the task goes to the back of
+/// the run queue, behind the tasks already runnable. `tokio::task::yield_now` would wake it
+/// only after the runtime polled its I/O driver: one more `epoll_wait` at every burst, which a
+/// lone line pays for too.
+#[derive(Default)]
+struct Behind(bool);
+
+impl std::future::Future for Behind {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
 /// Room for one line in a [`Lines`] queue ([`Lines::room`]).
 pub struct Room<W> {
     lines: Lines<W>,
@@ -351,11 +380,16 @@ impl<W> Written<W> {
     /// Waits until the line was written; the pipe's error when it could not be. Dropping
     /// this does not take the line back.
     pub async fn outcome(self) -> io::Result<()> {
+        let state = &self.lines.inner.state;
         loop {
+            // Known at once for a line written at once; else asked again once registered.
+            if let Some(outcome) = lock(state).outcome(self.n) {
+                return outcome;
+            }
             let moved = self.lines.inner.moved.notified();
             tokio::pin!(moved);
             moved.as_mut().enable();
-            if let Some(outcome) = lock(&self.lines.inner.state).outcome(self.n) {
+            if let Some(outcome) = lock(state).outcome(self.n) {
                 return outcome;
             }
             moved.await;
