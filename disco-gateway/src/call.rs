@@ -202,10 +202,9 @@ impl Direct {
     /// Writes `request`; the call then waits for its answer. Fails only when the connection
     /// has ended (as rmcp's peer refuses a request then); a line that could not be written is
     /// the call's answer, as rmcp answers a request whose sending failed. `abandoned` knows the
-    /// request once its line has room in the queue to the upstream, before the line is queued:
-    /// a call dropped after that (while its line waits to be written, or is written to a pipe
-    /// the upstream does not read) is cancelled too, since the line is written without it; one
-    /// dropped while it waits for room sent nothing to cancel.
+    /// request once it holds the pipe, before its line is written: a call dropped while it is
+    /// written (a pipe the upstream does not read) is cancelled too, since the line is
+    /// finished without it; one dropped while it waits for the pipe sent nothing to cancel.
     async fn send(
         &self,
         mut request: ClientRequest,
@@ -224,8 +223,8 @@ impl Direct {
             .answers
             .expect(&mut message)
             .ok_or(ServiceError::TransportClosed)?;
-        // Waiting for room, the request is not upstream yet: a call dropped here has nothing
-        // to cancel.
+        // Waiting for the pipe, the request is not upstream yet: a call dropped here has
+        // nothing to cancel.
         let turn = match self.writer.turn(message).await {
             Ok(turn) => turn,
             Err(e) => {

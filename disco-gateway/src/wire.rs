@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use disco_runtime::rmcp;
 use disco_runtime::util;
-use disco_runtime::util::lines::{Lines, Room};
 use rmcp::model::{
     CallToolResult, ClientNotification, ClientRequest, CustomResult, JsonRpcMessage,
     JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
@@ -30,8 +29,9 @@ use rmcp::transport::{DynamicTransportError, Transport};
 use rmcp::RoleClient;
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::sync::Mutex;
 
 /// The longest line read from an upstream by default (`disco.maxMessageBytes`): rmcp's own
 /// limit for its line transports.
@@ -40,11 +40,6 @@ pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_
 /// Past this many unanswered calls (an upstream that never answers) the ids are forgotten
 /// rather than kept without bound; their answers then take rmcp's parse.
 const MAX_PENDING_CALLS: usize = 65_536;
-
-/// How many bytes of lines not yet written to an upstream a call waits behind before its own
-/// is queued ([`Writer::turn`]); the lines rmcp's loop sends are queued whatever the count,
-/// in the order it sends them.
-pub(crate) const MAX_QUEUED_BYTES: usize = 1024 * 1024;
 
 /// How long `close` waits for the child to exit after its stdin closes, and again after
 /// SIGTERM, before killing it (the stdio shutdown of the MCP specification, as rmcp does it).
@@ -64,9 +59,7 @@ pub(crate) struct ChildStdio {
     over: Option<Over>,
     /// Answers made for a line over the limit, given out before anything else is read.
     made: std::collections::VecDeque<ServerJsonRpcMessage>,
-    /// The child's stdin: the lines queued together (calls in flight at once) written in one
-    /// write (disco-runtime's util/lines.rs).
-    write: Lines<ChildStdin>,
+    write: Arc<Mutex<Option<ChildStdin>>>,
     calls: Pending,
 }
 
@@ -94,7 +87,7 @@ impl ChildStdio {
             max_line,
             over: None,
             made: Default::default(),
-            write: Lines::new(stdin, MAX_QUEUED_BYTES),
+            write: Arc::new(Mutex::new(Some(stdin))),
             calls: Arc::default(),
         };
         Ok((transport, stderr))
@@ -158,14 +151,11 @@ impl Transport<RoleClient> for ChildStdio {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let tracked = track(&self.calls, &item);
-        // Queued now, in the order rmcp sends, rather than when the future is polled.
-        let written = line_of(&item).map(|bytes| self.write.queue(bytes));
+        let bytes = line_of(&item);
+        let write = self.write.clone();
         let calls = self.calls.clone();
         async move {
-            let sent = match written {
-                Ok(written) => written.outcome().await,
-                Err(e) => Err(e.into()),
-            };
+            let sent = write_line(&write, bytes).await;
             if sent.is_err() {
                 // A call that never left gets no answer: its id is not kept waiting for one.
                 if let Some(id) = tracked {
@@ -214,7 +204,7 @@ impl Transport<RoleClient> for ChildStdio {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Closing stdin asks the server to exit; a server that does not is stopped.
-        self.write.close().await;
+        drop(self.write.lock().await.take());
         let Some(child) = self.child.as_mut() else {
             return Ok(());
         };
@@ -374,23 +364,22 @@ impl Over {
 /// its answer and for a line over the limit.
 #[derive(Clone)]
 pub(crate) struct Writer {
-    write: Lines<ChildStdin>,
+    write: Arc<Mutex<Option<ChildStdin>>>,
     calls: Pending,
 }
 
 impl Writer {
-    /// Waits until the lines not yet written to the upstream leave room for `item`'s, then
-    /// keeps that room for it (see [`Turn::write`]). Until it returns nothing is queued or
-    /// noted: a caller that goes while it waits leaves no trace upstream. The error is rmcp's
-    /// for a message it could not send.
+    /// Waits for the pipe, then holds it for `item`'s line (see [`Turn::write`]). Until it
+    /// returns nothing is written or noted: a caller that goes while it waits leaves no trace
+    /// upstream. The error is rmcp's for a message it could not send.
     pub(crate) async fn turn(
         &self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> Result<Turn, ServiceError> {
         let bytes = line_of(&item).map_err(|e| send_error(e.into()))?;
-        let room = self.write.room(bytes.len()).await;
+        let guard = self.write.clone().lock_owned().await;
         Ok(Turn {
-            room,
+            guard,
             item,
             bytes,
             calls: self.calls.clone(),
@@ -398,22 +387,23 @@ impl Writer {
     }
 }
 
-/// Room kept for one line that is to be written ([`Writer::turn`]).
+/// The pipe, held for one line that is to be written ([`Writer::turn`]).
 pub(crate) struct Turn {
-    room: Room<ChildStdin>,
+    guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
     item: TxJsonRpcMessage<RoleClient>,
     bytes: Vec<u8>,
     calls: Pending,
 }
 
 impl Turn {
-    /// Queues the line as this is first polled, then waits until it is written. The queue's
-    /// own task writes it, whole even when the caller stops waiting for it (cancelled, timed
-    /// out): a line cut short would run into the next one. The error is rmcp's for a message
-    /// it could not send, worded as its loop words it.
+    /// Writes the line, whole even when the caller stops waiting for it (cancelled, timed
+    /// out): a line cut short would run into the next one. A line the pipe takes at once (most
+    /// do) is written here; the rest of one it does not is written by a task of its own. The
+    /// error is rmcp's for a message it could not send, worded as its loop words it.
     pub(crate) async fn write(self) -> Result<(), ServiceError> {
+        use futures_util::FutureExt as _;
         let Turn {
-            room,
+            guard,
             item,
             bytes,
             calls,
@@ -421,13 +411,22 @@ impl Turn {
         // Noted before the line leaves: its answer can only come after.
         let tracked = track(&calls, &item);
         drop(item);
-        let sent = room.queue(bytes).outcome().await;
-        if sent.is_err() {
-            // A call that never left gets no answer: its id is not kept waiting for one.
-            if let Some(id) = tracked {
-                util::lock(&calls).remove(&id);
+        let mut line = Box::pin(async move {
+            let sent = write_locked(guard, bytes).await;
+            if sent.is_err() {
+                // A call that never left gets no answer: its id is not kept waiting for one.
+                if let Some(id) = tracked {
+                    util::lock(&calls).remove(&id);
+                }
             }
-        }
+            sent
+        });
+        let sent = match line.as_mut().now_or_never() {
+            Some(done) => done,
+            None => tokio::spawn(line)
+                .await
+                .unwrap_or_else(|e| Err(io::Error::other(e))),
+        };
         sent.map_err(send_error)
     }
 }
@@ -439,12 +438,38 @@ fn send_error(e: io::Error) -> ServiceError {
     ServiceError::TransportSend(DynamicTransportError::new::<ChildStdio, RoleClient>(e))
 }
 
+/// Writes one line under the writing half's lock, flushed.
+async fn write_locked(
+    mut guard: tokio::sync::OwnedMutexGuard<Option<ChildStdin>>,
+    bytes: Vec<u8>,
+) -> io::Result<()> {
+    let w = guard
+        .as_mut()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
+    w.write_all(&bytes).await?;
+    w.flush().await
+}
+
 /// One message's line: its JSON and a newline.
 fn line_of(item: &TxJsonRpcMessage<RoleClient>) -> serde_json::Result<Vec<u8>> {
     serde_json::to_vec(item).map(|mut b| {
         b.push(b'\n');
         b
     })
+}
+
+/// Writes one message's line, flushed.
+async fn write_line(
+    write: &Mutex<Option<ChildStdin>>,
+    bytes: serde_json::Result<Vec<u8>>,
+) -> io::Result<()> {
+    let bytes = bytes?;
+    let mut guard = write.lock().await;
+    let w = guard
+        .as_mut()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "transport closed"))?;
+    w.write_all(&bytes).await?;
+    w.flush().await
 }
 
 /// Remembers a `tools/call` sent (its id, returned), and forgets one the client cancels (its

@@ -118,7 +118,5 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
     }
 }
 
-pub mod lines;
-
 #[cfg(test)]
 pub(crate) mod tests;

@@ -420,25 +420,21 @@ for line in sys.stdin:
         }
     }
 
-    /// A call dropped while it waits for room in the queue to the upstream (another line holds
-    /// all of it) never reached the upstream: nothing is cancelled there, and the next call is
-    /// the only one it sees.
+    /// A call dropped while it waits for the pipe (another line is being written) never reached
+    /// the upstream: nothing is cancelled there, and the next call is the only one it sees.
     #[tokio::test]
-    async fn a_call_dropped_while_waiting_for_room_is_not_cancelled_upstream() {
+    async fn a_call_dropped_while_waiting_for_the_pipe_is_not_cancelled_upstream() {
         use futures_util::FutureExt as _;
         let era = ProtocolVersion::V_2025_11_25.to_string();
         let upstream = upstream(&era).await;
         let Some(direct) = upstream.direct.direct.as_deref() else {
             panic!("a child's connection has the way beside the loop");
         };
-        // A line as long as the queue's bound: while its room is kept, no other fits.
-        let reason = "x".repeat(crate::wire::MAX_QUEUED_BYTES);
-        let big: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> = serde_json::from_value(
-            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                   "params": {"requestId": "none", "reason": reason}}),
+        let ping: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> = serde_json::from_value(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         )
         .expect("a client notification");
-        let held = direct.writer().turn(big).await.expect("the queue is empty");
+        let held = direct.writer().turn(ping).await.expect("the pipe is free");
         let Value::Object(arguments) = json!({"text": "dropped"}) else {
             unreachable!()
         };
@@ -452,7 +448,7 @@ for line in sys.stdin:
             ctx,
             None,
         );
-        assert!(call.now_or_never().is_none(), "the call waits for room");
+        assert!(call.now_or_never().is_none(), "the call waits for the pipe");
         drop(held);
         // A cancellation would be sent by a task of its own, through rmcp's loop, before the call
         // below that goes the same way.
@@ -510,7 +506,7 @@ for line in sys.stdin:
             Relay<ChildStdio>,
             RoleClient,
         >(through_loop));
-        let turn = writer.turn(call("g-1")).await.expect("the queue is empty");
+        let turn = writer.turn(call("g-1")).await.expect("the pipe is free");
         let beside = turn.write().await.expect_err("stdin is closed");
         assert!(matches!(beside, ServiceError::TransportSend(_)), "{beside}");
         assert_eq!(beside.to_string(), through_loop.to_string());

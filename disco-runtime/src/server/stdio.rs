@@ -32,13 +32,13 @@ use std::sync::{Arc, Mutex as StdMutex};
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
 
 use super::guard::{check, error, typed, Checked, ID_SCAN_BYTES, INVALID_REQUEST};
-use crate::util::lines::Lines;
 use crate::util::lock;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
 
 /// The longest line (one message) accepted, in bytes: the HTTP transport's default body
 /// limit. Longer lines are discarded as they stream in, never buffered whole.
@@ -57,9 +57,7 @@ pub struct GuardedStdio<R, W> {
     /// Inside a line longer than the limit: dropping bytes up to its newline.
     discarding: bool,
     max_line: usize,
-    /// The answers, queued in the order rmcp hands them out; those queued together are
-    /// written in one write (util/lines.rs).
-    write: Lines<W>,
+    write: Arc<Mutex<Option<W>>>,
     /// A request that can start rmcp's service loop has been passed on: from then on
     /// notifications and responses are safe to forward.
     started: bool,
@@ -79,7 +77,7 @@ where
             line: Vec::new(),
             discarding: false,
             max_line: MAX_LINE_BYTES,
-            write: Lines::new(write, MAX_LINE_BYTES),
+            write: Arc::new(Mutex::new(Some(write))),
             started: false,
             in_flight: Arc::new(StdMutex::new(HashSet::new())),
         }
@@ -125,12 +123,20 @@ where
         }
     }
 
-    /// Queues an error response; the queue's own task writes it, so that a cancelled
-    /// `receive` can never leave half a line on the wire.
+    /// Writes an error response on a task of its own, so that a cancelled `receive` can
+    /// never leave half a line on the wire.
     fn answer(&self, message: Value) {
+        let write = self.write.clone();
         let mut bytes = message.to_string().into_bytes();
         bytes.push(b'\n');
-        drop(self.write.queue(bytes));
+        tokio::spawn(async move {
+            let mut guard = write.lock().await;
+            if let Some(w) = guard.as_mut() {
+                if w.write_all(&bytes).await.is_ok() {
+                    let _ = w.flush().await;
+                }
+            }
+        });
     }
 
     /// What to do with one complete line: the stateless checks, then what depends on the
@@ -281,12 +287,20 @@ where
         if let Some(id) = answered {
             lock(&self.in_flight).remove(&id);
         }
-        // Queued now, in the order rmcp sends, rather than when the future is polled.
-        let written = serde_json::to_vec(&item).map(|mut b| {
+        let bytes = serde_json::to_vec(&item).map(|mut b| {
             b.push(b'\n');
-            self.write.queue(b)
+            b
         });
-        async move { written?.outcome().await }
+        let write = self.write.clone();
+        async move {
+            let bytes = bytes?;
+            let mut guard = write.lock().await;
+            let w = guard.as_mut().ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::NotConnected, "transport closed")
+            })?;
+            w.write_all(&bytes).await?;
+            w.flush().await
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -324,7 +338,10 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.write.close().await;
+        let mut guard = self.write.lock().await;
+        if let Some(mut w) = guard.take() {
+            let _ = w.shutdown().await;
+        }
         Ok(())
     }
 }
