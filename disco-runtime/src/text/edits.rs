@@ -154,11 +154,11 @@ pub(crate) fn osa_within(a: &str, b: &str, k: usize) -> Option<usize> {
     // Three rows of at most 128 cells (distances fit a byte), of which only the band of cells
     // within `k` of the diagonal is measured: any cell outside it is over `k` (`over`).
     let over = u8::try_from(k.min(BOUNDED_MAX)).unwrap_or(u8::MAX) + 1;
-    let (mut before, mut prev, mut cur) = (
-        [over; BOUNDED_MAX],
-        [over; BOUNDED_MAX],
-        [over; BOUNDED_MAX],
-    );
+    // The rows change places by their references, not their cells: a row moved whole would
+    // copy its 128 cells twice per letter of `a`.
+    let mut rows = [[over; BOUNDED_MAX]; 3];
+    let [before, prev, cur] = &mut rows;
+    let (mut before, mut prev, mut cur) = (before, prev, cur);
     for (j, cell) in (0u8..).zip(prev.iter_mut().take(lb.min(k) + 1)) {
         *cell = j;
     }
