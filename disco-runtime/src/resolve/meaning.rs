@@ -121,6 +121,12 @@ impl Rivals {
         })
     }
 
+    /// Whether every opposed word is ASCII: then a word's length in characters is its length
+    /// in bytes, with no count (one pass over all of them, where a count is one per word).
+    pub(crate) fn opposed_ascii(&self) -> bool {
+        self.opposed.is_ascii()
+    }
+
     /// Both now.
     pub(crate) fn complete(word: &str) -> Rivals {
         let rivals = Rivals::of(word);
@@ -383,12 +389,20 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
         let apis_in_reach = request_len + within + 2 >= others_len + word_len
             && request_len <= others_len + word_len + 2 + within;
         let apis: &[&'static str] = if apis_in_reach { kept.apis(word) } else { &[] };
-        let rivals = kept.opposed().chain(apis.iter().copied());
-        for rival in rivals {
-            if request_len.abs_diff(others_len + char_len(rival)) > within {
+        // Each rival with whether it is ASCII: the words of APIs all are.
+        let opposed_ascii = kept.opposed_ascii();
+        let rivals =
+            (kept.opposed().map(|r| (r, opposed_ascii))).chain(apis.iter().map(|&a| (a, true)));
+        for (rival, rival_ascii) in rivals {
+            let rival_len = if rival_ascii {
+                rival.len()
+            } else {
+                char_len(rival)
+            };
+            if request_len.abs_diff(others_len + rival_len) > within {
                 continue;
             }
-            if ascii && rival.is_ascii() {
+            if ascii && rival_ascii {
                 let mut counts = apart;
                 counts.add(word);
                 counts.remove(rival);

@@ -155,10 +155,14 @@ fn misspelled_rival(
     }
     // An allowance is at most two edits: a distance past it counts as three.
     let dw = osa_within(q, w, 2).unwrap_or(3);
-    rivals.rivals(w).opposed().any(|x| {
-        let allowance = typo_allowance(x.chars().count()).max(1);
+    let kept = rivals.rivals(w);
+    let ascii = kept.opposed_ascii();
+    let close = kept.opposed().any(|x| {
+        let chars = if ascii { x.len() } else { x.chars().count() };
+        let allowance = typo_allowance(chars).max(1);
         osa_within(q, x, dw.min(allowance)).is_some()
-    })
+    });
+    close
 }
 
 /// A word on one side only that is an inflection of the opposite of a word on the other side
