@@ -252,10 +252,9 @@ impl<'a> Matching<'a> {
             self.blocked |= query.negates_known(known)[i]
                 || (0..form.stems.len()).any(|j| {
                     same_stem_opposed(word, Word::new(&form.stems[j], &form.stem_polarity[j]))
-                        || ids_opposed(
-                            query.raw_inflected()[i].as_deref(),
-                            form.raw_inflected[j].as_deref(),
-                        )
+                        || form.raw_inflected[j]
+                            .as_deref()
+                            .is_some_and(|ids| ids_opposed(query.raw_inflected(i), Some(ids)))
                 });
         }
     }

@@ -169,12 +169,15 @@ fn misspelled_rival(
 /// only (`get_created_items` against `get_deleted_items`, `list_started_instances` against
 /// `list_stopped_instances`): the table knows the lemmas, the guard reads the inflections.
 fn inflected_opposed(query: &Query, form: &Form) -> bool {
-    let ids = query.raw_inflected();
+    // A word without ids is opposed to none: the request's are looked up only against a
+    // tool word that has some.
     (0..query.raw.len()).any(|i| {
         !form.raw.iter().any(|f| **f == *query.raw[i])
             && (0..form.raw.len()).any(|j| {
-                !query.raw.iter().any(|q| *q == *form.raw[j])
-                    && ids_opposed(ids[i].as_deref(), form.raw_inflected[j].as_deref())
+                form.raw_inflected[j].as_deref().is_some_and(|ids| {
+                    !query.raw.iter().any(|q| *q == *form.raw[j])
+                        && ids_opposed(query.raw_inflected(i), Some(ids))
+                })
             })
     })
 }
