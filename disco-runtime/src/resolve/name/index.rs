@@ -93,6 +93,15 @@ impl RivalTable for NameIndex {
             .and_then(|&id| self.rivals.get(id as usize));
         kept.map_or_else(|| RivalsRef::Made(rivals_of(word)), RivalsRef::Kept)
     }
+
+    /// Kept for every word of the catalog.
+    fn polarity(&self, word: &str) -> Polarity {
+        let kept = self
+            .spelling_ids
+            .get(word)
+            .and_then(|&id| self.spelling_polarity.get(id as usize));
+        kept.copied().unwrap_or_else(|| Polarity::of(word))
+    }
 }
 
 impl NameIndex {
