@@ -1051,17 +1051,50 @@ pub(crate) fn opposed_words<S: AsRef<str>, T: AsRef<str>>(
         .iter()
         .map(AsRef::as_ref)
         .filter(|w| !tool.iter().any(|t| t.as_ref() == *w));
-    let only_tool = || {
-        tool.iter()
-            .map(AsRef::as_ref)
-            .filter(|w| !request.iter().any(|r| r.as_ref() == *w))
-    };
-    if negation_words && only_request.clone().chain(only_tool()).any(is_negation) {
+    let only_tool = tool
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|w| !request.iter().any(|r| r.as_ref() == *w));
+    if negation_words && only_request.chain(only_tool).any(is_negation) {
         return true;
     }
-    only_request
-        .clone()
-        .any(|r| only_tool().any(|t| opposed(r, t)))
+    opposed_pairs(request, tool, |i, j| {
+        opposed(request[i].as_ref(), tool[j].as_ref())
+    })
+}
+
+/// `opposed_words` without negation words, of words whose polarity is known (`Polarity::of`
+/// each, in order): the name index keeps its words', a request computes its own once.
+pub(crate) fn opposed_words_of<S: AsRef<str>, T: AsRef<str>>(
+    request: &[S],
+    request_polarity: &[Polarity],
+    tool: &[T],
+    tool_polarity: &[Polarity],
+) -> bool {
+    opposed_pairs(request, tool, |i, j| {
+        match (request_polarity.get(i), tool_polarity.get(j)) {
+            (Some(p), Some(q)) => opposed_of(
+                Word::new(request[i].as_ref(), p),
+                Word::new(tool[j].as_ref(), q),
+            ),
+            _ => opposed(request[i].as_ref(), tool[j].as_ref()),
+        }
+    })
+}
+
+/// Whether `opposed(i, j)` holds of some word `i` of the request that the tool lacks and
+/// some word `j` of the tool that the request lacks.
+fn opposed_pairs<S: AsRef<str>, T: AsRef<str>>(
+    request: &[S],
+    tool: &[T],
+    opposed: impl Fn(usize, usize) -> bool,
+) -> bool {
+    let lacks = |words: &[T], w: &str| !words.iter().any(|x| x.as_ref() == w);
+    let lacked = |words: &[S], w: &str| !words.iter().any(|x| x.as_ref() == w);
+    (0..request.len()).any(|i| {
+        lacks(tool, request[i].as_ref())
+            && (0..tool.len()).any(|j| lacked(request, tool[j].as_ref()) && opposed(i, j))
+    })
 }
 
 /// The words of the opposites table, numbered, with the numbers of their opposites: the

@@ -9,7 +9,7 @@ use super::NameIndex;
 use crate::resolve::meaning::{read_letters_within, Reading, RivalTable};
 use crate::resolve::polarity::{
     fused_affixes, fused_table, ids_opposed, is_negation, negated_form, opposed_words,
-    prefixed_form, typo_allowance, Affixes,
+    opposed_words_of, prefixed_form, typo_allowance, Affixes,
 };
 use crate::resolve::vocab::is_known_word;
 use crate::text::edits::osa_within;
@@ -40,7 +40,12 @@ pub(super) fn opposed_forms(rivals: &dyn RivalTable, query: &Query, form: &Form)
         return false;
     }
     if opposed_words(&query.raw, &form.raw, true)
-        || opposed_words(&query.stems, &form.stems, false)
+        || opposed_words_of(
+            &query.stems,
+            query.stem_polarity(),
+            &form.stems,
+            &form.stem_polarity,
+        )
         || inflected_opposed(query, form)
         || relation::moved(query, form)
     {
