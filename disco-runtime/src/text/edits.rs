@@ -127,6 +127,11 @@ pub(crate) fn osa_within(a: &str, b: &str, k: usize) -> Option<usize> {
     }
     let (wa, wb) = (a, b);
     let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Cutting what both share at either end leaves their difference in length as it is: a
+    // pair too far apart in length is ruled out before the cut.
+    if a.len().abs_diff(b.len()) > k {
+        return None;
+    }
     let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[p..], &b[p..]);
     let s = a
@@ -136,9 +141,6 @@ pub(crate) fn osa_within(a: &str, b: &str, k: usize) -> Option<usize> {
         .take_while(|(x, y)| x == y)
         .count();
     let (a, b) = (&a[..a.len() - s], &b[..b.len() - s]);
-    if a.len().abs_diff(b.len()) > k {
-        return None;
-    }
     if a.len().max(b.len()) >= BOUNDED_MAX {
         return whole(wa, wb);
     }
