@@ -54,21 +54,25 @@ impl DeletionTable {
             };
         }
         let shift = 64 - bits;
-        // Stable: within a bucket the pairs stay sorted by hash, then number.
-        pairs.sort_by_key(|&(h, _)| bucket(h, shift));
+        // Counted into their buckets in the order of the sort, so that within a bucket they
+        // stay sorted by hash, then number. Fits: fewer pairs than `u32::MAX` (checked above).
         let buckets = 1usize << bits;
-        let mut starts = Vec::with_capacity(buckets + 1);
-        let mut at = 0usize;
-        for b in 0..buckets {
-            // Fits: the pairs are fewer than `u32::MAX` (checked above).
-            starts.push(at as u32);
-            while at < pairs.len() && bucket(pairs[at].0, shift) == b {
-                at += 1;
-            }
+        let mut starts = vec![0u32; buckets + 1];
+        for &(h, _) in &pairs {
+            starts[bucket(h, shift) + 1] += 1;
         }
-        starts.push(at as u32);
+        for b in 0..buckets {
+            starts[b + 1] += starts[b];
+        }
+        let mut next = starts.clone();
+        let mut placed = vec![(0u64, 0u32); pairs.len()];
+        for &(h, id) in &pairs {
+            let at = &mut next[bucket(h, shift)];
+            placed[*at as usize] = (h, id);
+            *at += 1;
+        }
         DeletionTable {
-            pairs: pairs.into_boxed_slice(),
+            pairs: placed.into_boxed_slice(),
             starts: starts.into_boxed_slice(),
             shift,
         }
