@@ -1144,8 +1144,11 @@ pub(crate) fn fused_ids(compact: &str) -> Vec<u16> {
 /// letters there are compared with each tool word they stand for (`dequeue` with `enqueue`).
 /// The strongest relation of any word is the relation of the whole.
 pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixes {
-    let q: Vec<char> = request.chars().collect();
-    let f: Vec<char> = words.iter().flat_map(|w| w.as_ref().chars()).collect();
+    // Sized once from the byte lengths (a character is one byte or more), not grown.
+    let mut q: Vec<char> = Vec::with_capacity(request.len());
+    q.extend(request.chars());
+    let mut f: Vec<char> = Vec::with_capacity(words.iter().map(|w| w.as_ref().len()).sum());
+    f.extend(words.iter().flat_map(|w| w.as_ref().chars()));
     let (n, m) = (q.len(), f.len());
     if n == 0 || m == 0 {
         return Affixes::Unrelated;
