@@ -1221,11 +1221,14 @@ pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixe
 fn relation(piece: &str, word: &str) -> Affixes {
     // A negating word glued on (`cancelcalculate`, `lockun`).
     let glued = |rest: Option<&str>| rest.is_some_and(is_negation);
-    if opposed(piece, word) || glued(piece.strip_suffix(word)) || glued(piece.strip_prefix(word)) {
-        Affixes::Opposed
-    } else {
-        affixes(piece, word)
-    }
+    // Both readings of the pair from one polarity of each.
+    of_both(piece, word, |p, w| {
+        if opposed_of(p, w) || glued(piece.strip_suffix(word)) || glued(piece.strip_prefix(word)) {
+            Affixes::Opposed
+        } else {
+            affixes_of(p, w)
+        }
+    })
 }
 
 /// Several tool words each with an edit: the request's letters are aligned with the tool's
