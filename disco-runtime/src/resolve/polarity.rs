@@ -857,10 +857,19 @@ fn shared_ending(a: &str, b: &str) -> usize {
 /// `lock`/`unlock`): the affix model without its allowance for a typo in the stem, for words
 /// that stand apart rather than in place of one another (`test` is not a misspelled
 /// `no-tes` of `notes`).
+///
+/// The fuzzy tier asks this of every extra request word against every word of every scored
+/// form, and most words have no prefix: that test is made in line, before any call.
+#[inline]
 pub(crate) fn same_stem_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
+    (wa.polarity.len > 0 || wb.polarity.len > 0) && prefixed_stems_opposed(wa, wb)
+}
+
+/// `same_stem_opposed` of two words of which one at least has a prefix.
+fn prefixed_stems_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
     let (a, b, pa, pb) = (wa.text, wb.text, wa.polarity, wb.polarity);
     // One stem behind two prefixes ends both words: most pairs end apart.
-    if (pa.len == 0 && pb.len == 0) || shared_ending(a, b) < MIN_STEM {
+    if shared_ending(a, b) < MIN_STEM {
         return false;
     }
     (0..pa.readings()).any(|i| {
