@@ -1056,6 +1056,19 @@ pub(crate) fn opposed_words<S: AsRef<str>, T: AsRef<str>>(
     tool: &[T],
     negation_words: bool,
 ) -> bool {
+    if negation_words && negation_on_one_side(request, tool) {
+        return true;
+    }
+    opposed_pairs(request, tool, |i, j| {
+        opposed(request[i].as_ref(), tool[j].as_ref())
+    })
+}
+
+/// Whether a negation word is present on one side only.
+pub(crate) fn negation_on_one_side<S: AsRef<str>, T: AsRef<str>>(
+    request: &[S],
+    tool: &[T],
+) -> bool {
     let only_request = request
         .iter()
         .map(AsRef::as_ref)
@@ -1064,12 +1077,7 @@ pub(crate) fn opposed_words<S: AsRef<str>, T: AsRef<str>>(
         .iter()
         .map(AsRef::as_ref)
         .filter(|w| !request.iter().any(|r| r.as_ref() == *w));
-    if negation_words && only_request.chain(only_tool).any(is_negation) {
-        return true;
-    }
-    opposed_pairs(request, tool, |i, j| {
-        opposed(request[i].as_ref(), tool[j].as_ref())
-    })
+    only_request.chain(only_tool).any(is_negation)
 }
 
 /// `opposed_words` without negation words, of words whose polarity is known (`Polarity::of`
@@ -1093,7 +1101,7 @@ pub(crate) fn opposed_words_of<S: AsRef<str>, T: AsRef<str>>(
 
 /// Whether `opposed(i, j)` holds of some word `i` of the request that the tool lacks and
 /// some word `j` of the tool that the request lacks.
-fn opposed_pairs<S: AsRef<str>, T: AsRef<str>>(
+pub(crate) fn opposed_pairs<S: AsRef<str>, T: AsRef<str>>(
     request: &[S],
     tool: &[T],
     opposed: impl Fn(usize, usize) -> bool,

@@ -8,8 +8,9 @@ use super::relation;
 use super::NameIndex;
 use crate::resolve::meaning::{read_letters_within, Reading, RivalTable};
 use crate::resolve::polarity::{
-    fused_affixes, fused_table, ids_opposed, is_negation, negated_form, opposed_words,
-    opposed_words_of, prefixed_form, typo_allowance, Affixes,
+    fused_affixes, fused_table, ids_opposed, is_negation, negated_form, negation_on_one_side,
+    opposed_of, opposed_pairs, opposed_words_of, prefixed_form, typo_allowance, Affixes, Polarity,
+    Word,
 };
 use crate::resolve::vocab::is_known_word;
 use crate::text::edits::osa_within;
@@ -39,7 +40,8 @@ pub(super) fn opposed_forms(rivals: &dyn RivalTable, query: &Query, form: &Form)
     if query.compact == *form.compact && query.raw.len() != form.raw.len() {
         return false;
     }
-    if opposed_words(&query.raw, &form.raw, true)
+    if negation_on_one_side(&query.raw, &form.raw)
+        || raw_words_opposed(rivals, query, form)
         || opposed_words_of(
             &query.stems,
             query.stem_polarity(),
@@ -102,6 +104,23 @@ pub(super) fn opposed_forms(rivals: &dyn RivalTable, query: &Query, form: &Form)
         }
     }
     false
+}
+
+/// `opposed_words` of the words as written (without the negation words, weighed apart): a
+/// word's polarity is its stem's where the two are one (most words), the name index's
+/// otherwise, rather than computed for every pair.
+fn raw_words_opposed(rivals: &dyn RivalTable, query: &Query, form: &Form) -> bool {
+    let polarity = query.stem_polarity();
+    opposed_pairs(&query.raw, &form.raw, |i, j| {
+        let (q, f) = (query.raw[i].as_str(), &*form.raw[j]);
+        let qp = (polarity.get(i).copied())
+            .filter(|_| query.stems.get(i).is_some_and(|s| s == q))
+            .unwrap_or_else(|| Polarity::of(q));
+        let fp = (form.stem_polarity.get(j).copied())
+            .filter(|_| form.stems.get(j).is_some_and(|s| **s == *f))
+            .unwrap_or_else(|| rivals.polarity(f));
+        opposed_of(Word::new(q, &qp), Word::new(f, &fp))
+    })
 }
 
 /// A request that reads as a misspelling of the opposite of a word of the tool

@@ -11,6 +11,9 @@ use crate::resolve::polarity::{
 use crate::resolve::vocab::canon;
 use crate::text::words::{singular, split_words};
 
+/// A word's `inflected_ids`, found on first need.
+type LazyIds = std::cell::OnceCell<Option<Box<[u16]>>>;
+
 /// The requested name, analysed once per call.
 pub(super) struct Query {
     pub(super) raw: Vec<String>,
@@ -19,7 +22,7 @@ pub(super) struct Query {
     stem_polarity: std::cell::OnceCell<Vec<Polarity>>,
     /// `inflected_ids` of each word as written (`raw`), each computed on first use: a word's
     /// ids matter only against a word that has ids of its own, which most words lack.
-    raw_inflected: std::cell::OnceCell<Box<[std::cell::OnceCell<Option<Box<[u16]>>>]>>,
+    raw_inflected: std::cell::OnceCell<Box<[LazyIds]>>,
     /// `negates_known_word` of each of `stems`, computed on first use: it depends on the
     /// word alone (and the catalog), not on the form it is compared with.
     negates_known: std::cell::OnceCell<Vec<bool>>,
