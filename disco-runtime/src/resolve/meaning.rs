@@ -20,7 +20,7 @@
 //! corrected, never suggested, never advised. A known word that is no form of W gives
 //! [`Reading::Word`]: suggested, never corrected.
 
-use super::polarity::{inflects, opposed, opposite_words};
+use super::polarity::{inflects, opposed, opposed_of, opposite_words, Polarity, Word};
 use super::vocab::{api_words, is_known_role, is_known_word};
 use crate::text::edits::{each_char_deletion_hash, each_deletion_hash, osa_within, LetterCounts};
 use crate::text::hash::FastMap;
@@ -121,6 +121,12 @@ impl Rivals {
         })
     }
 
+    /// Whether every opposed word is ASCII: then a word's length in characters is its length
+    /// in bytes, with no count (one pass over all of them, where a count is one per word).
+    pub(crate) fn opposed_ascii(&self) -> bool {
+        self.opposed.is_ascii()
+    }
+
     /// Both now.
     pub(crate) fn complete(word: &str) -> Rivals {
         let rivals = Rivals::of(word);
@@ -161,6 +167,11 @@ impl std::ops::Deref for RivalsRef<'_> {
 /// (`NameIndex`); a word it does not keep has them made per thread ([`PerThread`]).
 pub(crate) trait RivalTable {
     fn rivals(&self, word: &str) -> RivalsRef<'_>;
+
+    /// `Polarity::of(word)`: a name index keeps its words'.
+    fn polarity(&self, word: &str) -> Polarity {
+        Polarity::of(word)
+    }
 }
 
 /// No table: every word's rivals made on first use per thread ([`rivals_of`]).
@@ -257,6 +268,9 @@ pub(crate) struct RequestWord<'w> {
     known: bool,
     /// The words of APIs within one and within two edits of it, each found on first need.
     apis: [std::cell::OnceCell<Vec<(&'static str, usize)>>; 2],
+    /// `Polarity::of(text)`, found on first need: once for every catalog word it is read
+    /// against.
+    polarity: std::cell::OnceCell<Polarity>,
 }
 
 impl<'w> RequestWord<'w> {
@@ -265,7 +279,12 @@ impl<'w> RequestWord<'w> {
             text,
             known,
             apis: Default::default(),
+            polarity: std::cell::OnceCell::new(),
         }
+    }
+
+    fn polarity(&self) -> &Polarity {
+        self.polarity.get_or_init(|| Polarity::of(self.text))
     }
 
     /// The words of APIs within `d` edits (at most 2).
@@ -291,7 +310,11 @@ pub(crate) fn read_word(
     if text == target {
         return Reading::Typo;
     }
-    if opposed(text, target) {
+    let target_polarity = table.polarity(target);
+    if opposed_of(
+        Word::new(text, request.polarity()),
+        Word::new(target, &target_polarity),
+    ) {
         return Reading::Opposed;
     }
     if request.known {
@@ -383,12 +406,20 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
         let apis_in_reach = request_len + within + 2 >= others_len + word_len
             && request_len <= others_len + word_len + 2 + within;
         let apis: &[&'static str] = if apis_in_reach { kept.apis(word) } else { &[] };
-        let rivals = kept.opposed().chain(apis.iter().copied());
-        for rival in rivals {
-            if request_len.abs_diff(others_len + char_len(rival)) > within {
+        // Each rival with whether it is ASCII: the words of APIs all are.
+        let opposed_ascii = kept.opposed_ascii();
+        let rivals =
+            (kept.opposed().map(|r| (r, opposed_ascii))).chain(apis.iter().map(|&a| (a, true)));
+        for (rival, rival_ascii) in rivals {
+            let rival_len = if rival_ascii {
+                rival.len()
+            } else {
+                char_len(rival)
+            };
+            if request_len.abs_diff(others_len + rival_len) > within {
                 continue;
             }
-            if ascii && rival.is_ascii() {
+            if ascii && rival_ascii {
                 let mut counts = apart;
                 counts.add(word);
                 counts.remove(rival);

@@ -857,10 +857,19 @@ fn shared_ending(a: &str, b: &str) -> usize {
 /// `lock`/`unlock`): the affix model without its allowance for a typo in the stem, for words
 /// that stand apart rather than in place of one another (`test` is not a misspelled
 /// `no-tes` of `notes`).
+///
+/// The fuzzy tier asks this of every extra request word against every word of every scored
+/// form, and most words have no prefix: that test is made in line, before any call.
+#[inline]
 pub(crate) fn same_stem_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
+    (wa.polarity.len > 0 || wb.polarity.len > 0) && prefixed_stems_opposed(wa, wb)
+}
+
+/// `same_stem_opposed` of two words of which one at least has a prefix.
+fn prefixed_stems_opposed(wa: Word<'_>, wb: Word<'_>) -> bool {
     let (a, b, pa, pb) = (wa.text, wb.text, wa.polarity, wb.polarity);
     // One stem behind two prefixes ends both words: most pairs end apart.
-    if (pa.len == 0 && pb.len == 0) || shared_ending(a, b) < MIN_STEM {
+    if shared_ending(a, b) < MIN_STEM {
         return false;
     }
     (0..pa.readings()).any(|i| {
@@ -1047,21 +1056,62 @@ pub(crate) fn opposed_words<S: AsRef<str>, T: AsRef<str>>(
     tool: &[T],
     negation_words: bool,
 ) -> bool {
+    if negation_words && negation_on_one_side(request, tool) {
+        return true;
+    }
+    opposed_pairs(request, tool, |i, j| {
+        opposed(request[i].as_ref(), tool[j].as_ref())
+    })
+}
+
+/// Whether a negation word is present on one side only.
+pub(crate) fn negation_on_one_side<S: AsRef<str>, T: AsRef<str>>(
+    request: &[S],
+    tool: &[T],
+) -> bool {
     let only_request = request
         .iter()
         .map(AsRef::as_ref)
         .filter(|w| !tool.iter().any(|t| t.as_ref() == *w));
-    let only_tool = || {
-        tool.iter()
-            .map(AsRef::as_ref)
-            .filter(|w| !request.iter().any(|r| r.as_ref() == *w))
-    };
-    if negation_words && only_request.clone().chain(only_tool()).any(is_negation) {
-        return true;
-    }
-    only_request
-        .clone()
-        .any(|r| only_tool().any(|t| opposed(r, t)))
+    let only_tool = tool
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|w| !request.iter().any(|r| r.as_ref() == *w));
+    only_request.chain(only_tool).any(is_negation)
+}
+
+/// `opposed_words` without negation words, of words whose polarity is known (`Polarity::of`
+/// each, in order): the name index keeps its words', a request computes its own once.
+pub(crate) fn opposed_words_of<S: AsRef<str>, T: AsRef<str>>(
+    request: &[S],
+    request_polarity: &[Polarity],
+    tool: &[T],
+    tool_polarity: &[Polarity],
+) -> bool {
+    opposed_pairs(request, tool, |i, j| {
+        match (request_polarity.get(i), tool_polarity.get(j)) {
+            (Some(p), Some(q)) => opposed_of(
+                Word::new(request[i].as_ref(), p),
+                Word::new(tool[j].as_ref(), q),
+            ),
+            _ => opposed(request[i].as_ref(), tool[j].as_ref()),
+        }
+    })
+}
+
+/// Whether `opposed(i, j)` holds of some word `i` of the request that the tool lacks and
+/// some word `j` of the tool that the request lacks.
+pub(crate) fn opposed_pairs<S: AsRef<str>, T: AsRef<str>>(
+    request: &[S],
+    tool: &[T],
+    opposed: impl Fn(usize, usize) -> bool,
+) -> bool {
+    let lacks = |words: &[T], w: &str| !words.iter().any(|x| x.as_ref() == w);
+    let lacked = |words: &[S], w: &str| !words.iter().any(|x| x.as_ref() == w);
+    (0..request.len()).any(|i| {
+        lacks(tool, request[i].as_ref())
+            && (0..tool.len()).any(|j| lacked(request, tool[j].as_ref()) && opposed(i, j))
+    })
 }
 
 /// The words of the opposites table, numbered, with the numbers of their opposites: the
@@ -1111,8 +1161,11 @@ pub(crate) fn fused_ids(compact: &str) -> Vec<u16> {
 /// letters there are compared with each tool word they stand for (`dequeue` with `enqueue`).
 /// The strongest relation of any word is the relation of the whole.
 pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixes {
-    let q: Vec<char> = request.chars().collect();
-    let f: Vec<char> = words.iter().flat_map(|w| w.as_ref().chars()).collect();
+    // Sized once from the byte lengths (a character is one byte or more), not grown.
+    let mut q: Vec<char> = Vec::with_capacity(request.len());
+    q.extend(request.chars());
+    let mut f: Vec<char> = Vec::with_capacity(words.iter().map(|w| w.as_ref().len()).sum());
+    f.extend(words.iter().flat_map(|w| w.as_ref().chars()));
     let (n, m) = (q.len(), f.len());
     if n == 0 || m == 0 {
         return Affixes::Unrelated;
@@ -1185,11 +1238,14 @@ pub(crate) fn fused_affixes<T: AsRef<str>>(request: &str, words: &[T]) -> Affixe
 fn relation(piece: &str, word: &str) -> Affixes {
     // A negating word glued on (`cancelcalculate`, `lockun`).
     let glued = |rest: Option<&str>| rest.is_some_and(is_negation);
-    if opposed(piece, word) || glued(piece.strip_suffix(word)) || glued(piece.strip_prefix(word)) {
-        Affixes::Opposed
-    } else {
-        affixes(piece, word)
-    }
+    // Both readings of the pair from one polarity of each.
+    of_both(piece, word, |p, w| {
+        if opposed_of(p, w) || glued(piece.strip_suffix(word)) || glued(piece.strip_prefix(word)) {
+            Affixes::Opposed
+        } else {
+            affixes_of(p, w)
+        }
+    })
 }
 
 /// Several tool words each with an edit: the request's letters are aligned with the tool's

@@ -9,7 +9,7 @@ use super::relation::{self, Order};
 use super::Rule;
 use crate::resolve::meaning::{read_letters, Reading, RivalTable};
 use crate::resolve::polarity::{
-    fused_affixes, ids_opposed, is_negation, opposed_of, same_stem_opposed, Affixes, Word,
+    fused_affixes, ids_opposed, opposed_of, same_stem_opposed, Affixes, Word,
 };
 use crate::resolve::vocab::is_known_word;
 use crate::text::edits::osa_within;
@@ -219,10 +219,10 @@ impl<'a> Matching<'a> {
 
     /// Prices the form's words the request lacks.
     fn price_dropped(&mut self) {
-        for (j, stem) in self.form.stems.iter().enumerate() {
+        for j in 0..self.form.stems.len() {
             if !self.used.get(j) {
                 self.edits.dropped = true;
-                if is_filler(stem) {
+                if self.form.is_filler(j) {
                     self.cost += FILLER;
                 } else {
                     self.cost += DROPPED;
@@ -252,10 +252,9 @@ impl<'a> Matching<'a> {
             self.blocked |= query.negates_known(known)[i]
                 || (0..form.stems.len()).any(|j| {
                     same_stem_opposed(word, Word::new(&form.stems[j], &form.stem_polarity[j]))
-                        || ids_opposed(
-                            query.raw_inflected()[i].as_deref(),
-                            form.raw_inflected[j].as_deref(),
-                        )
+                        || form.raw_inflected[j]
+                            .as_deref()
+                            .is_some_and(|ids| ids_opposed(query.raw_inflected(i), Some(ids)))
                 });
         }
     }
@@ -294,7 +293,7 @@ impl<'a> Matching<'a> {
         let (query, form) = (self.query, self.form);
         let negations = query.negations();
         (0..negations.len()).any(|i| !self.matched.get(i) && negations[i])
-            || (0..form.raw.len()).any(|j| !self.used.get(j) && is_negation(&form.raw[j]))
+            || (0..form.raw.len()).any(|j| !self.used.get(j) && form.is_negation(j))
     }
 }
 

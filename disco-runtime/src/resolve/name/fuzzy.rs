@@ -14,6 +14,7 @@ use crate::resolve::vocab::is_known_word;
 use crate::text::edits::{each_char_deletion_hash, osa_distance};
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::words::char_len;
+use std::collections::hash_map::Entry;
 
 /// A second posting list longer than this is not scanned (see `NameIndex::fuzzy`).
 const SCAN_LIMIT: usize = 256;
@@ -164,7 +165,8 @@ impl NameIndex {
             expansions: &expansions,
             by_letters: &by_letters,
             visible,
-            best: FastMap::default(),
+            // At most one candidate a tool, and most tools of the rarest word's forms score.
+            best: FastMap::with_capacity_and_hasher(first.len(), Default::default()),
         };
         for &f in &first {
             let form = &self.forms[f as usize];
@@ -208,7 +210,8 @@ impl NameIndex {
         visible: &dyn Fn(usize) -> bool,
     ) -> Vec<(&str, u32, Kind)> {
         let stem = &query.stems[i];
-        let mut list: Vec<(&str, u32, Kind)> = Vec::new();
+        // Room for the word, a few synonyms and typo targets without growing on every push.
+        let mut list: Vec<(&str, u32, Kind)> = Vec::with_capacity(16);
         if let Some((key, _)) = self.postings.get_key_value(&**stem) {
             list.push((key, 0, Kind::Same));
         }
@@ -226,7 +229,7 @@ impl NameIndex {
         // Symmetric deletes: a catalog word within reach shares a deletion with the request
         // word (or is one). The allowance follows the longer of the two words, so a letter
         // dropped from a short word (`dor` for `door`) is still found.
-        let mut seen: FastSet<u32> = FastSet::default();
+        let mut seen: FastSet<u32> = FastSet::with_capacity_and_hasher(16, Default::default());
         let raw = query.raw[i].as_str();
         // As written first: a catalog word of English keeps the number WordNet gives it
         // (`politics`), which a misspelling's rule-made singular (`poliitic`) may miss.
@@ -383,10 +386,16 @@ impl Scorer<'_, '_> {
         let visible = self.visible;
         let known = |w: &str| index.visible_word(w, visible);
         let candidate = score(index, self.query, form, self.expansions, letters, &known);
-        match self.best.get(&form.tool) {
-            Some(old) if (old.blocked, old.cost) <= (candidate.blocked, candidate.cost) => {}
-            _ => {
-                self.best.insert(form.tool, candidate);
+        // One lookup for both the comparison and the replacement.
+        match self.best.entry(form.tool) {
+            Entry::Occupied(mut kept) => {
+                let old = kept.get();
+                if (old.blocked, old.cost) > (candidate.blocked, candidate.cost) {
+                    kept.insert(candidate);
+                }
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(candidate);
             }
         }
     }

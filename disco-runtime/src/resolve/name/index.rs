@@ -1,6 +1,7 @@
 //! The name index of one catalog: every spelling of every tool (`Form`) and the tables the
 //! tiers look them up in, built once by `NameIndex::new`.
 
+use super::cost::is_filler;
 use super::deletions::DeletionTable;
 use super::equivalent::bag_key;
 use super::namespace::Namespaces;
@@ -9,7 +10,7 @@ use super::typo::TypoNeighbours;
 use super::NameEntry;
 use super::MAX_NAME_LEN;
 use crate::resolve::meaning::{rivals_of, RivalTable, Rivals, RivalsRef};
-use crate::resolve::polarity::{fused_ids, inflected_ids, typo_allowance, Polarity};
+use crate::resolve::polarity::{fused_ids, inflected_ids, is_negation, typo_allowance, Polarity};
 use crate::resolve::vocab::canon;
 use crate::text::edits::each_char_deletion_hash;
 use crate::text::hash::FastMap;
@@ -35,6 +36,35 @@ pub(super) struct Form {
     pub(super) fused: Vec<u16>,
     /// Whether a word of `raw` is relational (`relation.rs`).
     pub(super) relational: bool,
+    /// Bit `j` (for the first 64 words): `raw[j]` is a negation (`is_negation`), and
+    /// `stems[j]` a filler (`cost::is_filler`): asked of every form scored, found once here.
+    negations: u64,
+    fillers: u64,
+}
+
+impl Form {
+    /// Whether word `j` as written is a negation (`is_negation`).
+    pub(super) fn is_negation(&self, j: usize) -> bool {
+        match j {
+            0..64 => self.negations >> j & 1 == 1,
+            _ => self.raw.get(j).is_some_and(|w| is_negation(w)),
+        }
+    }
+
+    /// Whether stem `j` is a filler word (`cost::is_filler`).
+    pub(super) fn is_filler(&self, j: usize) -> bool {
+        match j {
+            0..64 => self.fillers >> j & 1 == 1,
+            _ => self.stems.get(j).is_some_and(|w| is_filler(w)),
+        }
+    }
+}
+
+/// Bit `j` set for each of the first 64 `words` that pass `test`.
+fn word_bits(words: &[Box<str>], test: fn(&str) -> bool) -> u64 {
+    (words.iter().take(64).enumerate())
+        .filter(|(_, w)| test(w))
+        .fold(0, |bits, (j, _)| bits | 1 << j)
 }
 
 /// The name index of one catalog. Build once, resolve many times.
@@ -92,6 +122,15 @@ impl RivalTable for NameIndex {
             .get(word)
             .and_then(|&id| self.rivals.get(id as usize));
         kept.map_or_else(|| RivalsRef::Made(rivals_of(word)), RivalsRef::Kept)
+    }
+
+    /// Kept for every word of the catalog.
+    fn polarity(&self, word: &str) -> Polarity {
+        let kept = self
+            .spelling_ids
+            .get(word)
+            .and_then(|&id| self.spelling_polarity.get(id as usize));
+        kept.copied().unwrap_or_else(|| Polarity::of(word))
     }
 }
 
@@ -234,6 +273,8 @@ impl NameIndex {
         self.forms.push(Form {
             tool,
             relational: relation::any_relational(&raw),
+            negations: word_bits(&raw, is_negation),
+            fillers: word_bits(&stems, is_filler),
             raw_inflected,
             raw,
             stem_polarity: stems.iter().map(|s| Polarity::of(s)).collect(),
@@ -250,5 +291,50 @@ impl NameIndex {
 
     pub fn is_empty(&self) -> bool {
         self.tools == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::NameEntry;
+    use super::*;
+
+    /// A form's marks agree with `is_negation` of each word as written and `is_filler` of each
+    /// stem, in the 64 words kept in bits and past them: generated names of negations, fillers
+    /// and other words, up to 120 words long.
+    #[test]
+    fn marks_of_negations_and_fillers_agree_with_the_tests() {
+        let words = [
+            "not", "no", "un", "the", "with", "tool", "file", "get", "nots", "a",
+        ];
+        let mut rng = fastrand::Rng::with_seed(0x0F_0E_A5);
+        // Half of them of the short words only, so that many pass 64 words within the limit.
+        let short = ["a", "no", "un", "the"];
+        let names: Vec<String> = (0..300)
+            .map(|k| {
+                let pool: &[&str] = if k % 2 == 0 { &words } else { &short };
+                (0..rng.usize(1..=120))
+                    .map(|_| pool[rng.usize(..pool.len())])
+                    .collect::<Vec<_>>()
+                    .join("_")
+            })
+            .filter(|n| n.len() <= MAX_NAME_LEN)
+            .collect();
+        let index = NameIndex::new(names.iter().map(|name| NameEntry {
+            name,
+            aliases: &[],
+            destructive: false,
+        }));
+        let mut longest = 0;
+        for form in &index.forms {
+            longest = longest.max(form.raw.len());
+            for j in 0..form.raw.len() + 2 {
+                let negation = form.raw.get(j).is_some_and(|w| is_negation(w));
+                let filler = form.stems.get(j).is_some_and(|w| is_filler(w));
+                assert_eq!(form.is_negation(j), negation, "{:?} at {j}", form.raw);
+                assert_eq!(form.is_filler(j), filler, "{:?} at {j}", form.raw);
+            }
+        }
+        assert!(longest > 64, "no form past 64 words (longest {longest})");
     }
 }

@@ -8,8 +8,9 @@ use super::relation;
 use super::NameIndex;
 use crate::resolve::meaning::{read_letters_within, Reading, RivalTable};
 use crate::resolve::polarity::{
-    fused_affixes, fused_table, ids_opposed, is_negation, negated_form, opposed_words,
-    prefixed_form, typo_allowance, Affixes,
+    fused_affixes, fused_table, ids_opposed, is_negation, negated_form, negation_on_one_side,
+    opposed_of, opposed_pairs, opposed_words_of, prefixed_form, typo_allowance, Affixes, Polarity,
+    Word,
 };
 use crate::resolve::vocab::is_known_word;
 use crate::text::edits::osa_within;
@@ -39,8 +40,14 @@ pub(super) fn opposed_forms(rivals: &dyn RivalTable, query: &Query, form: &Form)
     if query.compact == *form.compact && query.raw.len() != form.raw.len() {
         return false;
     }
-    if opposed_words(&query.raw, &form.raw, true)
-        || opposed_words(&query.stems, &form.stems, false)
+    if negation_on_one_side(&query.raw, &form.raw)
+        || raw_words_opposed(rivals, query, form)
+        || opposed_words_of(
+            &query.stems,
+            query.stem_polarity(),
+            &form.stems,
+            &form.stem_polarity,
+        )
         || inflected_opposed(query, form)
         || relation::moved(query, form)
     {
@@ -99,6 +106,23 @@ pub(super) fn opposed_forms(rivals: &dyn RivalTable, query: &Query, form: &Form)
     false
 }
 
+/// `opposed_words` of the words as written (without the negation words, weighed apart): a
+/// word's polarity is its stem's where the two are one (most words), the name index's
+/// otherwise, rather than computed for every pair.
+fn raw_words_opposed(rivals: &dyn RivalTable, query: &Query, form: &Form) -> bool {
+    let polarity = query.stem_polarity();
+    opposed_pairs(&query.raw, &form.raw, |i, j| {
+        let (q, f) = (query.raw[i].as_str(), &*form.raw[j]);
+        let qp = (polarity.get(i).copied())
+            .filter(|_| query.stems.get(i).is_some_and(|s| s == q))
+            .unwrap_or_else(|| Polarity::of(q));
+        let fp = (form.stem_polarity.get(j).copied())
+            .filter(|_| form.stems.get(j).is_some_and(|s| **s == *f))
+            .unwrap_or_else(|| rivals.polarity(f));
+        opposed_of(Word::new(q, &qp), Word::new(f, &fp))
+    })
+}
+
 /// A request that reads as a misspelling of the opposite of a word of the tool
 /// (`dcrement_counter` against `increment_counter`, `decrese_volume` against `increase_volume`,
 /// `perform_aabductor` against `perform_abductee`, `sortdsc` against `sort_asc`): word by word,
@@ -155,22 +179,29 @@ fn misspelled_rival(
     }
     // An allowance is at most two edits: a distance past it counts as three.
     let dw = osa_within(q, w, 2).unwrap_or(3);
-    rivals.rivals(w).opposed().any(|x| {
-        let allowance = typo_allowance(x.chars().count()).max(1);
+    let kept = rivals.rivals(w);
+    let ascii = kept.opposed_ascii();
+    let close = kept.opposed().any(|x| {
+        let chars = if ascii { x.len() } else { x.chars().count() };
+        let allowance = typo_allowance(chars).max(1);
         osa_within(q, x, dw.min(allowance)).is_some()
-    })
+    });
+    close
 }
 
 /// A word on one side only that is an inflection of the opposite of a word on the other side
 /// only (`get_created_items` against `get_deleted_items`, `list_started_instances` against
 /// `list_stopped_instances`): the table knows the lemmas, the guard reads the inflections.
 fn inflected_opposed(query: &Query, form: &Form) -> bool {
-    let ids = query.raw_inflected();
+    // A word without ids is opposed to none: the request's are looked up only against a
+    // tool word that has some.
     (0..query.raw.len()).any(|i| {
         !form.raw.iter().any(|f| **f == *query.raw[i])
             && (0..form.raw.len()).any(|j| {
-                !query.raw.iter().any(|q| *q == *form.raw[j])
-                    && ids_opposed(ids[i].as_deref(), form.raw_inflected[j].as_deref())
+                form.raw_inflected[j].as_deref().is_some_and(|ids| {
+                    !query.raw.iter().any(|q| *q == *form.raw[j])
+                        && ids_opposed(query.raw_inflected(i), Some(ids))
+                })
             })
     })
 }

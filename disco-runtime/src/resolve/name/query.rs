@@ -11,14 +11,18 @@ use crate::resolve::polarity::{
 use crate::resolve::vocab::canon;
 use crate::text::words::{singular, split_words};
 
+/// A word's `inflected_ids`, found on first need.
+type LazyIds = std::cell::OnceCell<Option<Box<[u16]>>>;
+
 /// The requested name, analysed once per call.
 pub(super) struct Query {
     pub(super) raw: Vec<String>,
     pub(super) stems: Vec<String>,
     /// `Polarity::of` each of `stems`, computed on first use: only the fuzzy tier needs it.
     stem_polarity: std::cell::OnceCell<Vec<Polarity>>,
-    /// `inflected_ids` of each word as written (`raw`), computed on first use.
-    raw_inflected: std::cell::OnceCell<Vec<Option<Box<[u16]>>>>,
+    /// `inflected_ids` of each word as written (`raw`), each computed on first use: a word's
+    /// ids matter only against a word that has ids of its own, which most words lack.
+    raw_inflected: std::cell::OnceCell<Box<[LazyIds]>>,
     /// `negates_known_word` of each of `stems`, computed on first use: it depends on the
     /// word alone (and the catalog), not on the form it is compared with.
     negates_known: std::cell::OnceCell<Vec<bool>>,
@@ -45,9 +49,15 @@ impl Query {
             .get_or_init(|| self.stems.iter().map(|s| Polarity::of(s)).collect())
     }
 
-    pub(super) fn raw_inflected(&self) -> &[Option<Box<[u16]>>] {
-        self.raw_inflected
-            .get_or_init(|| self.raw.iter().map(|w| inflected_ids(w)).collect())
+    /// `inflected_ids` of word `i` as written.
+    pub(super) fn raw_inflected(&self, i: usize) -> Option<&[u16]> {
+        let cells = self.raw_inflected.get_or_init(|| {
+            (0..self.raw.len())
+                .map(|_| std::cell::OnceCell::new())
+                .collect()
+        });
+        let cell = cells.get(i)?;
+        cell.get_or_init(|| inflected_ids(&self.raw[i])).as_deref()
     }
 
     /// Whether each of `stems` negates a word `known` (the catalog) or the tables hold. The
