@@ -277,8 +277,11 @@ pub(crate) fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::LetterCounts;
-    use super::{each_char_deletion_hash, each_deletion, each_deletion_hash, osa_within};
+    use super::{
+        each_char_deletion_hash, each_deletion, each_deletion_hash, osa_within, LetterCounts,
+    };
+    use crate::text::hash::fnv;
+    use std::collections::BTreeSet;
 
     /// The bound is the larger of the two sides' surpluses, each summed on its own: random
     /// counts of both signs, the extremes of `i32` among them.
@@ -308,8 +311,6 @@ mod tests {
             assert_eq!(counts.apart() as u64, over.max(under), "{:?}", counts.0);
         }
     }
-    use crate::text::hash::fnv;
-    use std::collections::BTreeSet;
 
     /// Every word over `a`, `b` and `c` of up to `max` letters, the empty word included.
     fn every_word(max: usize) -> Vec<String> {
