@@ -347,3 +347,19 @@ fn is_role_noun(word: &str) -> bool {
 pub(crate) fn is_known_role(word: &str) -> bool {
     api_words().contains(word) || lexicon::is_english(word)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::api_words;
+
+    /// The letters guard takes a word of APIs' length in characters from its bytes, unchecked
+    /// (`meaning::read_letters_within`): every such word must be ASCII.
+    #[test]
+    fn every_word_of_apis_is_ascii() {
+        let words = api_words();
+        assert!(!words.is_empty());
+        for word in words {
+            assert!(word.is_ascii(), "{word:?} is not ASCII");
+        }
+    }
+}
