@@ -121,10 +121,12 @@ impl Rivals {
         })
     }
 
-    /// Whether every opposed word is ASCII: then a word's length in characters is its length
-    /// in bytes, with no count (one pass over all of them, where a count is one per word).
-    pub(crate) fn opposed_ascii(&self) -> bool {
-        self.opposed.is_ascii()
+    /// The opposed words, each with its length in characters: counted only when some opposed
+    /// word is not ASCII (one test of the whole string, where a count is one per word).
+    pub(crate) fn opposed_with_chars(&self) -> impl Iterator<Item = (&str, usize)> {
+        let ascii = self.opposed.is_ascii();
+        self.opposed()
+            .map(move |r| (r, if ascii { r.len() } else { char_len(r) }))
     }
 
     /// Both now.
@@ -406,20 +408,17 @@ pub(crate) fn read_letters_within<T: AsRef<str>>(
         let apis_in_reach = request_len + within + 2 >= others_len + word_len
             && request_len <= others_len + word_len + 2 + within;
         let apis: &[&'static str] = if apis_in_reach { kept.apis(word) } else { &[] };
-        // Each rival with whether it is ASCII: the words of APIs all are.
-        let opposed_ascii = kept.opposed_ascii();
-        let rivals =
-            (kept.opposed().map(|r| (r, opposed_ascii))).chain(apis.iter().map(|&a| (a, true)));
-        for (rival, rival_ascii) in rivals {
-            let rival_len = if rival_ascii {
-                rival.len()
-            } else {
-                char_len(rival)
-            };
+        // Each rival with its length in characters: the words of APIs are ASCII (vocab's
+        // tests), their length is their bytes.
+        let rivals = kept
+            .opposed_with_chars()
+            .chain(apis.iter().map(|&a| (a, a.len())));
+        for (rival, rival_len) in rivals {
             if request_len.abs_diff(others_len + rival_len) > within {
                 continue;
             }
-            if ascii && rival_ascii {
+            // As many characters as bytes: the rival is ASCII.
+            if ascii && rival_len == rival.len() {
                 let mut counts = apart;
                 counts.add(word);
                 counts.remove(rival);

@@ -179,14 +179,10 @@ fn misspelled_rival(
     }
     // An allowance is at most two edits: a distance past it counts as three.
     let dw = osa_within(q, w, 2).unwrap_or(3);
-    let kept = rivals.rivals(w);
-    let ascii = kept.opposed_ascii();
-    let close = kept.opposed().any(|x| {
-        let chars = if ascii { x.len() } else { x.chars().count() };
+    rivals.rivals(w).opposed_with_chars().any(|(x, chars)| {
         let allowance = typo_allowance(chars).max(1);
         osa_within(q, x, dw.min(allowance)).is_some()
-    });
-    close
+    })
 }
 
 /// A word on one side only that is an inflection of the opposite of a word on the other side
