@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Resolution's time in two or more builds, side by side in paired rounds.
+
+    cargo build --release -p disco-runtime --example resolve_loop   # in each tree
+    python3 bench/resolve_pairs.py A=path/to/resolve_loop B=path/to/resolve_loop \\
+        [--kinds spelling,typo,unknown] [--tools 1000] [--rounds 7] [--cpu 1]
+
+Each round runs every build once per kind, in turn, pinned to one CPU (`taskset`), each
+resolving the 256 probes of the micro benchmark 100 times (`disco-runtime/examples/
+resolve_loop.rs`). It prints the median time of one resolution per build and its ratio to the
+first build, with the load average: on a shared machine, read ratios, not times.
+"""
+import argparse
+import statistics
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("builds", nargs="+", help="NAME=PATH of a resolve_loop binary")
+    ap.add_argument("--kinds", default="spelling,typo,unknown")
+    ap.add_argument("--tools", default="1000")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--cpu", default="1")
+    a = ap.parse_args()
+    builds = []
+    for b in a.builds:
+        name, sep, path = b.partition("=")
+        if not sep:
+            sys.exit(f"error: `{b}` is not NAME=PATH")
+        builds.append((name, path))
+    kinds = a.kinds.split(",")
+    times = {}
+    load = [open("/proc/loadavg").read().split()[0]]
+    for _ in range(a.rounds):
+        for kind in kinds:
+            for name, path in builds:
+                run = subprocess.run(
+                    ["taskset", "-c", a.cpu, path, a.tools, kind, "100"],
+                    capture_output=True, text=True)
+                if run.returncode != 0:
+                    sys.exit(f"error: {name} {kind}: {run.stderr.strip()}")
+                times.setdefault((kind, name), []).append(float(run.stderr.split()[0]))
+    load.append(open("/proc/loadavg").read().split()[0])
+    print(f"{a.rounds} paired rounds, {a.tools} tools, load {load[0]} -> {load[1]}")
+    print("| kind | " + " | ".join(f"{n} us" for n, _ in builds) + " | ratios to "
+          + builds[0][0] + " |")
+    print("|---" * (len(builds) + 2) + "|")
+    for kind in kinds:
+        med = [statistics.median(times[(kind, n)]) for n, _ in builds]
+        ratios = ", ".join(f"{m / med[0]:.2f}" for m in med[1:])
+        print(f"| {kind} | " + " | ".join(f"{m:.3f}" for m in med) + f" | {ratios} |")
+
+
+if __name__ == "__main__":
+    main()
