@@ -4,13 +4,16 @@
     cargo build --release -p disco-runtime --example resolve_loop   # in each tree
     python3 bench/resolve_pairs.py A=path/to/resolve_loop B=path/to/resolve_loop \\
         [--kinds spelling,typo,unknown] [--tools 1000] [--rounds 7] [--cpu 1]
+    python3 bench/resolve_pairs.py A=... B=... --corpus tests/corpus/names/bfcl-readonly.catalog.json:tests/corpus/names/bfcl.cases.jsonl
 
 Each round runs every build once per kind, in turn, pinned to one CPU (`taskset`), each
 resolving the 256 probes of the micro benchmark 100 times (`disco-runtime/examples/
-resolve_loop.rs`). It prints the median time of one resolution per build and its ratio to the
+resolve_loop.rs`); with `--corpus CATALOG:CASES` (repeatable), the names of a corpus's cases in
+its real catalog, 5 times, instead of the kinds. It prints the median time of one resolution per build and its ratio to the
 first build, with the load average: on a shared machine, read ratios, not times.
 """
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -23,6 +26,7 @@ def main():
     ap.add_argument("--tools", default="1000")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--cpu", default="1")
+    ap.add_argument("--corpus", action="append", default=[], help="CATALOG:CASES")
     a = ap.parse_args()
     builds = []
     for b in a.builds:
@@ -31,19 +35,29 @@ def main():
             sys.exit(f"error: `{b}` is not NAME=PATH")
         builds.append((name, path))
     kinds = a.kinds.split(",")
+    runs = {k: [a.tools, k, "100"] for k in kinds}
+    if a.corpus:
+        runs = {}
+        for c in a.corpus:
+            catalog, sep, cases = c.partition(":")
+            if not sep:
+                sys.exit(f"error: `{c}` is not CATALOG:CASES")
+            runs[os.path.basename(cases)] = ["--catalog", catalog, "--cases", cases, "5"]
+        kinds = list(runs)
     times = {}
     load = [open("/proc/loadavg").read().split()[0]]
     for _ in range(a.rounds):
         for kind in kinds:
             for name, path in builds:
                 run = subprocess.run(
-                    ["taskset", "-c", a.cpu, path, a.tools, kind, "100"],
+                    ["taskset", "-c", a.cpu, path] + runs[kind],
                     capture_output=True, text=True)
                 if run.returncode != 0:
                     sys.exit(f"error: {name} {kind}: {run.stderr.strip()}")
                 times.setdefault((kind, name), []).append(float(run.stderr.split()[0]))
     load.append(open("/proc/loadavg").read().split()[0])
-    print(f"{a.rounds} paired rounds, {a.tools} tools, load {load[0]} -> {load[1]}")
+    what = "corpora" if a.corpus else f"{a.tools} tools"
+    print(f"{a.rounds} paired rounds, {what}, load {load[0]} -> {load[1]}")
     print("| kind | " + " | ".join(f"{n} us" for n, _ in builds) + " | ratios to "
           + builds[0][0] + " |")
     print("|---" * (len(builds) + 2) + "|")

@@ -97,7 +97,8 @@ fn tables() -> &'static Tables {
         let mut lemmas = Vec::with_capacity(LEMMAS.len() / 16);
         let mut at = 0usize;
         for line in LEMMAS.split_inclusive('\n') {
-            let text = line.strip_suffix('\n').unwrap_or(line);
+            // As `lines` reads a line: a checkout that writes `\r\n` changes nothing.
+            let text = line.trim_end_matches(['\n', '\r']);
             let form = text.split(' ').next().unwrap_or("");
             // The file is a few hundred KiB: every offset and length fits.
             lemmas.push((fingerprint(form), at as u32, text.len() as u32));
@@ -248,6 +249,23 @@ mod tests {
         assert!(!same_lemma("news", "new"));
         assert!(!same_lemma("payee", "payer"));
         assert!(antonyms().any(|p| p == ("major", "minor")));
+    }
+
+    #[test]
+    fn every_entry_is_in_its_run() {
+        fn check<T>(table: &Keyed<T>, key: impl Fn(&T) -> u64) {
+            assert_eq!(table.starts.len(), (1 << RUN_BITS) + 1);
+            assert!(table.starts.windows(2).all(|w| w[0] <= w[1]));
+            for (r, w) in table.starts.windows(2).enumerate() {
+                for entry in &table.entries[w[0] as usize..w[1] as usize] {
+                    assert_eq!(run_of(key(entry)), r);
+                }
+            }
+        }
+        let t = tables();
+        check(&t.words, |&f| f);
+        check(&t.lemmas, |&(f, _, _)| f);
+        assert!(WORDS.lines().all(is_english));
     }
 
     #[test]
