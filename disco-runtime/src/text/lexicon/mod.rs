@@ -39,8 +39,14 @@ struct Keyed<T> {
 }
 
 impl<T> Keyed<T> {
-    fn new(mut entries: Vec<T>, key: impl Fn(&T) -> u64) -> Self {
-        entries.sort_unstable_by_key(&key);
+    fn new(
+        mut entries: Vec<T>,
+        key: impl Fn(&T) -> u64,
+        tie: impl Fn(&T, &T) -> std::cmp::Ordering,
+    ) -> Self {
+        // By key, then by the rest of the entry: a tie between two lines of one form (there
+        // is none today) would go the same way on every build.
+        entries.sort_unstable_by(|a, b| key(a).cmp(&key(b)).then_with(|| tie(a, b)));
         let runs = 1usize << RUN_BITS;
         let mut starts = Vec::with_capacity(runs + 1);
         let mut at = 0usize;
@@ -93,7 +99,7 @@ fn fingerprint(word: &str) -> u64 {
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let words = Keyed::new(WORDS.lines().map(fingerprint).collect(), |&f| f);
+        let words = Keyed::new(WORDS.lines().map(fingerprint).collect(), |&f| f, Ord::cmp);
         let mut lemmas = Vec::with_capacity(LEMMAS.len() / 16);
         let mut at = 0usize;
         for line in LEMMAS.split_inclusive('\n') {
@@ -106,7 +112,7 @@ fn tables() -> &'static Tables {
         }
         Tables {
             words,
-            lemmas: Keyed::new(lemmas, |&(f, _, _)| f),
+            lemmas: Keyed::new(lemmas, |&(f, _, _)| f, Ord::cmp),
         }
     })
 }
