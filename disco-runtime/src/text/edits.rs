@@ -32,18 +32,39 @@ pub(crate) fn deletions_from(word: &str, from: usize, k: usize, f: &mut impl FnM
     }
 }
 
-/// Calls `f` with the FNV-1a hash of `bytes` and of every byte string made by deleting one
-/// or two of its bytes (`k`, at most 2), each set of positions once: the symmetric-delete
-/// neighbourhood of an ASCII word as hashes, without making a string for each. Equal
-/// strings from different positions (`ab` from `aab`) come once each; callers verify hits.
+/// The hash of a string of a deletion neighbourhood: a polynomial in its bytes, each byte a
+/// step `h * BASE + byte + 1` (wrapping) from 0. The hash of two strings joined is the first's
+/// times `BASE` to the power of the second's length, plus the second's: a deletion's hash is
+/// the hashes of what is left on each side put together with one multiplication, where a hash
+/// made byte by byte (FNV-1a) has to pass over everything after the deletion again. Like any
+/// 64-bit hash it has collisions, and a polynomial's can be found on purpose (two names of
+/// twelve letters with one key, a prefix of sixteen whose key is 0): every user verifies a hit
+/// on the strings themselves before it counts, so a collision costs a comparison. The
+/// neighbourhoods below compute it without making the strings; this is their reference.
+#[cfg(test)]
+pub(crate) fn deletion_key(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0, |h, &b| key_step(h, b))
+}
+
+/// An odd multiplier (FNV's prime): every power of it is odd, so no byte's weight vanishes.
+const BASE: u64 = 0x0000_0100_0000_01b3;
+
+fn key_step(h: u64, b: u8) -> u64 {
+    h.wrapping_mul(BASE).wrapping_add(u64::from(b) + 1)
+}
+
+/// Calls `f` with the [`deletion_key`] of `bytes` and of every byte string made by deleting
+/// one or two of its bytes (`k`, at most 2), each set of positions once: the symmetric-delete
+/// neighbourhood of an ASCII word as hashes, without making a string for each. Equal strings
+/// from different positions (`ab` from `aab`) come once each; callers verify hits.
 pub(crate) fn each_deletion_hash(bytes: &[u8], k: usize, f: &mut impl FnMut(u64)) {
     deletion_hashes(bytes, bytes.len(), |i| i, k, f);
 }
 
 /// `each_deletion_hash` by characters: the hashes of `word`'s UTF-8 bytes and of every string
 /// made by deleting one or two of its characters, in the order and with the repeats of
-/// `each_deletion`, each equal to `fnv` of that string's bytes. The typo index is built and
-/// looked up with it, so that neither makes a string per deletion.
+/// `each_deletion`, each the [`deletion_key`] of that string's bytes. The typo index is built
+/// and looked up with it, so that neither makes a string per deletion.
 pub(crate) fn each_char_deletion_hash(word: &str, k: usize, f: &mut impl FnMut(u64)) {
     if word.is_ascii() {
         return each_deletion_hash(word.as_bytes(), k, f);
@@ -58,8 +79,9 @@ pub(crate) fn each_char_deletion_hash(word: &str, k: usize, f: &mut impl FnMut(u
 }
 
 /// The deletions of up to `k` (at most 2) of the `n` units of `bytes`, unit `i` being the
-/// bytes from `bound(i)` to `bound(i + 1)`, as FNV-1a hashes: each hash extends the hash of
-/// the prefix it shares with the others, so no string is made.
+/// bytes from `bound(i)` to `bound(i + 1)`, as [`deletion_key`]s: the hash of what comes
+/// before a deletion grows unit by unit, and is joined to the hash of what comes after it,
+/// computed once for every offset, so no string is made and no suffix is read twice.
 fn deletion_hashes(
     bytes: &[u8],
     n: usize,
@@ -68,29 +90,46 @@ fn deletion_hashes(
     f: &mut impl FnMut(u64),
 ) {
     debug_assert!(k <= 2, "deletions of up to two units");
-    const START: u64 = 0xcbf2_9ce4_8422_2325;
-    let step = |h: u64, b: &[u8]| {
-        b.iter().fold(h, |h, &x| {
-            (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
+    let len = bytes.len();
+    // `after[t]`: the key of `bytes[t..]`; `power[m]`: BASE to the m. On the stack for the
+    // words of names and keys; a longer text takes the heap.
+    let mut stack = [0u64; 2 * 65];
+    let mut heap = Vec::new();
+    let table: &mut [u64] = if len <= 64 {
+        &mut stack[..2 * (len + 1)]
+    } else {
+        heap.resize(2 * (len + 1), 0);
+        &mut heap
     };
-    f(step(START, bytes));
+    let (after, power) = table.split_at_mut(len + 1);
+    power[0] = 1;
+    for t in (0..len).rev() {
+        let m = len - 1 - t;
+        after[t] = (u64::from(bytes[t]) + 1)
+            .wrapping_mul(power[m])
+            .wrapping_add(after[t + 1]);
+        power[m + 1] = power[m].wrapping_mul(BASE);
+    }
+    // The key of a prefix's hash `h` followed by `bytes[at..]`.
+    let join = |h: u64, at: usize| h.wrapping_mul(power[len - at]).wrapping_add(after[at]);
+    let extend = |h: u64, unit: &[u8]| unit.iter().fold(h, |h, &b| key_step(h, b));
+    f(after[0]);
     if k == 0 {
         return;
     }
-    let mut before = START; // the hash of units ..i
+    let mut before = 0; // the key of units ..i
     for i in 0..n {
         if n > 1 {
-            f(step(before, &bytes[bound(i + 1)..]));
+            f(join(before, bound(i + 1)));
         }
         if k >= 2 && n > 2 {
-            let mut between = before; // the hash of units ..i and i + 1..j
+            let mut between = before; // the key of units ..i and i + 1..j
             for j in i + 1..n {
-                f(step(between, &bytes[bound(j + 1)..]));
-                between = step(between, &bytes[bound(j)..bound(j + 1)]);
+                f(join(between, bound(j + 1)));
+                between = extend(between, &bytes[bound(j)..bound(j + 1)]);
             }
         }
-        before = step(before, &bytes[bound(i)..bound(i + 1)]);
+        before = extend(before, &bytes[bound(i)..bound(i + 1)]);
     }
 }
 
@@ -278,9 +317,9 @@ pub(crate) fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{
-        each_char_deletion_hash, each_deletion, each_deletion_hash, osa_within, LetterCounts,
+        deletion_key, each_char_deletion_hash, each_deletion, each_deletion_hash, osa_within,
+        LetterCounts,
     };
-    use crate::text::hash::fnv;
     use std::collections::BTreeSet;
 
     /// The bound is the larger of the two sides' surpluses, each summed on its own: random
@@ -327,6 +366,15 @@ mod tests {
         words
     }
 
+    /// `word`'s hashed neighbourhood of `k` deletions is its spelled-out one, key by key.
+    fn assert_hashed_in_order(word: &str, k: usize) {
+        let mut strings = Vec::new();
+        each_deletion(word, k, &mut |d| strings.push(deletion_key(d.as_bytes())));
+        let mut hashes = Vec::new();
+        each_char_deletion_hash(word, k, &mut |h| hashes.push(h));
+        assert_eq!(hashes, strings, "{word:?} with {k} deletions");
+    }
+
     /// By characters, the hashed neighbourhood is the neighbourhood's strings hashed, in the
     /// same order with the same repeats, for every word of up to six characters over an
     /// alphabet of one, two, three and four UTF-8 bytes a character, and up to two deletions.
@@ -336,12 +384,29 @@ mod tests {
         for w in &words {
             for mixed in [w.clone(), w.replace('b', "é").replace('c', "€🙂")] {
                 for k in 0..=2 {
-                    let mut strings = Vec::new();
-                    each_deletion(&mixed, k, &mut |d| strings.push(fnv(d.bytes())));
-                    let mut hashes = Vec::new();
-                    each_char_deletion_hash(&mixed, k, &mut |h| hashes.push(h));
-                    assert_eq!(hashes, strings, "{mixed:?} with {k} deletions");
+                    assert_hashed_in_order(&mixed, k);
                 }
+            }
+        }
+    }
+
+    /// Past 64 bytes the tables of suffix keys and powers are on the heap: random words of 60
+    /// to 100 characters, ASCII and not, hash their neighbourhoods as their strings.
+    #[test]
+    fn long_words_hash_their_deletions_too() {
+        let mut rng = fastrand::Rng::with_seed(0x10_46);
+        for round in 0..40 {
+            let alphabet = if round % 2 == 0 { "abc" } else { "aé€" };
+            let chars: Vec<char> = alphabet.chars().collect();
+            // Both sides of the stack's 64 bytes, and beyond.
+            let n = if round < 3 {
+                63 + round
+            } else {
+                rng.usize(60..=100)
+            };
+            let word: String = (0..n).map(|_| chars[rng.usize(..chars.len())]).collect();
+            for k in 1..=2 {
+                assert_hashed_in_order(&word, k);
             }
         }
     }
@@ -355,7 +420,7 @@ mod tests {
             for k in 0..=2 {
                 let mut strings = BTreeSet::new();
                 each_deletion(w, k, &mut |d| {
-                    strings.insert(fnv(d.bytes()));
+                    strings.insert(deletion_key(d.as_bytes()));
                 });
                 let mut hashes = BTreeSet::new();
                 each_deletion_hash(w.as_bytes(), k, &mut |h| {

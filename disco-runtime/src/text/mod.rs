@@ -25,4 +25,5 @@
 pub(crate) mod edits;
 pub(crate) mod hash;
 pub mod lexicon;
+pub(crate) mod similar;
 pub(crate) mod words;

@@ -21,8 +21,8 @@ pub(super) struct DeletionTable {
     shift: u32,
 }
 
-/// The bucket of `hash` in a table of `64 - shift` bits of buckets. The hashes are FNV-1a,
-/// whose low bits depend on the low bits of the bytes only: the bucket is the high bits of the
+/// The bucket of `hash` in a table of `64 - shift` bits of buckets. The hashes are polynomial
+/// keys (`text::edits`), whose low bits depend on the low bits of the bytes only: the bucket is the high bits of the
 /// hash times an odd constant (Fibonacci hashing), which every bit of the hash reaches.
 fn bucket(hash: u64, shift: u32) -> usize {
     (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize

@@ -11,7 +11,7 @@ use super::suggest::MAX_SUGGESTIONS;
 use super::{NameIndex, Rule};
 use crate::resolve::meaning::{read_word, Reading, RequestWord};
 use crate::resolve::vocab::is_known_word;
-use crate::text::edits::{each_char_deletion_hash, osa_distance};
+use crate::text::edits::{each_char_deletion_hash, osa_distance, osa_within};
 use crate::text::hash::{FastMap, FastSet};
 use crate::text::words::char_len;
 use std::collections::hash_map::Entry;
@@ -353,6 +353,11 @@ impl NameIndex {
             });
             by_letters.sort_unstable();
             by_letters.dedup();
+            // A shared deletion is within two edits: a hit farther than that is a collision of
+            // the deletion keys, not a neighbour.
+            by_letters.retain(|&form| {
+                osa_within(&query.compact, &self.forms[form as usize].compact, 2).is_some()
+            });
         }
         by_letters
     }

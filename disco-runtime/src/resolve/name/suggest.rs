@@ -5,6 +5,7 @@ use super::cost::UNIT;
 use super::equivalent::Equivalence;
 use super::query::Query;
 use super::{NameIndex, Policy, Resolution, MAX_NAME_LEN};
+use crate::text::similar;
 use crate::text::words::char_len;
 
 /// At most this many suggestions: enough for a model to pick from, short enough to read.
@@ -77,7 +78,7 @@ impl NameIndex {
             // the few names that look alike.
             // Every spelling of the tool, not only the one that looks alike: a tool whose
             // name is the opposite of the request is not suggested through an alias.
-            let similarity = strsim::jaro_winkler(&query.compact, &form.compact);
+            let similarity = similar::jaro_winkler(&query.compact, &form.compact);
             if similarity >= 0.8 && !self.opposed_tool(query, form.tool) {
                 scored.push(((1000.0 * (1.0 - similarity)) as u32, form.tool));
             }

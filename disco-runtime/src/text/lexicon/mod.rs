@@ -7,14 +7,18 @@
 //! are lemmas (`created` is `create`, `news` is not `new`) and antonyms, never edits.
 //!
 //! Layout in memory, chosen for the lookup on every fuzzy request word: the words as sorted
-//! 64-bit FNV-1a fingerprints (a binary search over 61k integers; two different words share a
-//! fingerprint with odds near 2^-64 per pair, and a test checks that none of the list do), and
-//! the lemma lines indexed the same way, each hit checked against the line's text. The text
-//! itself stays in the binary's read-only data. A hand-written table rather than a crate
-//! (`fst`, `phf`): the data is a few sorted lists a Python script writes, and a sorted array of
-//! integers is the smallest structure that answers in a few hundred nanoseconds with no
-//! start-up cost beyond sorting once.
+//! 64-bit fingerprints (FNV-1a, mixed so that their top bits are uniform; two different words
+//! share a fingerprint with odds near 2^-64 per pair, and a test checks that none of the list
+//! do), and the lemma lines keyed the same way, each hit checked against the line's text. A
+//! table of where each run of equal top bits starts sends a lookup straight to the one or two
+//! cache lines that can hold its key: a binary search over the whole list would touch a dozen
+//! lines of half a megabyte, cold between requests. The text itself stays in the binary's
+//! read-only data. A hand-written table rather than a crate (`fst`, `phf`): the data is a few
+//! sorted lists a Python script writes, and a sorted array of integers with a start table is the
+//! smallest structure that answers in one or two cache misses with no start-up cost beyond
+//! sorting once.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::hash::fnv;
@@ -23,32 +27,93 @@ const WORDS: &str = include_str!("words.txt");
 const LEMMAS: &str = include_str!("lemmas.txt");
 const ANTONYMS: &str = include_str!("antonyms.txt");
 
-struct Tables {
-    /// Fingerprints of `WORDS`, sorted.
-    words: Vec<u64>,
-    /// (fingerprint of a form, byte offset of its line in `LEMMAS`), sorted.
-    lemmas: Vec<(u64, u32)>,
+/// Top bits of a fingerprint that pick its run in a [`Keyed`] table: 8,192 runs of about
+/// eight words, four lemma lines.
+const RUN_BITS: u32 = 13;
+
+/// Entries sorted by a fingerprint, with where each run of equal top bits starts.
+struct Keyed<T> {
+    entries: Vec<T>,
+    /// `starts[r]..starts[r + 1]` are the entries whose key's top bits are `r`.
+    starts: Vec<u32>,
 }
 
+impl<T> Keyed<T> {
+    fn new(
+        mut entries: Vec<T>,
+        key: impl Fn(&T) -> u64,
+        tie: impl Fn(&T, &T) -> std::cmp::Ordering,
+    ) -> Self {
+        // By key, then by the rest of the entry: a tie between two lines of one form (there
+        // is none today) would go the same way on every build.
+        entries.sort_unstable_by(|a, b| key(a).cmp(&key(b)).then_with(|| tie(a, b)));
+        let runs = 1usize << RUN_BITS;
+        let mut starts = Vec::with_capacity(runs + 1);
+        let mut at = 0usize;
+        for run in 0..runs {
+            while at < entries.len() && run_of(key(&entries[at])) < run {
+                at += 1;
+            }
+            // The lists are a few tens of thousands of lines: every index fits.
+            starts.push(at as u32);
+        }
+        starts.push(entries.len() as u32);
+        Keyed { entries, starts }
+    }
+
+    /// The entries that may carry `key`: its run.
+    fn run(&self, key: u64) -> &[T] {
+        let r = run_of(key);
+        let range: Range<usize> = self.starts[r] as usize..self.starts[r + 1] as usize;
+        &self.entries[range]
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<T>()
+            + self.starts.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+fn run_of(key: u64) -> usize {
+    (key >> (64 - RUN_BITS)) as usize
+}
+
+struct Tables {
+    /// Fingerprints of `WORDS`.
+    words: Keyed<u64>,
+    /// A form's fingerprint, and where its line is in `LEMMAS` (byte offset, length).
+    lemmas: Keyed<(u64, u32, u32)>,
+}
+
+/// FNV-1a, then the finalizer of MurmurHash3 (`fmix64`): FNV-1a's top bits follow the last
+/// bytes of a short word too closely to cut the list into even runs.
 fn fingerprint(word: &str) -> u64 {
-    fnv(word.bytes())
+    let mut h = fnv(word.bytes());
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let mut words: Vec<u64> = WORDS.lines().map(fingerprint).collect();
-        words.sort_unstable();
+        let words = Keyed::new(WORDS.lines().map(fingerprint).collect(), |&f| f, Ord::cmp);
         let mut lemmas = Vec::with_capacity(LEMMAS.len() / 16);
         let mut at = 0usize;
         for line in LEMMAS.split_inclusive('\n') {
-            let form = line.split(' ').next().unwrap_or("");
-            // The file is a few hundred KiB: every offset fits.
-            lemmas.push((fingerprint(form), at as u32));
+            // As `lines` reads a line: a checkout that writes `\r\n` changes nothing.
+            let text = line.trim_end_matches(['\n', '\r']);
+            let form = text.split(' ').next().unwrap_or("");
+            // The file is a few hundred KiB: every offset and length fits.
+            lemmas.push((fingerprint(form), at as u32, text.len() as u32));
             at += line.len();
         }
-        lemmas.sort_unstable();
-        Tables { words, lemmas }
+        Tables {
+            words,
+            lemmas: Keyed::new(lemmas, |&(f, _, _)| f, Ord::cmp),
+        }
     })
 }
 
@@ -63,7 +128,8 @@ pub(crate) fn is_english(word: &str) -> bool {
     if word.is_empty() || word.len() > 32 {
         return false;
     }
-    tables().words.binary_search(&fingerprint(word)).is_ok()
+    let key = fingerprint(word);
+    tables().words.run(key).contains(&key)
 }
 
 /// The lemmas WordNet gives `word` when they are not just the word itself (`created` ->
@@ -73,17 +139,20 @@ pub(crate) fn lemmas(word: &str) -> Option<impl Iterator<Item = &'static str>> {
     if word.is_empty() || word.len() > 32 {
         return None;
     }
-    let table = &tables().lemmas;
     let key = fingerprint(word);
-    let first = table.partition_point(|&(f, _)| f < key);
-    table[first..]
+    tables()
+        .lemmas
+        .run(key)
         .iter()
-        .take_while(|&&(f, _)| f == key)
-        .find_map(|&(_, at)| {
-            let line = LEMMAS[at as usize..].lines().next()?;
-            let mut fields = line.split(' ');
-            let form = fields.next().filter(|&f| f == word)?;
-            Some(fields.filter(move |lemma| !undoubled_inflection(form, lemma)))
+        .filter(|&&(f, _, _)| f == key)
+        .find_map(|&(_, at, len)| {
+            let line = LEMMAS.get(at as usize..at as usize + len as usize)?;
+            let (form, rest) = line.split_once(' ')?;
+            (form == word).then_some(())?;
+            Some(
+                rest.split(' ')
+                    .filter(move |lemma| !undoubled_inflection(form, lemma)),
+            )
         })
 }
 
@@ -142,8 +211,7 @@ pub fn footprint() -> (usize, usize) {
     let t = tables();
     (
         WORDS.len() + LEMMAS.len() + ANTONYMS.len(),
-        t.words.capacity() * std::mem::size_of::<u64>()
-            + t.lemmas.capacity() * std::mem::size_of::<(u64, u32)>(),
+        t.words.heap_bytes() + t.lemmas.heap_bytes(),
     )
 }
 
@@ -154,8 +222,8 @@ mod tests {
     #[test]
     fn no_two_words_share_a_fingerprint() {
         let t = tables();
-        assert!(t.words.windows(2).all(|w| w[0] != w[1]));
-        assert_eq!(t.words.len(), WORDS.lines().count());
+        assert!(t.words.entries.windows(2).all(|w| w[0] != w[1]));
+        assert_eq!(t.words.entries.len(), WORDS.lines().count());
     }
 
     #[test]
@@ -187,6 +255,23 @@ mod tests {
         assert!(!same_lemma("news", "new"));
         assert!(!same_lemma("payee", "payer"));
         assert!(antonyms().any(|p| p == ("major", "minor")));
+    }
+
+    #[test]
+    fn every_entry_is_in_its_run() {
+        fn check<T>(table: &Keyed<T>, key: impl Fn(&T) -> u64) {
+            assert_eq!(table.starts.len(), (1 << RUN_BITS) + 1);
+            assert!(table.starts.windows(2).all(|w| w[0] <= w[1]));
+            for (r, w) in table.starts.windows(2).enumerate() {
+                for entry in &table.entries[w[0] as usize..w[1] as usize] {
+                    assert_eq!(run_of(key(entry)), r);
+                }
+            }
+        }
+        let t = tables();
+        check(&t.words, |&f| f);
+        check(&t.lemmas, |&(f, _, _)| f);
+        assert!(WORDS.lines().all(is_english));
     }
 
     #[test]
