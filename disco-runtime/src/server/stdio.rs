@@ -26,14 +26,14 @@
 //! Requests before `initialize` reach rmcp, which answers them itself (-32602 naming the
 //! missing per-request `_meta` of the stateless protocol) and keeps waiting for `initialize`.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex as StdMutex};
 
-use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, JsonRpcRequest, RequestId};
 
 use super::guard::{check, error, typed, Checked, ID_SCAN_BYTES, INVALID_REQUEST};
+use super::stdio_calls::{line_of, write_bytes, Calls, InFlight, Served};
 use crate::util::lock;
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{RunningService, RxJsonRpcMessage, Service, ServiceExt, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::Value;
@@ -44,13 +44,11 @@ use tokio::sync::Mutex;
 /// limit. Longer lines are discarded as they stream in, never buffered whole.
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
-/// Past this many requests in flight the duplicate-id check forgets the oldest ids rather
-/// than grow without bound (a client that never reads its answers).
-const MAX_TRACKED_IDS: usize = 65_536;
-
 /// A newline-delimited JSON-RPC transport for the server side that answers malformed input
-/// instead of dropping it or dying on it. Give it to rmcp like any transport:
-/// `handler.serve(GuardedStdio::new(reader, writer))`.
+/// instead of dropping it or dying on it. Give it to rmcp like any transport,
+/// `handler.serve(GuardedStdio::new(reader, writer))`, or serve through it,
+/// `GuardedStdio::new(reader, writer).serve(handler)`, which runs the session's `tools/call`
+/// requests beside rmcp's service loop (see [`GuardedStdio::serve`]).
 pub struct GuardedStdio<R, W> {
     read: BufReader<R>,
     line: Vec<u8>,
@@ -61,7 +59,9 @@ pub struct GuardedStdio<R, W> {
     /// A request that can start rmcp's service loop has been passed on: from then on
     /// notifications and responses are safe to forward.
     started: bool,
-    in_flight: Arc<StdMutex<HashSet<RequestId>>>,
+    in_flight: Arc<StdMutex<InFlight>>,
+    /// The calls this transport runs itself (see [`GuardedStdio::serve`]).
+    calls: Arc<Calls>,
 }
 
 impl<R, W> GuardedStdio<R, W>
@@ -79,8 +79,27 @@ where
             max_line: MAX_LINE_BYTES,
             write: Arc::new(Mutex::new(Some(write))),
             started: false,
-            in_flight: Arc::new(StdMutex::new(HashSet::new())),
+            in_flight: Arc::default(),
+            calls: Arc::default(),
         }
+    }
+
+    /// Serves `service` over this transport, as `service.serve(transport)` does, and runs
+    /// each well-formed `tools/call` of the running session beside rmcp's service loop:
+    /// straight from the line to `service` and from its answer to the output, without the
+    /// loop's two hand-offs between tasks (see `stdio_calls.rs`). Its id, `_meta` (progress
+    /// token included), cancellation, duplicate-id check and answer are as under rmcp. Calls
+    /// before the session's peer exists (during `serve`), calls that name a protocol version
+    /// in their `_meta`, and every other message go through rmcp's loop as with `serve`.
+    pub async fn serve<S: Service<RoleServer>>(
+        self,
+        service: S,
+    ) -> Result<RunningService<RoleServer, Served<S>>, rmcp::service::ServerInitializeError> {
+        let service = Arc::new(service);
+        let calls = self.calls.clone();
+        let running = Served::new(service.clone()).serve(self).await?;
+        calls.set_runner(service, running.peer().clone());
+        Ok(running)
     }
 
     /// Overrides [`MAX_LINE_BYTES`].
@@ -203,14 +222,16 @@ where
                 if request.request.method().starts_with("notifications/") {
                     return None;
                 }
-                let mut set = lock(&self.in_flight);
-                if set.contains(&request.id) {
+                if lock(&self.in_flight).contains(&request.id) {
                     return None;
                 }
-                if set.len() >= MAX_TRACKED_IDS {
-                    set.clear();
+                if self.calls.runs(&request.request) {
+                    if let JsonRpcMessage::Request(JsonRpcRequest { id, request, .. }) = message {
+                        self.calls.run(id, request, &self.in_flight, &self.write);
+                    }
+                    return Some(Verdict::Running);
                 }
-                set.insert(request.id.clone());
+                lock(&self.in_flight).track(request.id.clone());
             }
             JsonRpcMessage::Notification(notification) => {
                 if matches!(
@@ -230,17 +251,14 @@ where
         match typed(value) {
             Ok(message) => {
                 match track {
-                    Some(Track::Request(id)) => {
-                        let mut set = lock(&self.in_flight);
-                        if set.len() >= MAX_TRACKED_IDS {
-                            set.clear();
-                        }
-                        set.insert(id);
+                    Some(Track::Request(id)) => lock(&self.in_flight).track(id),
+                    // A call run here: its token is cancelled, and rmcp knows nothing of
+                    // it. rmcp sends no answer to a cancelled request either: its id is
+                    // forgotten here all the same.
+                    Some(Track::Cancelled(id)) if lock(&self.in_flight).cancel(&id) => {
+                        return Verdict::Drop("a cancellation of a call run beside rmcp");
                     }
-                    Some(Track::Cancelled(id)) => {
-                        // rmcp sends no answer to a cancelled request: forget its id here.
-                        lock(&self.in_flight).remove(&id);
-                    }
+                    Some(Track::Cancelled(_)) => {}
                     None => {}
                 }
                 Verdict::Forward(Box::new(message))
@@ -259,6 +277,8 @@ enum Line {
 
 enum Verdict {
     Forward(Box<ClientJsonRpcMessage>),
+    /// A call this transport runs itself.
+    Running,
     Answer(Value),
     Drop(&'static str),
 }
@@ -285,22 +305,11 @@ where
             _ => None,
         };
         if let Some(id) = answered {
-            lock(&self.in_flight).remove(&id);
+            lock(&self.in_flight).answered(&id);
         }
-        let bytes = serde_json::to_vec(&item).map(|mut b| {
-            b.push(b'\n');
-            b
-        });
+        let bytes = line_of(&item);
         let write = self.write.clone();
-        async move {
-            let bytes = bytes?;
-            let mut guard = write.lock().await;
-            let w = guard.as_mut().ok_or_else(|| {
-                std::io::Error::new(std::io::ErrorKind::NotConnected, "transport closed")
-            })?;
-            w.write_all(&bytes).await?;
-            w.flush().await
-        }
+        async move { write_bytes(&write, &bytes?).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -328,6 +337,7 @@ where
             }
             match verdict {
                 Verdict::Forward(message) => return Some(*message),
+                Verdict::Running => {}
                 Verdict::Answer(message) => {
                     tracing::debug!(answer = %message, "stdin: malformed message answered");
                     self.answer(message);
@@ -338,6 +348,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        self.calls.drain().await;
         let mut guard = self.write.lock().await;
         if let Some(mut w) = guard.take() {
             let _ = w.shutdown().await;

@@ -1,0 +1,284 @@
+//! The `tools/call` requests of a running stdio session, run beside rmcp's service loop.
+//!
+//! rmcp's loop takes each request from the transport, spawns a task for its handler, hands the
+//! handler's answer back to the loop through a channel, and the loop gives it to the
+//! transport: two hand-offs between tasks that a call, the most frequent request by far, does
+//! not need. Once the session runs, [`GuardedStdio`](super::GuardedStdio) (which already reads a
+//! `tools/call` straight into rmcp's request type) hands such a request to the session's
+//! service itself, through rmcp's own `Service::handle_request` (its protocol-version checks,
+//! its result shaping for each protocol era), with the context rmcp's loop would build: the
+//! id, the session's peer, the request's `_meta` (its progress token included) and extensions,
+//! and a cancellation token of its own. It writes the answer, rmcp's `ServerJsonRpcMessage`,
+//! on its own line. Everything else still goes through rmcp's loop, and so does a call that
+//!
+//! - arrives before the session's peer exists (before `serve` returns: the `initialize`
+//!   exchange), or
+//! - names a protocol version in its `_meta`: rmcp runs such a handler inside a task-local of
+//!   its own holding that version (it decides whether the handler may send requests to the
+//!   client), which nothing outside rmcp can set.
+//!
+//! A `notifications/cancelled` naming a call run here cancels the call's token and goes no
+//! further; a cancelled call's answer is never sent, as rmcp sends none. A call's token is
+//! also cancelled once it is answered (what it spawned stops, as under rmcp), and when the
+//! session ends: at the end of the input the transport first waits (at most
+//! [`DRAIN_TIMEOUT`]) for the calls still running to answer, as rmcp's loop waits for its own.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex as StdMutex, OnceLock};
+use std::time::Duration;
+
+use rmcp::model::{ClientRequest, GetExtensions, GetMeta, RequestId, ServerJsonRpcMessage};
+use rmcp::service::{DynService, Peer, RequestContext, Service, TxJsonRpcMessage};
+use rmcp::{ErrorData, RoleServer};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::util::lock;
+
+/// How long the end of the input waits for the calls still running: what rmcp's loop waits for
+/// its own handlers when its input closes.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Past this many requests in flight the duplicate-id check forgets the ids of the requests
+/// rmcp runs rather than grow without bound (a client that never reads its answers). The
+/// calls run here stay: each is a task of its own until it answers or is cancelled.
+const MAX_TRACKED_IDS: usize = 65_536;
+
+/// The ids of the requests in flight: those rmcp runs (`None`) and the calls run here, with
+/// their tokens.
+#[derive(Default)]
+pub(super) struct InFlight {
+    ids: HashMap<RequestId, Option<Running>>,
+    next: u64,
+}
+
+/// A call run here: which one (an id may be reused once its call is answered) and its token.
+struct Running {
+    serial: u64,
+    ct: CancellationToken,
+}
+
+impl InFlight {
+    pub(super) fn contains(&self, id: &RequestId) -> bool {
+        self.ids.contains_key(id)
+    }
+
+    fn make_room(&mut self) {
+        if self.ids.len() >= MAX_TRACKED_IDS {
+            self.ids.retain(|_, running| running.is_some());
+        }
+    }
+
+    /// A request handed to rmcp.
+    pub(super) fn track(&mut self, id: RequestId) {
+        self.make_room();
+        self.ids.insert(id, None);
+    }
+
+    /// rmcp answered `id`.
+    pub(super) fn answered(&mut self, id: &RequestId) {
+        if let Some(None) = self.ids.get(id) {
+            self.ids.remove(id);
+        }
+    }
+
+    /// The client cancelled `id`: `true` when it is a call run here, whose token is now
+    /// cancelled (the notification goes no further); `false` when it is rmcp's to cancel.
+    pub(super) fn cancel(&mut self, id: &RequestId) -> bool {
+        match self.ids.remove(id) {
+            Some(Some(running)) => {
+                running.ct.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn start(&mut self, id: RequestId, ct: CancellationToken) -> u64 {
+        self.make_room();
+        self.next += 1;
+        let serial = self.next;
+        self.ids.insert(id, Some(Running { serial, ct }));
+        serial
+    }
+
+    /// The call `serial` has its answer: whether to send it (not when the call was cancelled,
+    /// by the client or by the end of the session). Its id is free from now on.
+    fn finish(&mut self, id: &RequestId, serial: u64, ct: &CancellationToken) -> bool {
+        if matches!(self.ids.get(id), Some(Some(running)) if running.serial == serial) {
+            self.ids.remove(id);
+        }
+        !ct.is_cancelled()
+    }
+}
+
+/// What the transport needs to run calls itself, once the session runs.
+struct Runner {
+    service: Arc<dyn DynService<RoleServer>>,
+    peer: Peer<RoleServer>,
+}
+
+/// The calls a transport runs beside rmcp's loop: shared by the transport and the `serve`
+/// that sets up the session, which hands over the service and the peer once it has them.
+#[derive(Default)]
+pub(super) struct Calls {
+    runner: OnceLock<Runner>,
+    /// The parent of every call's token: cancelled when the session ends.
+    session: CancellationToken,
+    tasks: TaskTracker,
+}
+
+impl Calls {
+    pub(super) fn set_runner(
+        &self,
+        service: Arc<dyn DynService<RoleServer>>,
+        peer: Peer<RoleServer>,
+    ) {
+        let _ = self.runner.set(Runner { service, peer });
+    }
+
+    /// Whether `request` runs here: a `tools/call` once the session's peer exists, unless it
+    /// names a protocol version in its `_meta` (see the module's documentation).
+    pub(super) fn runs(&self, request: &ClientRequest) -> bool {
+        matches!(request, ClientRequest::CallToolRequest(_))
+            && self.runner.get().is_some()
+            && request.get_meta().protocol_version().is_none()
+    }
+
+    /// Runs `request` beside rmcp's loop (when [`Calls::runs`] says so) and answers it on
+    /// `write`.
+    pub(super) fn run<W>(
+        &self,
+        id: RequestId,
+        mut request: ClientRequest,
+        in_flight: &Arc<StdMutex<InFlight>>,
+        write: &Arc<Mutex<Option<W>>>,
+    ) where
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let Some(runner) = self.runner.get() else {
+            return;
+        };
+        let ct = self.session.child_token();
+        let serial = lock(in_flight).start(id.clone(), ct.clone());
+        // As rmcp's loop builds the context: `_meta` first (it holds the progress token), then
+        // the extensions, moved out of the request.
+        let meta = std::mem::take(request.get_meta_mut());
+        let extensions = std::mem::take(request.extensions_mut());
+        let mut context = RequestContext::new(id.clone(), runner.peer.clone());
+        context.ct = ct.child_token();
+        context.meta = meta;
+        context.extensions = extensions;
+        let service = runner.service.clone();
+        let in_flight = in_flight.clone();
+        let write = write.clone();
+        self.tasks.spawn(async move {
+            let message = match service.handle_request(request, context).await {
+                Ok(result) => ServerJsonRpcMessage::response(result, id.clone()),
+                Err(error) => {
+                    tracing::warn!(%id, ?error, "response error");
+                    ServerJsonRpcMessage::error(error, Some(id.clone()))
+                }
+            };
+            if !lock(&in_flight).finish(&id, serial, &ct) {
+                tracing::debug!(%id, "dropping response for cancelled request");
+                return;
+            }
+            ct.cancel();
+            if let Err(error) = write_message(&write, &message).await {
+                tracing::error!(%error, "fail to response message");
+            }
+        });
+    }
+
+    /// The end of the session: waits for the calls still running to answer (at most
+    /// [`DRAIN_TIMEOUT`]), then cancels those that did not.
+    pub(super) async fn drain(&self) {
+        self.tasks.close();
+        if tokio::time::timeout(DRAIN_TIMEOUT, self.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("timed out draining in-flight responses");
+        }
+        self.session.cancel();
+    }
+}
+
+/// `message` as one line of JSON.
+pub(super) fn line_of(message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec(message)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Writes `bytes` (whole lines) and flushes, under the lock every writer of the transport
+/// takes, so that lines never interleave.
+pub(super) async fn write_bytes<W>(write: &Mutex<Option<W>>, bytes: &[u8]) -> std::io::Result<()>
+where
+    W: AsyncWrite + Send + Unpin,
+{
+    let mut guard = write.lock().await;
+    let w = guard
+        .as_mut()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotConnected, "transport closed"))?;
+    w.write_all(bytes).await?;
+    w.flush().await
+}
+
+async fn write_message<W>(
+    write: &Mutex<Option<W>>,
+    message: &TxJsonRpcMessage<RoleServer>,
+) -> std::io::Result<()>
+where
+    W: AsyncWrite + Send + Unpin,
+{
+    write_bytes(write, &line_of(message)?).await
+}
+
+/// The service a [`GuardedStdio::serve`](super::GuardedStdio::serve) runs: yours, shared with
+/// the transport, which runs the session's calls with it.
+pub struct Served<S>(Arc<S>);
+
+impl<S> Served<S> {
+    pub(super) fn new(service: Arc<S>) -> Self {
+        Served(service)
+    }
+}
+
+impl<S> std::ops::Deref for Served<S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        &self.0
+    }
+}
+
+impl<S: Service<RoleServer>> Service<RoleServer> for Served<S> {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ServerResult, ErrorData> {
+        self.0.handle_request(request, context).await
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: rmcp::model::ClientNotification,
+        context: rmcp::service::NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.0.handle_notification(notification, context).await
+    }
+
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        self.0.get_info()
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        self.0.supported_protocol_versions()
+    }
+}
