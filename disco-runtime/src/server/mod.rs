@@ -40,7 +40,7 @@ pub use rate::RateLimit;
 pub(crate) use shared::Shared;
 pub use shared::{ServerHandle, NOTIFY_TIMEOUT};
 pub use stdio::{GuardedStdio, MAX_LINE_BYTES};
-pub use stdio_calls::{Served, DRAIN_TIMEOUT};
+pub use stdio_calls::Served;
 pub use tools::Tools;
 
 /// Builds and runs an MCP server over the catalog of `#[mcp_tool]` functions.

@@ -225,9 +225,10 @@ where
                 if lock(&self.in_flight).contains(&request.id) {
                     return None;
                 }
-                if self.calls.runs(&request.request) {
+                if let Some(runner) = self.calls.runner_for(&request.request) {
                     if let JsonRpcMessage::Request(JsonRpcRequest { id, request, .. }) = message {
-                        self.calls.run(id, request, &self.in_flight, &self.write);
+                        self.calls
+                            .run(runner, id, request, &self.in_flight, &self.write);
                     }
                     return Some(Verdict::Running);
                 }

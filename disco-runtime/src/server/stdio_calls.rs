@@ -34,12 +34,13 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
 use crate::util::lock;
 
 /// How long the end of the input waits for the calls still running: what rmcp's loop waits for
 /// its own handlers when its input closes.
-pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Past this many requests in flight the duplicate-id check forgets the ids of the requests
 /// rmcp runs rather than grow without bound (a client that never reads its answers). The
@@ -115,7 +116,7 @@ impl InFlight {
 }
 
 /// What the transport needs to run calls itself, once the session runs.
-struct Runner {
+pub(super) struct Runner {
     service: Arc<dyn DynService<RoleServer>>,
     peer: Peer<RoleServer>,
 }
@@ -139,18 +140,23 @@ impl Calls {
         let _ = self.runner.set(Runner { service, peer });
     }
 
-    /// Whether `request` runs here: a `tools/call` once the session's peer exists, unless it
-    /// names a protocol version in its `_meta` (see the module's documentation).
-    pub(super) fn runs(&self, request: &ClientRequest) -> bool {
-        matches!(request, ClientRequest::CallToolRequest(_))
-            && self.runner.get().is_some()
-            && request.get_meta().protocol_version().is_none()
+    /// What runs `request` here, if it runs here: a `tools/call` once the session's peer
+    /// exists, unless it names a protocol version in its `_meta` (see the module's
+    /// documentation).
+    pub(super) fn runner_for(&self, request: &ClientRequest) -> Option<&Runner> {
+        if !matches!(request, ClientRequest::CallToolRequest(_))
+            || request.get_meta().protocol_version().is_some()
+        {
+            return None;
+        }
+        self.runner.get()
     }
 
-    /// Runs `request` beside rmcp's loop (when [`Calls::runs`] says so) and answers it on
-    /// `write`.
+    /// Runs `request` beside rmcp's loop with the runner [`Calls::runner_for`] gave, and
+    /// answers it on `write`.
     pub(super) fn run<W>(
         &self,
+        runner: &Runner,
         id: RequestId,
         mut request: ClientRequest,
         in_flight: &Arc<StdMutex<InFlight>>,
@@ -158,9 +164,6 @@ impl Calls {
     ) where
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let Some(runner) = self.runner.get() else {
-            return;
-        };
         let ct = self.session.child_token();
         let serial = lock(in_flight).start(id.clone(), ct.clone());
         // As rmcp's loop builds the context: `_meta` first (it holds the progress token), then
@@ -174,23 +177,28 @@ impl Calls {
         let service = runner.service.clone();
         let in_flight = in_flight.clone();
         let write = write.clone();
-        self.tasks.spawn(async move {
-            let message = match service.handle_request(request, context).await {
-                Ok(result) => ServerJsonRpcMessage::response(result, id.clone()),
-                Err(error) => {
-                    tracing::warn!(%id, ?error, "response error");
-                    ServerJsonRpcMessage::error(error, Some(id.clone()))
+        // In the span rmcp's loop runs its handlers in (the transport is read inside it).
+        let span = tracing::Span::current();
+        self.tasks.spawn(
+            async move {
+                let message = match service.handle_request(request, context).await {
+                    Ok(result) => ServerJsonRpcMessage::response(result, id.clone()),
+                    Err(error) => {
+                        tracing::warn!(%id, ?error, "response error");
+                        ServerJsonRpcMessage::error(error, Some(id.clone()))
+                    }
+                };
+                if !lock(&in_flight).finish(&id, serial, &ct) {
+                    tracing::debug!(%id, "dropping response for cancelled request");
+                    return;
                 }
-            };
-            if !lock(&in_flight).finish(&id, serial, &ct) {
-                tracing::debug!(%id, "dropping response for cancelled request");
-                return;
+                ct.cancel();
+                if let Err(error) = write_message(&write, &message).await {
+                    tracing::error!(%error, "fail to response message");
+                }
             }
-            ct.cancel();
-            if let Err(error) = write_message(&write, &message).await {
-                tracing::error!(%error, "fail to response message");
-            }
-        });
+            .instrument(span),
+        );
     }
 
     /// The end of the session: waits for the calls still running to answer (at most
