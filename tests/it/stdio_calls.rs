@@ -5,7 +5,8 @@
 //! in flight is refused and free again once answered; calls before the session's peer exists,
 //! calls naming a protocol version, and a transport served the plain rmcp way are answered
 //! through rmcp; many calls in flight at once are each answered once, under their own ids;
-//! the end of the input waits for the calls still running.
+//! a call its timeout stops is answered; what a call leaves running is cancelled once it is
+//! answered; the end of the input waits for the calls still running.
 //!
 //! Every test reads the server's output to its end after closing the input, so that "no
 //! answer" is checked on everything the server ever wrote, never on a wait.
@@ -102,6 +103,24 @@ async fn until_cancelled(ctx: Context, tag: String) -> String {
     let _watch = Watch(move || token.is_cancelled(), tag);
     ctx.cancelled().await;
     "cancelled".to_owned()
+}
+
+/// Hang until the call's timeout stops it.
+#[mcp_tool(read_only, timeout_ms = 1)]
+async fn hangs() -> String {
+    std::future::pending::<()>().await;
+    "never".to_owned()
+}
+
+/// Answer at once, leaving work behind that notes `stopped:TAG` when the call's token is
+/// cancelled.
+#[mcp_tool(read_only)]
+async fn leaves_work(ctx: Context, tag: String) -> String {
+    tokio::spawn(async move {
+        ctx.cancelled().await;
+        note(format!("stopped:{tag}"));
+    });
+    "left".to_owned()
 }
 
 /// Report progress `count` times, then finish.
@@ -515,4 +534,35 @@ async fn the_end_of_the_input_waits_for_the_calls_still_running() {
     let answers = answers_to(&rest, &json!(1));
     assert_eq!(answers.len(), 1, "{rest:?}");
     assert_eq!(text(answers[0]), "drain");
+}
+
+#[tokio::test]
+async fn a_call_stopped_by_its_timeout_is_still_answered() {
+    for how in [Serve::Beside, Serve::ThroughRmcp] {
+        let mut wire = Wire::ready(how).await;
+        wire.call(json!(3), "hangs", json!({})).await;
+        let answer = wire.answer(json!(3)).await;
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        assert!(
+            text(&answer).contains("did not finish within 1 ms"),
+            "{answer}"
+        );
+        let rest = wire.finish().await;
+        assert!(rest.is_empty(), "{rest:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_work_a_call_leaves_behind_is_cancelled_once_it_is_answered() {
+    for (how, tag) in [
+        (Serve::Beside, "left-beside"),
+        (Serve::ThroughRmcp, "left-rmcp"),
+    ] {
+        let mut wire = Wire::ready(how).await;
+        wire.call(json!(4), "leaves_work", json!({"tag": tag}))
+            .await;
+        assert_eq!(text(&wire.answer(json!(4)).await), "left");
+        noted(&format!("stopped:{tag}")).await;
+        wire.finish().await;
+    }
 }
