@@ -184,17 +184,17 @@ impl Calls {
                 let message = match service.handle_request(request, context).await {
                     Ok(result) => ServerJsonRpcMessage::response(result, id.clone()),
                     Err(error) => {
-                        tracing::warn!(%id, ?error, "response error");
+                        tracing::warn!(%id, ?error, "tools/call answered with an error");
                         ServerJsonRpcMessage::error(error, Some(id.clone()))
                     }
                 };
                 if !lock(&in_flight).finish(&id, serial, &ct) {
-                    tracing::debug!(%id, "dropping response for cancelled request");
+                    tracing::debug!(%id, "tools/call cancelled: its answer is not sent");
                     return;
                 }
                 ct.cancel();
                 if let Err(error) = write_message(&write, &message).await {
-                    tracing::error!(%error, "fail to response message");
+                    tracing::error!(%error, "stdout: writing an answer failed");
                 }
             }
             .instrument(span),
@@ -209,7 +209,9 @@ impl Calls {
             .await
             .is_err()
         {
-            tracing::warn!("timed out draining in-flight responses");
+            tracing::warn!(
+                "end of input: calls still running after {DRAIN_TIMEOUT:?} are cancelled"
+            );
         }
         self.session.cancel();
     }
