@@ -160,6 +160,8 @@ struct Wire {
     server: tokio::task::JoinHandle<Result<(), String>>,
     /// Lines read while looking for another.
     seen: Vec<Value>,
+    /// Beside: told once `serve` returned, when the calls start to run beside rmcp's loop.
+    served: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 impl Wire {
@@ -169,12 +171,16 @@ impl Wire {
             .name("beside")
             .into_handler()
             .expect("catalog builds");
+        let (served_tx, served) = tokio::sync::oneshot::channel();
         let server = tokio::spawn(async move {
             let (r, w) = tokio::io::split(server);
             let transport = GuardedStdio::new(r, w);
             let done = match how {
                 Serve::Beside => match transport.serve(handler).await {
-                    Ok(running) => running.waiting().await,
+                    Ok(running) => {
+                        let _ = served_tx.send(());
+                        running.waiting().await
+                    }
                     Err(e) => return Err(e.to_string()),
                 },
                 Serve::ThroughRmcp => match handler.serve(transport).await {
@@ -190,6 +196,7 @@ impl Wire {
             read: BufReader::new(r).lines(),
             server,
             seen: Vec::new(),
+            served: matches!(how, Serve::Beside).then_some(served),
         }
     }
 
@@ -205,6 +212,13 @@ impl Wire {
         assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
         wire.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await;
+        // `serve` returns once the session is initialized: from then on calls run beside.
+        if let Some(served) = wire.served.take() {
+            tokio::time::timeout(WAIT, served)
+                .await
+                .expect("serve returns within the time limit")
+                .expect("the session is served");
+        }
         wire
     }
 

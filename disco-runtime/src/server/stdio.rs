@@ -97,7 +97,12 @@ where
     ) -> Result<RunningService<RoleServer, Served<S>>, rmcp::service::ServerInitializeError> {
         let service = Arc::new(service);
         let calls = self.calls.clone();
-        let running = Served::new(service.clone()).serve(self).await?;
+        // rmcp's loop runs with the calls' parent token: stopping the session (`cancel`, or
+        // dropping the `RunningService`) reaches the calls run here at once, as it does
+        // rmcp's own; the end of the input does not cancel it.
+        let running = Served::new(service.clone())
+            .serve_with_ct(self, calls.session())
+            .await?;
         calls.set_runner(service, running.peer().clone());
         Ok(running)
     }
@@ -225,7 +230,8 @@ where
                 if lock(&self.in_flight).contains(&request.id) {
                     return None;
                 }
-                if let Some(runner) = self.calls.runner_for(&request.request) {
+                let room = lock(&self.in_flight).has_room();
+                if let Some(runner) = self.calls.runner_for(&request.request).filter(|_| room) {
                     if let JsonRpcMessage::Request(JsonRpcRequest { id, request, .. }) = message {
                         self.calls
                             .run(runner, id, request, &self.in_flight, &self.write);
@@ -253,13 +259,12 @@ where
             Ok(message) => {
                 match track {
                     Some(Track::Request(id)) => lock(&self.in_flight).track(id),
-                    // A call run here: its token is cancelled, and rmcp knows nothing of
-                    // it. rmcp sends no answer to a cancelled request either: its id is
-                    // forgotten here all the same.
-                    Some(Track::Cancelled(id)) if lock(&self.in_flight).cancel(&id) => {
-                        return Verdict::Drop("a cancellation of a call run beside rmcp");
+                    // A call run here: its token is cancelled and its answer will not be
+                    // sent. The notification still goes to rmcp, which finds no request of
+                    // its own under the id and hands it to the service (`on_cancelled`).
+                    Some(Track::Cancelled(id)) => {
+                        lock(&self.in_flight).cancel(&id);
                     }
-                    Some(Track::Cancelled(_)) => {}
                     None => {}
                 }
                 Verdict::Forward(Box::new(message))
@@ -316,10 +321,14 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             let line = match self.read_line().await {
-                Ok(Line::Eof) => return None,
+                Ok(Line::Eof) => {
+                    self.calls.input_ended();
+                    return None;
+                }
                 Ok(line) => line,
                 Err(e) => {
                     tracing::error!(error = %e, "stdin: read failed");
+                    self.calls.input_ended();
                     return None;
                 }
             };
@@ -338,7 +347,9 @@ where
             }
             match verdict {
                 Verdict::Forward(message) => return Some(*message),
-                Verdict::Running => {}
+                // A burst of calls read from one buffer: rmcp's loop (its answers, progress
+                // and logs) gets its turn between them.
+                Verdict::Running => tokio::task::consume_budget().await,
                 Verdict::Answer(message) => {
                     tracing::debug!(answer = %message, "stdin: malformed message answered");
                     self.answer(message);

@@ -23,7 +23,7 @@
 //! session ends: at the end of the input the transport first waits (at most
 //! [`DRAIN_TIMEOUT`]) for the calls still running to answer, as rmcp's loop waits for its own.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex as StdMutex, OnceLock};
 use std::time::Duration;
 
@@ -42,16 +42,20 @@ use crate::util::lock;
 /// its own handlers when its input closes.
 pub(crate) const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Past this many requests in flight the duplicate-id check forgets the ids of the requests
-/// rmcp runs rather than grow without bound (a client that never reads its answers). The
-/// calls run here stay: each is a task of its own until it answers or is cancelled.
+/// Past this many requests in flight that rmcp runs, the duplicate-id check forgets their ids
+/// rather than grow without bound (a client that never reads its answers).
 const MAX_TRACKED_IDS: usize = 65_536;
 
-/// The ids of the requests in flight: those rmcp runs (`None`) and the calls run here, with
-/// their tokens.
+/// At most this many calls run here at once; past it a call goes through rmcp's loop, whose
+/// ids are bounded as above.
+const MAX_RUNNING: usize = 65_536;
+
+/// The ids of the requests in flight: those rmcp runs and the calls run here, with their
+/// tokens.
 #[derive(Default)]
 pub(super) struct InFlight {
-    ids: HashMap<RequestId, Option<Running>>,
+    rmcp: HashSet<RequestId>,
+    running: HashMap<RequestId, Running>,
     next: u64,
 }
 
@@ -63,55 +67,85 @@ struct Running {
 
 impl InFlight {
     pub(super) fn contains(&self, id: &RequestId) -> bool {
-        self.ids.contains_key(id)
-    }
-
-    fn make_room(&mut self) {
-        if self.ids.len() >= MAX_TRACKED_IDS {
-            self.ids.retain(|_, running| running.is_some());
-        }
+        self.rmcp.contains(id) || self.running.contains_key(id)
     }
 
     /// A request handed to rmcp.
     pub(super) fn track(&mut self, id: RequestId) {
-        self.make_room();
-        self.ids.insert(id, None);
+        if self.rmcp.len() >= MAX_TRACKED_IDS {
+            self.rmcp.clear();
+        }
+        self.rmcp.insert(id);
     }
 
     /// rmcp answered `id`.
     pub(super) fn answered(&mut self, id: &RequestId) {
-        if let Some(None) = self.ids.get(id) {
-            self.ids.remove(id);
+        self.rmcp.remove(id);
+    }
+
+    /// The client cancelled `id`, whose answer will not be sent by rmcp nor here: its id is
+    /// free, and when it is a call run here, its token is cancelled.
+    pub(super) fn cancel(&mut self, id: &RequestId) {
+        self.rmcp.remove(id);
+        if let Some(running) = self.running.remove(id) {
+            running.ct.cancel();
         }
     }
 
-    /// The client cancelled `id`: `true` when it is a call run here, whose token is now
-    /// cancelled (the notification goes no further); `false` when it is rmcp's to cancel.
-    pub(super) fn cancel(&mut self, id: &RequestId) -> bool {
-        match self.ids.remove(id) {
-            Some(Some(running)) => {
-                running.ct.cancel();
-                true
-            }
-            _ => false,
-        }
+    /// Whether one more call may run here.
+    pub(super) fn has_room(&self) -> bool {
+        self.running.len() < MAX_RUNNING
     }
 
     fn start(&mut self, id: RequestId, ct: CancellationToken) -> u64 {
-        self.make_room();
         self.next += 1;
         let serial = self.next;
-        self.ids.insert(id, Some(Running { serial, ct }));
+        self.running.insert(id, Running { serial, ct });
         serial
     }
 
-    /// The call `serial` has its answer: whether to send it (not when the call was cancelled,
-    /// by the client or by the end of the session). Its id is free from now on.
-    fn finish(&mut self, id: &RequestId, serial: u64, ct: &CancellationToken) -> bool {
-        if matches!(self.ids.get(id), Some(Some(running)) if running.serial == serial) {
-            self.ids.remove(id);
+    /// The call `serial` is over: whether its answer is to be sent (not when the client
+    /// cancelled it). Its id is free from now on.
+    fn finish(&mut self, id: &RequestId, serial: u64) -> bool {
+        let ours = self.running.get(id).is_some_and(|r| r.serial == serial);
+        if ours {
+            self.running.remove(id);
         }
-        !ct.is_cancelled()
+        ours
+    }
+}
+
+/// Settles a call run here however its task ends: answered, or unwound by a panic in the
+/// service (then its id is freed and what it started is cancelled, with no answer).
+struct Settle {
+    in_flight: Arc<StdMutex<InFlight>>,
+    id: RequestId,
+    serial: u64,
+    ct: CancellationToken,
+    settled: bool,
+}
+
+impl Settle {
+    /// Frees the id and cancels the call's token: whether to send the answer.
+    fn settle(&mut self) -> bool {
+        self.settled = true;
+        let send = lock(&self.in_flight).finish(&self.id, self.serial);
+        self.ct.cancel();
+        send
+    }
+}
+
+impl Drop for Settle {
+    fn drop(&mut self) {
+        if !self.settled {
+            let how = if std::thread::panicking() {
+                "its service panicked"
+            } else {
+                "its task was stopped"
+            };
+            tracing::error!(id = %self.id, "tools/call ended without an answer: {how}");
+            self.settle();
+        }
     }
 }
 
@@ -126,9 +160,12 @@ pub(super) struct Runner {
 #[derive(Default)]
 pub(super) struct Calls {
     runner: OnceLock<Runner>,
-    /// The parent of every call's token: cancelled when the session ends.
+    /// The parent of every call's token, and the token rmcp's loop serves with: cancelled
+    /// when the session is stopped, or at the end of the drain.
     session: CancellationToken,
     tasks: TaskTracker,
+    /// When the input ended: the drain's deadline counts from it, as rmcp's does.
+    ended: OnceLock<tokio::time::Instant>,
 }
 
 impl Calls {
@@ -143,6 +180,16 @@ impl Calls {
     /// What runs `request` here, if it runs here: a `tools/call` once the session's peer
     /// exists, unless it names a protocol version in its `_meta` (see the module's
     /// documentation).
+    /// The token the session is served with (`serve_with_ct`).
+    pub(super) fn session(&self) -> CancellationToken {
+        self.session.clone()
+    }
+
+    /// The input ended now (or could not be read).
+    pub(super) fn input_ended(&self) {
+        let _ = self.ended.set(tokio::time::Instant::now());
+    }
+
     pub(super) fn runner_for(&self, request: &ClientRequest) -> Option<&Runner> {
         if !matches!(request, ClientRequest::CallToolRequest(_))
             || request.get_meta().protocol_version().is_some()
@@ -166,6 +213,13 @@ impl Calls {
     {
         let ct = self.session.child_token();
         let serial = lock(in_flight).start(id.clone(), ct.clone());
+        let mut settle = Settle {
+            in_flight: in_flight.clone(),
+            id: id.clone(),
+            serial,
+            ct: ct.clone(),
+            settled: false,
+        };
         // As rmcp's loop builds the context: `_meta` first (it holds the progress token), then
         // the extensions, moved out of the request.
         let meta = std::mem::take(request.get_meta_mut());
@@ -175,7 +229,6 @@ impl Calls {
         context.meta = meta;
         context.extensions = extensions;
         let service = runner.service.clone();
-        let in_flight = in_flight.clone();
         let write = write.clone();
         // In the span rmcp's loop runs its handlers in (the transport is read inside it).
         let span = tracing::Span::current();
@@ -188,11 +241,10 @@ impl Calls {
                         ServerJsonRpcMessage::error(error, Some(id.clone()))
                     }
                 };
-                if !lock(&in_flight).finish(&id, serial, &ct) {
+                if !settle.settle() {
                     tracing::debug!(%id, "tools/call cancelled: its answer is not sent");
                     return;
                 }
-                ct.cancel();
                 if let Err(error) = write_message(&write, &message).await {
                     tracing::error!(%error, "stdout: writing an answer failed");
                 }
@@ -201,11 +253,17 @@ impl Calls {
         );
     }
 
-    /// The end of the session: waits for the calls still running to answer (at most
-    /// [`DRAIN_TIMEOUT`]), then cancels those that did not.
+    /// The end of the session: waits for the calls still running to answer, until
+    /// [`DRAIN_TIMEOUT`] after the input ended (rmcp's own wait for its handlers counts from
+    /// then too), then cancels those that did not.
     pub(super) async fn drain(&self) {
         self.tasks.close();
-        if tokio::time::timeout(DRAIN_TIMEOUT, self.tasks.wait())
+        let from = self
+            .ended
+            .get()
+            .copied()
+            .unwrap_or_else(tokio::time::Instant::now);
+        if tokio::time::timeout_at(from + DRAIN_TIMEOUT, self.tasks.wait())
             .await
             .is_err()
         {
@@ -290,5 +348,79 @@ impl<S: Service<RoleServer>> Service<RoleServer> for Served<S> {
         &self,
     ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
         self.0.supported_protocol_versions()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: i64) -> RequestId {
+        RequestId::Number(n)
+    }
+
+    /// However a call's task ends without an answer (a panic unwinding through it), its id
+    /// is free again and its token cancelled; an answered call frees its id once.
+    #[test]
+    fn a_call_settles_however_it_ends() {
+        let in_flight = Arc::new(StdMutex::new(InFlight::default()));
+        for panics in [true, false] {
+            let ct = CancellationToken::new();
+            let serial = lock(&in_flight).start(id(1), ct.clone());
+            assert!(lock(&in_flight).contains(&id(1)));
+            let settle = Settle {
+                in_flight: in_flight.clone(),
+                id: id(1),
+                serial,
+                ct: ct.clone(),
+                settled: false,
+            };
+            if panics {
+                let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                    let _settle = settle;
+                    panic!("the service panicked");
+                }));
+                assert!(unwound.is_err());
+            } else {
+                let mut settle = settle;
+                assert!(settle.settle(), "an answer nobody cancelled is sent");
+                assert!(!settle.settle(), "and only once");
+            }
+            assert!(!lock(&in_flight).contains(&id(1)));
+            assert!(ct.is_cancelled());
+        }
+    }
+
+    /// A cancelled call's answer is not sent, and a reused id is not freed by the call that
+    /// used it before.
+    #[test]
+    fn a_cancelled_or_older_call_sends_nothing() {
+        let mut in_flight = InFlight::default();
+        let first = in_flight.start(id(7), CancellationToken::new());
+        in_flight.cancel(&id(7));
+        assert!(!in_flight.contains(&id(7)));
+        let second = in_flight.start(id(7), CancellationToken::new());
+        assert!(!in_flight.finish(&id(7), first));
+        assert!(in_flight.contains(&id(7)), "the newer call keeps its id");
+        assert!(in_flight.finish(&id(7), second));
+    }
+
+    /// Both tables stay bounded: rmcp's ids are forgotten past their bound, the calls run
+    /// here are never forgotten but stop being taken past theirs.
+    #[test]
+    fn the_ids_in_flight_are_bounded() {
+        let mut in_flight = InFlight::default();
+        for n in 0..MAX_RUNNING as i64 {
+            assert!(in_flight.has_room());
+            in_flight.start(id(n), CancellationToken::new());
+        }
+        assert!(!in_flight.has_room());
+        for n in 0..=MAX_TRACKED_IDS as i64 {
+            in_flight.track(id(-1 - n));
+        }
+        assert!(in_flight.rmcp.len() <= MAX_TRACKED_IDS);
+        assert_eq!(in_flight.running.len(), MAX_RUNNING);
+        in_flight.cancel(&id(0));
+        assert!(in_flight.has_room());
     }
 }
