@@ -46,5 +46,6 @@ mod shapes;
 mod slow_clients;
 mod small_catalogs;
 mod startup;
+mod stdio_calls;
 mod struct_params;
 mod wild_schemas;

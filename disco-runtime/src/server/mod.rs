@@ -15,6 +15,7 @@ mod rate;
 mod sessions;
 mod shared;
 mod stdio;
+mod stdio_calls;
 mod tools;
 
 use std::net::SocketAddr;
@@ -22,7 +23,6 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities};
-use rmcp::ServiceExt;
 
 use crate::catalog::{
     Catalog, CatalogBuilder, CatalogError, NamePolicy, ScopedProvider, SearchOptions,
@@ -40,6 +40,7 @@ pub use rate::RateLimit;
 pub(crate) use shared::Shared;
 pub use shared::{ServerHandle, NOTIFY_TIMEOUT};
 pub use stdio::{GuardedStdio, MAX_LINE_BYTES};
+pub use stdio_calls::Served;
 pub use tools::Tools;
 
 /// Builds and runs an MCP server over the catalog of `#[mcp_tool]` functions.
@@ -328,13 +329,14 @@ impl Server {
         init_tracing();
         let handler = self.into_handler()?;
         // Checked line by line: rmcp alone dies on a notification before `initialize` and
-        // leaves malformed lines unanswered (see stdio.rs).
+        // leaves malformed lines unanswered (see stdio.rs). The session's calls run beside
+        // rmcp's service loop (see stdio_calls.rs).
         let (stdin, stdout) = rmcp::transport::stdio_pipes();
         tracing::info!(
             "serving MCP on stdio: waiting for a client to send `initialize` on stdin \
              (JSON-RPC, one message per line; an MCP client starts this program itself)"
         );
-        let running = match handler.serve(GuardedStdio::new(stdin, stdout)).await {
+        let running = match GuardedStdio::new(stdin, stdout).serve(handler).await {
             Ok(running) => running,
             // stdin closed before any client spoke (run from a shell, Ctrl-D, `< /dev/null`):
             // nobody to serve, which is no failure.

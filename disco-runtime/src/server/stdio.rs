@@ -26,14 +26,14 @@
 //! Requests before `initialize` reach rmcp, which answers them itself (-32602 naming the
 //! missing per-request `_meta` of the stateless protocol) and keeps waiting for `initialize`.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex as StdMutex};
 
-use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, JsonRpcRequest, RequestId};
 
 use super::guard::{check, error, typed, Checked, ID_SCAN_BYTES, INVALID_REQUEST};
+use super::stdio_calls::{line_of, write_bytes, Calls, InFlight, Served};
 use crate::util::lock;
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{RunningService, RxJsonRpcMessage, Service, ServiceExt, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::Value;
@@ -44,13 +44,11 @@ use tokio::sync::Mutex;
 /// limit. Longer lines are discarded as they stream in, never buffered whole.
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
-/// Past this many requests in flight the duplicate-id check forgets the oldest ids rather
-/// than grow without bound (a client that never reads its answers).
-const MAX_TRACKED_IDS: usize = 65_536;
-
 /// A newline-delimited JSON-RPC transport for the server side that answers malformed input
-/// instead of dropping it or dying on it. Give it to rmcp like any transport:
-/// `handler.serve(GuardedStdio::new(reader, writer))`.
+/// instead of dropping it or dying on it. Give it to rmcp like any transport,
+/// `handler.serve(GuardedStdio::new(reader, writer))`, or serve through it,
+/// `GuardedStdio::new(reader, writer).serve(handler)`, which runs the session's `tools/call`
+/// requests beside rmcp's service loop (see [`GuardedStdio::serve`]).
 pub struct GuardedStdio<R, W> {
     read: BufReader<R>,
     line: Vec<u8>,
@@ -61,7 +59,9 @@ pub struct GuardedStdio<R, W> {
     /// A request that can start rmcp's service loop has been passed on: from then on
     /// notifications and responses are safe to forward.
     started: bool,
-    in_flight: Arc<StdMutex<HashSet<RequestId>>>,
+    in_flight: Arc<StdMutex<InFlight>>,
+    /// The calls this transport runs itself (see [`GuardedStdio::serve`]).
+    calls: Arc<Calls>,
 }
 
 impl<R, W> GuardedStdio<R, W>
@@ -79,8 +79,32 @@ where
             max_line: MAX_LINE_BYTES,
             write: Arc::new(Mutex::new(Some(write))),
             started: false,
-            in_flight: Arc::new(StdMutex::new(HashSet::new())),
+            in_flight: Arc::default(),
+            calls: Arc::default(),
         }
+    }
+
+    /// Serves `service` over this transport, as `service.serve(transport)` does, and runs
+    /// each well-formed `tools/call` of the running session beside rmcp's service loop:
+    /// straight from the line to `service` and from its answer to the output, without the
+    /// loop's two hand-offs between tasks (see `stdio_calls.rs`). Its id, `_meta` (progress
+    /// token included), cancellation, duplicate-id check and answer are as under rmcp. Calls
+    /// before the session's peer exists (during `serve`), calls that name a protocol version
+    /// in their `_meta`, and every other message go through rmcp's loop as with `serve`.
+    pub async fn serve<S: Service<RoleServer>>(
+        self,
+        service: S,
+    ) -> Result<RunningService<RoleServer, Served<S>>, rmcp::service::ServerInitializeError> {
+        let service = Arc::new(service);
+        let calls = self.calls.clone();
+        // rmcp's loop runs with the calls' parent token: stopping the session (`cancel`, or
+        // dropping the `RunningService`) reaches the calls run here at once, as it does
+        // rmcp's own; the end of the input does not cancel it.
+        let running = Served::new(service.clone())
+            .serve_with_ct(self, calls.session())
+            .await?;
+        calls.set_runner(service, running.peer().clone());
+        Ok(running)
     }
 
     /// Overrides [`MAX_LINE_BYTES`].
@@ -203,14 +227,18 @@ where
                 if request.request.method().starts_with("notifications/") {
                     return None;
                 }
-                let mut set = lock(&self.in_flight);
-                if set.contains(&request.id) {
+                if lock(&self.in_flight).contains(&request.id) {
                     return None;
                 }
-                if set.len() >= MAX_TRACKED_IDS {
-                    set.clear();
+                let room = lock(&self.in_flight).has_room();
+                if let Some(runner) = self.calls.runner_for(&request.request).filter(|_| room) {
+                    if let JsonRpcMessage::Request(JsonRpcRequest { id, request, .. }) = message {
+                        self.calls
+                            .run(runner, id, request, &self.in_flight, &self.write);
+                    }
+                    return Some(Verdict::Running);
                 }
-                set.insert(request.id.clone());
+                lock(&self.in_flight).track(request.id.clone());
             }
             JsonRpcMessage::Notification(notification) => {
                 if matches!(
@@ -230,16 +258,12 @@ where
         match typed(value) {
             Ok(message) => {
                 match track {
-                    Some(Track::Request(id)) => {
-                        let mut set = lock(&self.in_flight);
-                        if set.len() >= MAX_TRACKED_IDS {
-                            set.clear();
-                        }
-                        set.insert(id);
-                    }
+                    Some(Track::Request(id)) => lock(&self.in_flight).track(id),
+                    // A call run here: its token is cancelled and its answer will not be
+                    // sent. The notification still goes to rmcp, which finds no request of
+                    // its own under the id and hands it to the service (`on_cancelled`).
                     Some(Track::Cancelled(id)) => {
-                        // rmcp sends no answer to a cancelled request: forget its id here.
-                        lock(&self.in_flight).remove(&id);
+                        lock(&self.in_flight).cancel(&id);
                     }
                     None => {}
                 }
@@ -259,6 +283,8 @@ enum Line {
 
 enum Verdict {
     Forward(Box<ClientJsonRpcMessage>),
+    /// A call this transport runs itself.
+    Running,
     Answer(Value),
     Drop(&'static str),
 }
@@ -285,31 +311,24 @@ where
             _ => None,
         };
         if let Some(id) = answered {
-            lock(&self.in_flight).remove(&id);
+            lock(&self.in_flight).answered(&id);
         }
-        let bytes = serde_json::to_vec(&item).map(|mut b| {
-            b.push(b'\n');
-            b
-        });
+        let bytes = line_of(&item);
         let write = self.write.clone();
-        async move {
-            let bytes = bytes?;
-            let mut guard = write.lock().await;
-            let w = guard.as_mut().ok_or_else(|| {
-                std::io::Error::new(std::io::ErrorKind::NotConnected, "transport closed")
-            })?;
-            w.write_all(&bytes).await?;
-            w.flush().await
-        }
+        async move { write_bytes(&write, &bytes?).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             let line = match self.read_line().await {
-                Ok(Line::Eof) => return None,
+                Ok(Line::Eof) => {
+                    self.calls.input_ended();
+                    return None;
+                }
                 Ok(line) => line,
                 Err(e) => {
                     tracing::error!(error = %e, "stdin: read failed");
+                    self.calls.input_ended();
                     return None;
                 }
             };
@@ -328,6 +347,9 @@ where
             }
             match verdict {
                 Verdict::Forward(message) => return Some(*message),
+                // A burst of calls read from one buffer: rmcp's loop (its answers, progress
+                // and logs) gets its turn between them.
+                Verdict::Running => tokio::task::consume_budget().await,
                 Verdict::Answer(message) => {
                     tracing::debug!(answer = %message, "stdin: malformed message answered");
                     self.answer(message);
@@ -338,6 +360,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        self.calls.drain().await;
         let mut guard = self.write.lock().await;
         if let Some(mut w) = guard.take() {
             let _ = w.shutdown().await;
