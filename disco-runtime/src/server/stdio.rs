@@ -154,12 +154,7 @@ where
         let mut bytes = message.to_string().into_bytes();
         bytes.push(b'\n');
         tokio::spawn(async move {
-            let mut guard = write.lock().await;
-            if let Some(w) = guard.as_mut() {
-                if w.write_all(&bytes).await.is_ok() {
-                    let _ = w.flush().await;
-                }
-            }
+            let _ = write_bytes(&write, &bytes).await;
         });
     }
 
@@ -227,10 +222,13 @@ where
                 if request.request.method().starts_with("notifications/") {
                     return None;
                 }
-                if lock(&self.in_flight).contains(&request.id) {
-                    return None;
-                }
-                let room = lock(&self.in_flight).has_room();
+                let room = {
+                    let in_flight = lock(&self.in_flight);
+                    if in_flight.contains(&request.id) {
+                        return None;
+                    }
+                    in_flight.has_room()
+                };
                 if let Some(runner) = self.calls.runner_for(&request.request).filter(|_| room) {
                     if let JsonRpcMessage::Request(JsonRpcRequest { id, request, .. }) = message {
                         self.calls

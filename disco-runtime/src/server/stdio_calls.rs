@@ -177,9 +177,6 @@ impl Calls {
         let _ = self.runner.set(Runner { service, peer });
     }
 
-    /// What runs `request` here, if it runs here: a `tools/call` once the session's peer
-    /// exists, unless it names a protocol version in its `_meta` (see the module's
-    /// documentation).
     /// The token the session is served with (`serve_with_ct`).
     pub(super) fn session(&self) -> CancellationToken {
         self.session.clone()
@@ -190,6 +187,9 @@ impl Calls {
         let _ = self.ended.set(tokio::time::Instant::now());
     }
 
+    /// What runs `request` here, if it runs here: a `tools/call` once the session's peer
+    /// exists, unless it names a protocol version in its `_meta` (see the module's
+    /// documentation).
     pub(super) fn runner_for(&self, request: &ClientRequest) -> Option<&Runner> {
         if !matches!(request, ClientRequest::CallToolRequest(_))
             || request.get_meta().protocol_version().is_some()
