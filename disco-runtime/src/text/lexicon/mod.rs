@@ -31,22 +31,19 @@ const ANTONYMS: &str = include_str!("antonyms.txt");
 /// eight words, four lemma lines.
 const RUN_BITS: u32 = 13;
 
-/// Entries sorted by a fingerprint, with where each run of equal top bits starts.
+/// Entries sorted by a fingerprint, with where each run of equal top bits starts. The
+/// fingerprint leads each entry's own order (a fingerprint, or a tuple that starts with it), so
+/// sorting the entries sorts them by it, and a tie between two lines of one form (there is
+/// none today) goes the same way on every build.
 struct Keyed<T> {
     entries: Vec<T>,
     /// `starts[r]..starts[r + 1]` are the entries whose key's top bits are `r`.
     starts: Vec<u32>,
 }
 
-impl<T> Keyed<T> {
-    fn new(
-        mut entries: Vec<T>,
-        key: impl Fn(&T) -> u64,
-        tie: impl Fn(&T, &T) -> std::cmp::Ordering,
-    ) -> Self {
-        // By key, then by the rest of the entry: a tie between two lines of one form (there
-        // is none today) would go the same way on every build.
-        entries.sort_unstable_by(|a, b| key(a).cmp(&key(b)).then_with(|| tie(a, b)));
+impl<T: Ord> Keyed<T> {
+    fn new(mut entries: Vec<T>, key: impl Fn(&T) -> u64) -> Self {
+        entries.sort_unstable();
         let runs = 1usize << RUN_BITS;
         let mut starts = Vec::with_capacity(runs + 1);
         let mut at = 0usize;
@@ -99,7 +96,7 @@ fn fingerprint(word: &str) -> u64 {
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let words = Keyed::new(WORDS.lines().map(fingerprint).collect(), |&f| f, Ord::cmp);
+        let words = Keyed::new(WORDS.lines().map(fingerprint).collect(), |&f| f);
         let mut lemmas = Vec::with_capacity(LEMMAS.len() / 16);
         let mut at = 0usize;
         for line in LEMMAS.split_inclusive('\n') {
@@ -112,7 +109,7 @@ fn tables() -> &'static Tables {
         }
         Tables {
             words,
-            lemmas: Keyed::new(lemmas, |&(f, _, _)| f, Ord::cmp),
+            lemmas: Keyed::new(lemmas, |&(f, _, _)| f),
         }
     })
 }
