@@ -385,3 +385,6 @@ fn trim(line: &[u8]) -> &[u8] {
     }
     line
 }
+
+#[cfg(test)]
+mod tests;

@@ -24,6 +24,7 @@
 //! [`DRAIN_TIMEOUT`]) for the calls still running to answer, as rmcp's loop waits for its own.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, OnceLock};
 use std::time::Duration;
 
@@ -166,6 +167,9 @@ pub(super) struct Calls {
     tasks: TaskTracker,
     /// When the input ended: the drain's deadline counts from it, as rmcp's does.
     ended: OnceLock<tokio::time::Instant>,
+    /// How many calls ran here: the one sign of which path a call took, since both answer
+    /// alike.
+    beside: AtomicU64,
 }
 
 impl Calls {
@@ -185,6 +189,12 @@ impl Calls {
     /// The input ended now (or could not be read).
     pub(super) fn input_ended(&self) {
         let _ = self.ended.set(tokio::time::Instant::now());
+    }
+
+    /// How many calls ran beside rmcp's loop so far (each counted as it starts).
+    #[cfg(test)]
+    pub(super) fn beside(&self) -> u64 {
+        self.beside.load(Ordering::Relaxed)
     }
 
     /// What runs `request` here, if it runs here: a `tools/call` once the session's peer
@@ -211,6 +221,7 @@ impl Calls {
     ) where
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        self.beside.fetch_add(1, Ordering::Relaxed);
         let ct = self.session.child_token();
         let serial = lock(in_flight).start(id.clone(), ct.clone());
         let mut settle = Settle {
