@@ -2,11 +2,13 @@
 //! (`GuardedStdio::serve`, what `Server::serve_stdio` runs), each rule of that path from
 //! the client's side: a cancelled call gets no answer and its tool sees its token cancelled;
 //! its progress notifications and logs reach the client, logs at the session's level; an id
-//! in flight is refused and free again once answered; calls before the session's peer exists,
-//! calls naming a protocol version, and a transport served the plain rmcp way are answered
-//! through rmcp; many calls in flight at once are each answered once, under their own ids;
-//! a call its timeout stops is answered; what a call leaves running is cancelled once it is
-//! answered; the end of the input waits for the calls still running.
+//! in flight is refused and free again once answered; calls before the session's peer exists
+//! and a transport served the plain rmcp way are answered through rmcp; a call naming a
+//! protocol version runs in that era, as only rmcp's loop can run it (from 2026-07-28 on, a
+//! request its tool sends the client is refused); many calls in flight at once are each
+//! answered once, under their own ids; a call its timeout stops is answered; what a call
+//! leaves running is cancelled once it is answered; the end of the input waits for the calls
+//! still running.
 //!
 //! Every test reads the server's output to its end after closing the input, so that "no
 //! answer" is checked on everything the server ever wrote, never on a wait.
@@ -18,6 +20,7 @@ use std::time::Duration;
 use crate::common::server_in;
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still used by every client era
 use disco_runtime::rmcp::model::LoggingLevel;
+use disco_runtime::rmcp::model::{ProtocolVersion, ServerRequest};
 use disco_runtime::rmcp::ServiceExt;
 use disco_runtime::server::GuardedStdio;
 use disco_runtime::{mcp_tool, Context};
@@ -103,6 +106,22 @@ async fn until_cancelled(ctx: Context, tag: String) -> String {
     let _watch = Watch(move || token.is_cancelled(), tag);
     ctx.cancelled().await;
     "cancelled".to_owned()
+}
+
+/// Send the client a `ping`: `answered` once it answers, `refused: WHY` when rmcp does not
+/// let the request out.
+#[mcp_tool(read_only)]
+async fn pings_client(ctx: Context) -> String {
+    let Some(peer) = ctx.peer() else {
+        return "no peer".to_owned();
+    };
+    match peer
+        .send_request(ServerRequest::PingRequest(Default::default()))
+        .await
+    {
+        Ok(_) => "answered".to_owned(),
+        Err(error) => format!("refused: {error}"),
+    }
 }
 
 /// Hang until the call's timeout stops it.
@@ -508,27 +527,80 @@ async fn many_calls_in_flight_are_each_answered_once_under_their_own_id() {
     assert_eq!(ids.len(), GATED * 2 + QUICK);
 }
 
-#[tokio::test]
-async fn a_call_naming_a_protocol_version_is_answered_through_rmcp() {
-    let mut wire = Wire::start(Serve::Beside);
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+/// The `_meta` of a call naming `version`, with what protocol 2026-07-28 requires beside it.
+fn naming(version: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": version,
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "beside", "version": "0"}
-    });
-    // A session opened by the call itself (protocol 2026-07-28, no `initialize`).
+    })
+}
+
+/// A call runs in the era its `_meta` names, not in the session's: on 2026-07-28 and later a
+/// server may send the client no request, and rmcp refuses the one the call's tool sends,
+/// although the session was initialized on 2025-06-18, which allows it. rmcp knows the
+/// call's era from a task-local only its loop sets: were such a call run beside the loop, the
+/// request would go out under the session's era.
+#[tokio::test]
+async fn a_call_naming_a_protocol_version_runs_in_that_era_through_rmcp() {
+    let mut wire = Wire::ready(Serve::Beside).await;
+    let named = ProtocolVersion::KNOWN_VERSIONS.iter().map(Some);
+    for (n, version) in [None].into_iter().chain(named).enumerate() {
+        let id = json!(n);
+        let mut params = json!({"name": "pings_client", "arguments": {}});
+        if let Some(version) = version {
+            params["_meta"] = naming(version.as_str());
+        }
+        wire.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+            .await;
+        // The client answers every request the server sends it, until the call's answer.
+        let mut pings = 0;
+        let answer = loop {
+            let line = wire.next().await.expect("the server is still there");
+            match (line.get("method"), line.get("id")) {
+                (Some(method), Some(ping)) => {
+                    assert_eq!(method, "ping", "{line}");
+                    pings += 1;
+                    wire.send(json!({"jsonrpc": "2.0", "id": ping, "result": {}}))
+                        .await;
+                }
+                (None, Some(answered)) if *answered == id => break line,
+                _ => wire.seen.push(line),
+            }
+        };
+        let era = version.unwrap_or(&ProtocolVersion::V_2025_06_18);
+        if *era >= ProtocolVersion::V_2026_07_28 {
+            assert!(text(&answer).starts_with("refused: "), "{era}: {answer}");
+            assert!(
+                text(&answer).contains("2026-07-28"),
+                "{era}: refused for its era: {answer}"
+            );
+            assert_eq!(pings, 0, "{era}: no request reached the client");
+        } else {
+            assert_eq!(text(&answer), "answered", "{era}: {answer}");
+            assert_eq!(pings, 1, "{era}");
+        }
+    }
+    let rest = wire.finish().await;
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+/// A session the first call opens (2026-07-28, no `initialize`): its calls, which name their
+/// protocol version, are answered through rmcp in that era; one without its metadata is
+/// refused as rmcp refuses it, though it runs beside rmcp's loop.
+#[tokio::test]
+async fn a_session_opened_by_a_call_is_answered_in_its_era() {
+    let mut wire = Wire::start(Serve::Beside);
     for id in 1..=3 {
         wire.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "echo", "arguments": {"text": "modern"}, "_meta": meta}}),
+            "name": "echo", "arguments": {"text": "modern"}, "_meta": naming("2026-07-28")}}),
         )
         .await;
         let answer = wire.answer(json!(id)).await;
         assert_eq!(text(&answer), "modern", "{answer}");
         assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
     }
-    // Without its metadata, a call of that session is refused as rmcp refuses it, though it
-    // runs beside rmcp's loop.
     wire.call(json!(4), "echo", json!({"text": "bare"})).await;
     let answer = wire.answer(json!(4)).await;
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
