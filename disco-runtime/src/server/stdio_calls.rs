@@ -17,6 +17,14 @@
 //!   its own holding that version (it decides whether the handler may send requests to the
 //!   client), which nothing outside rmcp can set.
 //!
+//! rmcp's loop sets one more task-local around each handler, `ORIGINATING_REQUEST`, the
+//! request's id, which a call run here goes without. rmcp uses it for one thing: a request the
+//! handler sends to the client carries that id in its extensions (`OriginatingRequestId`,
+//! never on the wire), for the streamable HTTP transport to send the request on the response
+//! stream of the call that made it. Over stdio there is one stream: this transport writes
+//! every message, whichever call it comes from, as a line of the one output, and reads no
+//! extensions. Without the id, such a request goes out the same way.
+//!
 //! A `notifications/cancelled` naming a call run here cancels the call's token and goes no
 //! further; a cancelled call's answer is never sent, as rmcp sends none. A call's token is
 //! also cancelled once it is answered (what it spawned stops, as under rmcp), and when the
