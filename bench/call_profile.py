@@ -9,7 +9,8 @@ Instructions: each server runs under callgrind twice (the two request counts, lo
 of the ten tools with valid arguments, one in flight); `callgrind_annotate --inclusive=yes`
 gives every function's inclusive count in both runs, and the difference divided by the
 difference of the counts is that function's cost per call, with start-up and the catalog
-build subtracted out. The table lists the functions of the call path, largest first.
+build subtracted out; the total, all threads, is callgrind's program total taken the same way.
+The table lists the functions of the call path, largest first.
 
 Heap: each server runs under massif for the higher count; the peak and the end-of-run heap
 are read from massif's snapshots, with the largest allocation sites at the peak, and the
@@ -61,20 +62,48 @@ def run_under(out_dir, tool_args, binary, transport, requests, warmup, pattern):
     sys.exit("valgrind wrote no output")
 
 
+# A line of callgrind_annotate's function table: count, percentage, `file:function [object]`.
 LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)$")
+OBJECT = re.compile(r"^(.*) \[[^\]]*\]$")
+
+# The key of the whole run's count (every thread) in what `inclusive` returns.
+TOTAL = "PROGRAM TOTALS"
 
 
 def inclusive(cg_file):
-    """function -> inclusive instructions, from callgrind_annotate."""
-    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
-                          cg_file], capture_output=True, text=True, check=True).stdout
+    """function -> inclusive instructions, from callgrind_annotate, and TOTAL -> the run's.
+
+    A function's own line in the table names its object, `file:function [object]`, and with
+    `--inclusive=yes` holds all it cost. A build with line tables adds, for each other source
+    file whose code was inlined into a function, a line `file:function` with no object: the
+    part of the function's cost on that file's lines, already in the function's own line. Only
+    the lines naming an object are read, so that a build with debug info counts each function
+    once, as a build without does (system libraries with line tables have such lines in both).
+    Source annotation is off: its lines have the same shape as the table's. It runs in `/`:
+    callgrind_annotate cuts the working directory off the files a function is in but not off
+    the files of the functions called, so a function under the working directory would get
+    its calls' costs under another name than its own line's.
+    """
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--auto=no",
+                          "--threshold=100", os.path.abspath(cg_file)],
+                         capture_output=True, text=True, check=True, cwd="/").stdout
     costs = {}
     for line in out.splitlines():
         m = LINE.match(line)
-        if m:
-            name = m.group(2).split(" [")[0]
-            name = name.split(":", 1)[1] if ":" in name and not name.startswith("<") else name
-            costs[name] = costs.get(name, 0) + int(m.group(1).replace(",", ""))
+        if not m:
+            continue
+        count = int(m.group(1).replace(",", ""))
+        if m.group(2) == TOTAL:
+            costs[TOTAL] = count
+            continue
+        own = OBJECT.match(m.group(2))
+        if not own:
+            continue
+        name = own.group(1)
+        name = name.split(":", 1)[1] if ":" in name and not name.startswith("<") else name
+        costs[name] = costs.get(name, 0) + count
+    if TOTAL not in costs:
+        sys.exit(f"callgrind_annotate gave no program total for {cg_file}")
     return costs
 
 
@@ -148,7 +177,7 @@ def main():
 
     for server in SERVERS:
         costs = per_call[server]
-        total = max(costs.values())
+        total = costs[TOTAL]
         print(f"\n### {server}: instructions per exact call ({a.transport}, one in flight), "
               f"inclusive, the largest {a.top} of its own functions\n")
         print(f"All threads: {total:,.0f} instructions per call.\n")
@@ -160,7 +189,7 @@ def main():
         # frames above and beside them are the same in both.
         own = ("disco_runtime", "disco_tools", "rmcp_tools", "jsonschema", "tracing")
         for f, c in sorted(costs.items(), key=lambda kv: -kv[1]):
-            if c < total * 0.002 or not any(o in f for o in own):
+            if f == TOTAL or c < total * 0.002 or not any(o in f for o in own):
                 continue
             print(f"| `{short(f)}` | {c:,.0f} | {100 * c / total:.1f}% |")
             shown += 1
