@@ -375,9 +375,12 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         server = server.discovery(sink);
         flush_events = Some(flush);
     }
+    // The gateway's tools send the client no requests (it declines an upstream's sampling,
+    // roots and elicitation: call.rs), so its calls may run beside rmcp's session loop.
     let mut http = HttpOptions::default()
         .stateless(args.stateless)
-        .rate_limit(config.disco.rate_limit);
+        .rate_limit(config.disco.rate_limit)
+        .calls_beside(true);
     if !config.disco.tokens.is_empty() {
         let mut tokens = BearerTokens::new();
         for t in &config.disco.tokens {

@@ -28,6 +28,7 @@ mod groups;
 mod guide;
 mod hostile_http;
 mod hostile_stdio;
+mod http_calls;
 mod json_answer;
 mod lint;
 mod listen;

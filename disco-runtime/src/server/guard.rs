@@ -365,6 +365,8 @@ pub(crate) struct Guarded {
     pub(crate) max_message_values: usize,
     /// The sessions (sessions mode): each answers only to the caller that created it.
     pub(crate) sessions: Option<Arc<Sessions>>,
+    /// When a session's calls run beside rmcp's loop (http_calls.rs).
+    pub(crate) beside: Option<Beside>,
     /// The memory all requests in flight may take together, and what one body may cost.
     pub(crate) budget: Arc<super::memory::Budget>,
     pub(crate) cost: super::memory::BodyCost,
@@ -372,6 +374,15 @@ pub(crate) struct Guarded {
     pub(crate) memory_wait: std::time::Duration,
     /// The rate limit per caller, when one is set.
     pub(crate) rate: Option<Arc<super::rate::Limiter>>,
+}
+
+/// What running a session's calls beside rmcp's loop takes.
+#[derive(Clone)]
+pub(crate) struct Beside {
+    /// Where a session registers its calls when it is initialized.
+    pub(crate) registry: super::http_calls::Registry,
+    /// The allowed hosts, as rmcp checks them: a call whose `Host` is not one goes to rmcp.
+    pub(crate) hosts: super::headers::HeaderRules,
 }
 
 impl tower_service::Service<Request> for Guarded {
@@ -401,13 +412,31 @@ impl tower_service::Service<Request> for Guarded {
 
 impl Guarded {
     async fn guard(self, req: Request) -> Response {
-        let max_body_bytes = self.max_body_bytes;
         let sessions = self.sessions.clone();
         if let Some(sessions) = &sessions {
             if let Some(refused) = foreign_session(sessions, &req) {
                 return refused;
             }
         }
+        // A session whose idleness is told here is busy while a request naming it is.
+        let activity = match (&self.beside, &sessions) {
+            (Some(_), Some(sessions)) => session_id(&req).and_then(|id| sessions.active(id)),
+            _ => None,
+        };
+        let response = self.guard_request(req, sessions).await;
+        match activity {
+            Some(activity) => response.map(|body| {
+                Body::new(super::memory::Held {
+                    body,
+                    _reservation: activity,
+                })
+            }),
+            None => response,
+        }
+    }
+
+    async fn guard_request(self, req: Request, sessions: Option<Arc<Sessions>>) -> Response {
+        let max_body_bytes = self.max_body_bytes;
         let inner = self.inner.clone();
         let forward = |req: Request| async move { inner.handle(req).await.map(Body::new) };
         if req.method() == Method::DELETE {
@@ -461,7 +490,8 @@ impl Guarded {
     ) -> Response {
         let max_body_bytes = self.max_body_bytes;
         let body_read_timeout = self.body_read_timeout;
-        let forward = |req: Request| async move { self.inner.handle(req).await.map(Body::new) };
+        let inner = self.inner.clone();
+        let forward = |req: Request| async move { inner.handle(req).await.map(Body::new) };
         // A body that is there already is read without arming a timer.
         let mut reading = std::pin::pin!(read_body(body, max_body_bytes));
         let first = std::future::poll_fn(|cx| {
@@ -527,6 +557,10 @@ impl Guarded {
                 return sessions_full(&bytes);
             }
         }
+        let (parts, bytes) = match self.beside_session(parts, bytes, &sessions).await {
+            Ok(answered) => return answered,
+            Err(request) => request,
+        };
         let json_body = parts
             .headers
             .get(header::CONTENT_TYPE)
@@ -548,6 +582,44 @@ impl Guarded {
         }
         response
     }
+}
+
+impl Guarded {
+    /// With calls beside rmcp's loop: a session's call answered here, a cancellation of one
+    /// noted, a session's `notifications/initialized` given the registry to register in.
+    /// `Err` hands the request on to rmcp.
+    async fn beside_session(
+        &self,
+        mut parts: http::request::Parts,
+        bytes: Bytes,
+        sessions: &Option<Arc<Sessions>>,
+    ) -> Result<Response, (http::request::Parts, Bytes)> {
+        let (Some(beside), Some(sessions)) = (&self.beside, sessions) else {
+            return Err((parts, bytes));
+        };
+        let Some(id) = parts.headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) else {
+            return Err((parts, bytes));
+        };
+        let Some(calls) = sessions.calls(id) else {
+            if super::http_calls::may_initialize(&bytes) {
+                parts.extensions.insert(beside.registry.clone());
+            }
+            return Err((parts, bytes));
+        };
+        if super::http_calls::may_cancel(&bytes) {
+            calls.cancel_named(&bytes);
+            return Err((parts, bytes));
+        }
+        match calls.call(parts, &bytes, &beside.hosts).await {
+            Ok(answered) => Ok(answered),
+            Err(parts) => Err((parts, bytes)),
+        }
+    }
+}
+
+/// The session a request names, if any.
+fn session_id(req: &Request) -> Option<&str> {
+    req.headers().get(SESSION_ID).and_then(|v| v.to_str().ok())
 }
 
 const SESSION_ID: &str = "mcp-session-id";

@@ -56,6 +56,12 @@ impl McpHandler {
     }
 }
 
+impl Own {
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+}
+
 impl ServerHandler for Own {
     /// The answer every caller shares; [`Embedded`] adds the tools' capabilities, and to
     /// `initialize` and `server/discover` the instructions written for the caller (see

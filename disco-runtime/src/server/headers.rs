@@ -94,6 +94,21 @@ impl HeaderRules {
         None
     }
 
+    /// Whether the request's one `Host` names an allowed host, as rmcp reads the allow-list
+    /// (an entry without a port accepts any port). A `Host` of any other shape is not
+    /// allowed here, whatever rmcp would make of it.
+    pub(crate) fn host_allowed(&self, headers: &HeaderMap) -> bool {
+        let mut hosts = headers.get_all(header::HOST).iter();
+        let (Some(host), None) = (hosts.next(), hosts.next()) else {
+            return false;
+        };
+        host.to_str()
+            .ok()
+            .filter(|h| !h.contains('@'))
+            .and_then(split_authority)
+            .is_some_and(|(name, port)| self.allowed(&name.to_ascii_lowercase(), port))
+    }
+
     fn allowed(&self, host: &str, port: Option<u16>) -> bool {
         self.hosts.is_empty()
             || self

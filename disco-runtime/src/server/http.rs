@@ -139,6 +139,14 @@ pub struct HttpOptions {
     ///
     /// [`RateLimit`]: super::RateLimit
     pub rate_limit: Option<super::RateLimit>,
+    /// Runs a session's `tools/call` beside rmcp's session worker and service loop, answered
+    /// as the POST's JSON body: six hand-offs between tasks fewer a call. Off by default: a
+    /// request a tool sends the client during such a call (elicitation, sampling) goes out on
+    /// the session's standalone GET stream rather than on the call's own, where a client that
+    /// opened no such stream never reads it. For servers whose tools send the client no
+    /// requests (disco-gateway turns it on). Calls with a progress token, and requests of
+    /// protocol 2026-07-28, go through rmcp either way.
+    pub calls_beside: bool,
     /// How long a request that finds no room in [`request_memory`](Self::request_memory)
     /// waits before its 503: 1 s.
     memory_wait: Duration,
@@ -166,6 +174,7 @@ impl Default for HttpOptions {
             max_sessions: default_max_sessions(),
             request_memory: None,
             rate_limit: None,
+            calls_beside: false,
             memory_wait: super::memory::WAIT,
         }
     }
@@ -293,6 +302,11 @@ impl HttpOptions {
             super::guard::message_values(max_argument_values),
         )
     }
+    /// Sets [`calls_beside`](Self::calls_beside).
+    pub fn calls_beside(mut self, yes: bool) -> Self {
+        self.calls_beside = yes;
+        self
+    }
     /// Sets [`rate_limit`](Self::rate_limit): `limit` per caller, or `None` for no limit.
     pub fn rate_limit(mut self, limit: Option<super::RateLimit>) -> Self {
         self.rate_limit = limit;
@@ -343,7 +357,25 @@ pub(crate) fn router(
     let cost = options.body_cost(max_argument_values);
     let budget = super::memory::Budget::new(options.request_memory_budget(max_argument_values));
     let base = McpHandler::of(shared);
-    let sessions = Arc::new(Sessions::new(options.max_sessions));
+    // The idle sessions are then ended by a task of the runtime serving them (sessions.rs):
+    // rmcp's worker no longer sees every request.
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    let beside = options.calls_beside && !options.stateless && runtime.is_some();
+    let sessions = Arc::new(Sessions::new(options.max_sessions, beside));
+    let beside = runtime.filter(|_| beside).map(|runtime| {
+        runtime.spawn(Sessions::end_idle(
+            Arc::downgrade(&sessions),
+            super::sessions::IDLE,
+            super::sessions::IDLE / 8,
+        ));
+        super::guard::Beside {
+            registry: super::http_calls::Registry {
+                sessions: sessions.clone(),
+                own: base.handler.clone(),
+            },
+            hosts: super::headers::HeaderRules::new(&options.allowed_hosts),
+        }
+    });
     let stateless = options.stateless;
     // Stateless HTTP has no sessions: its calls are recorded without one (no sequence).
     let service = StreamableHttpService::new(
@@ -365,6 +397,7 @@ pub(crate) fn router(
         body_read_timeout: options.body_read_timeout,
         max_message_values,
         sessions: (!options.stateless).then_some(sessions),
+        beside,
         budget,
         cost,
         memory_wait: options.memory_wait,

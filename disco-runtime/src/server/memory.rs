@@ -161,15 +161,15 @@ impl Drop for Reservation {
     }
 }
 
-/// A response body that holds its request's [`Reservation`] until it has been sent (or
-/// dropped): the parsed arguments of a call live until its answer is produced, and in sessions
+/// A response body that holds what its request holds (its [`Reservation`], or a session's
+/// [`Activity`](super::sessions::Activity)) until it has been sent (or dropped): the parsed arguments of a call live until its answer is produced, and in sessions
 /// mode the answer comes on this body's stream after the head was sent.
-pub(crate) struct Held {
+pub(crate) struct Held<G = Reservation> {
     pub(crate) body: axum::body::Body,
-    pub(crate) _reservation: Reservation,
+    pub(crate) _reservation: G,
 }
 
-impl http_body::Body for Held {
+impl<G: Unpin> http_body::Body for Held<G> {
     type Data = axum::body::Bytes;
     type Error = axum::Error;
 

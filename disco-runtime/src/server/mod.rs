@@ -9,6 +9,7 @@ mod guard;
 mod handler;
 mod headers;
 mod http;
+mod http_calls;
 mod json_answer;
 mod memory;
 mod rate;
@@ -315,6 +316,7 @@ impl Server {
             peers: Mutex::new(Vec::new()),
             subscriptions: Mutex::new(Vec::new()),
             next_subscription: std::sync::atomic::AtomicU64::new(0),
+            calls_beside: std::sync::atomic::AtomicU64::new(0),
             reloading: tokio::sync::Mutex::new(()),
             resources: self.resources,
         });

@@ -4,9 +4,15 @@
 //! rmcp's sessions answer to whoever presents the id; MCP's security guidance binds a session
 //! id to the user. The guard (guard.rs) looks up a session's creator here and answers a request
 //! from anyone else exactly as for an unknown session.
+//!
+//! When a session's calls run beside rmcp's loop (http_calls.rs), rmcp's session worker no
+//! longer sees them, and its idle timeout (five minutes without a message through it) would
+//! end a session that is calling all the time. Such sessions are ended here instead, by the
+//! same rule seen from the requests: a session no request has named for [`IDLE`], and with no
+//! request of its open (a call running, a stream being read), is closed as rmcp would close it.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use futures_util::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -17,6 +23,7 @@ use rmcp::transport::streamable_http_server::session::{
     RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 
+use super::http_calls::SessionCalls;
 use crate::tool::Caller;
 
 /// Why a session operation failed.
@@ -47,26 +54,119 @@ impl From<LocalSessionManagerError> for SessionsError {
 pub(crate) struct Sessions {
     inner: LocalSessionManager,
     max: usize,
-    /// Every open session and the caller whose request created it.
-    owners: Mutex<HashMap<SessionId, Caller>>,
+    /// Every open session: the caller whose request created it, and its calls run beside
+    /// rmcp's loop once it is initialized (when they are: see http_calls.rs).
+    owners: Mutex<HashMap<SessionId, Entry>>,
+}
+
+struct Entry {
+    caller: Caller,
+    calls: Option<Arc<SessionCalls>>,
+    /// When the last request naming the session ended (or the session was created).
+    last: tokio::time::Instant,
+    /// The requests naming it whose answers are still being sent.
+    open: usize,
+}
+
+/// How long a session no request names stays open, when the idle rule is kept here: rmcp's own
+/// default.
+pub(crate) const IDLE: std::time::Duration =
+    rmcp::transport::streamable_http_server::session::local::SessionConfig::DEFAULT_KEEP_ALIVE;
+
+/// A request naming a session, until its answer has been sent: the session is not idle.
+pub(crate) struct Activity {
+    sessions: std::sync::Weak<Sessions>,
+    id: SessionId,
+}
+
+impl Drop for Activity {
+    fn drop(&mut self) {
+        if let Some(sessions) = self.sessions.upgrade() {
+            if let Some(entry) = sessions.owners().get_mut(&self.id) {
+                entry.open = entry.open.saturating_sub(1);
+                entry.last = tokio::time::Instant::now();
+            }
+        }
+    }
 }
 
 impl Sessions {
-    pub(crate) fn new(max: usize) -> Self {
+    /// `idle_here`: whether sessions are ended for idleness here rather than by rmcp's worker
+    /// (see the module's documentation); the caller then runs [`Sessions::end_idle`].
+    pub(crate) fn new(max: usize, idle_here: bool) -> Self {
+        let mut inner = LocalSessionManager::default();
+        if idle_here {
+            inner.session_config.keep_alive = None;
+        }
         Sessions {
-            inner: LocalSessionManager::default(),
+            inner,
             max: max.max(1),
             owners: Mutex::new(HashMap::new()),
         }
     }
 
-    fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Caller>> {
+    /// A request naming session `id` (its caller's) begins: the session is not idle until the
+    /// returned guard is dropped.
+    pub(crate) fn active(self: &Arc<Self>, id: &str) -> Option<Activity> {
+        let mut owners = self.owners();
+        let id = owners.get_key_value(id)?.0.clone();
+        owners.get_mut(&id)?.open += 1;
+        Some(Activity {
+            sessions: Arc::downgrade(self),
+            id,
+        })
+    }
+
+    /// Ends, every `every`, the sessions idle for `idle` (see the module's documentation), as
+    /// long as `sessions` is alive.
+    pub(crate) async fn end_idle(
+        sessions: std::sync::Weak<Sessions>,
+        idle: std::time::Duration,
+        every: std::time::Duration,
+    ) {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(sessions) = sessions.upgrade() else {
+                return;
+            };
+            let now = tokio::time::Instant::now();
+            let idle: Vec<SessionId> = sessions
+                .owners()
+                .iter()
+                .filter(|(_, entry)| entry.open == 0 && now.duration_since(entry.last) >= idle)
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in idle {
+                tracing::debug!(session = %id, "session idle: closed");
+                if let Err(error) = sessions.close_session(&id).await {
+                    tracing::warn!(session = %id, %error, "closing an idle session failed");
+                }
+            }
+        }
+    }
+
+    fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Entry>> {
         crate::util::lock(&self.owners)
     }
 
     /// Whether `caller` created session `id`; `None` when no such session is open.
     pub(crate) fn owned_by(&self, id: &str, caller: &Caller) -> Option<bool> {
-        self.owners().get(id).map(|owner| owner == caller)
+        self.owners().get(id).map(|entry| &entry.caller == caller)
+    }
+
+    /// The calls of session `id` run beside rmcp's loop, once it registered them.
+    pub(crate) fn calls(&self, id: &str) -> Option<Arc<SessionCalls>> {
+        self.owners().get(id)?.calls.clone()
+    }
+
+    /// Session `id` runs its calls with `calls` from now on (its first registration stays:
+    /// a second `notifications/initialized` changes nothing).
+    pub(crate) fn set_calls(&self, id: &str, calls: SessionCalls) {
+        if let Some(entry) = self.owners().get_mut(id) {
+            entry.calls.get_or_insert_with(|| Arc::new(calls));
+        }
     }
 
     /// Whether a new session would be refused.
@@ -89,7 +189,15 @@ impl SessionManager for Sessions {
             .try_with(Clone::clone)
             .unwrap_or_default();
         let (id, transport) = self.inner.create_session().await?;
-        self.owners().insert(id.clone(), caller);
+        self.owners().insert(
+            id.clone(),
+            Entry {
+                caller,
+                calls: None,
+                last: tokio::time::Instant::now(),
+                open: 0,
+            },
+        );
         Ok((id, transport))
     }
 
@@ -107,7 +215,10 @@ impl SessionManager for Sessions {
 
     /// Called on DELETE and when a session's worker ends (idle timeout, shutdown).
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        self.owners().remove(id);
+        let closed = self.owners().remove(id);
+        if let Some(calls) = closed.and_then(|entry| entry.calls) {
+            calls.close();
+        }
         Ok(self.inner.close_session(id).await?)
     }
 
@@ -149,5 +260,71 @@ impl SessionManager for Sessions {
         _id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
         Ok(RestoreOutcome::NotSupported)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    async fn open(sessions: &Sessions) -> SessionId {
+        let (id, _transport) = sessions.create_session().await.expect("a session");
+        id
+    }
+
+    /// A session no request names for the idle time, with none open, is closed; one with a
+    /// request open, or named since, stays, and is closed once idle in its turn.
+    #[tokio::test(start_paused = true)]
+    async fn idle_sessions_are_closed_and_busy_ones_kept() {
+        let idle = Duration::from_secs(10);
+        let sessions = Arc::new(Sessions::new(16, true));
+        assert_eq!(sessions.inner.session_config.keep_alive, None);
+        let quiet = open(&sessions).await;
+        let busy = open(&sessions).await;
+        let named = open(&sessions).await;
+        let caller = Caller::default();
+        let held = sessions.active(&busy).expect("an open session");
+        tokio::spawn(Sessions::end_idle(
+            Arc::downgrade(&sessions),
+            idle,
+            Duration::from_secs(1),
+        ));
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        drop(sessions.active(&named));
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        // 12 s on: `quiet` is over the idle time, `named` was named 6 s ago, `busy` is busy.
+        assert_eq!(sessions.owned_by(&quiet, &caller), None, "closed");
+        assert_eq!(sessions.owned_by(&named, &caller), Some(true));
+        assert_eq!(sessions.owned_by(&busy, &caller), Some(true));
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(
+            sessions.owned_by(&named, &caller),
+            None,
+            "closed in its turn"
+        );
+        assert_eq!(sessions.owned_by(&busy, &caller), Some(true), "still busy");
+        drop(held);
+        tokio::time::sleep(Duration::from_secs(12)).await;
+        assert_eq!(
+            sessions.owned_by(&busy, &caller),
+            None,
+            "idle once its request ended"
+        );
+        assert!(
+            sessions.active(&busy).is_none(),
+            "a closed session is not made busy"
+        );
+    }
+
+    /// Without the idle rule kept here, rmcp's worker keeps its own.
+    #[test]
+    fn rmcps_idle_rule_stays_unless_kept_here() {
+        let sessions = Sessions::new(16, false);
+        assert_eq!(
+            sessions.inner.session_config.keep_alive,
+            Some(IDLE),
+            "rmcp's default"
+        );
     }
 }

@@ -31,6 +31,8 @@ pub(crate) struct Shared {
     /// the tool list changes, by a number of their own, with their caller.
     pub(super) subscriptions: Mutex<Vec<(u64, Caller, SubscriptionSink)>>,
     pub(super) next_subscription: std::sync::atomic::AtomicU64,
+    /// Calls of HTTP sessions answered beside rmcp's loop (http_calls.rs).
+    pub(super) calls_beside: std::sync::atomic::AtomicU64,
     /// Held by a reload from its rebuild to its swap, so that an older rebuild never replaces
     /// a newer one.
     pub(super) reloading: tokio::sync::Mutex<()>,
@@ -196,6 +198,16 @@ impl ServerHandle {
     /// The catalog served now, or `None` before the server runs.
     pub fn catalog(&self) -> Option<Arc<crate::catalog::Catalog>> {
         self.running.get().map(|s| s.catalog())
+    }
+
+    /// How many calls of HTTP sessions were answered beside rmcp's loop
+    /// ([`HttpOptions::calls_beside`](super::HttpOptions::calls_beside)), or `None` before the
+    /// server runs.
+    #[doc(hidden)]
+    pub fn calls_beside(&self) -> Option<u64> {
+        self.running
+            .get()
+            .map(|s| s.calls_beside.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// The counters of resolution, repair and failures, or `None` before the server runs.

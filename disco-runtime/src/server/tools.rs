@@ -153,6 +153,18 @@ impl Clone for Tools {
 }
 
 impl Tools {
+    /// Another handle of this same session (its log level, its number), where a clone is a
+    /// new session's.
+    pub(crate) fn same_session(&self) -> Self {
+        Tools {
+            shared: self.shared.clone(),
+            log_filter: self.log_filter.clone(),
+            acknowledged: self.acknowledged.clone(),
+            session: self.session,
+            introduced_on: self.introduced_on.clone(),
+        }
+    }
+
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
         Tools {
             shared,
@@ -334,6 +346,13 @@ impl Tools {
     pub fn on_initialized(&self, context: &NotificationContext<RoleServer>) {
         let caller = caller_of(&context.extensions);
         self.shared.add_peer(context.peer.clone(), caller.clone());
+        // Served over HTTP with calls beside rmcp's loop: the session's calls run with this
+        // session's handle and peer from now on (http_calls.rs).
+        if let Some(parts) = context.extensions.get::<::http::request::Parts>() {
+            if let Some(registry) = parts.extensions.get::<super::http_calls::Registry>() {
+                registry.register(&parts.headers, self.same_session(), context.peer.clone());
+            }
+        }
         // rmcp runs a notification beside the requests that follow it: a reload that a call
         // made after `initialize` (a plugin installed) may have collected the sessions before
         // this one was added, and told it nothing. Tell it now, under the reload's own rule
