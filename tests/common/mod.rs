@@ -1,5 +1,6 @@
 pub mod http;
 pub mod named;
+pub mod notes;
 
 use disco_runtime::catalog::JsonCatalogProvider;
 use disco_runtime::{Catalog, Server};

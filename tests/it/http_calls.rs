@@ -11,14 +11,13 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::common::http::*;
+use crate::common::notes::noted;
 use crate::common::{server_in, Rng};
 use disco_runtime::{mcp_tool, Context, HttpOptions, ServerHandle};
 use serde_json::{json, Value};
-use tokio::sync::Notify;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -40,51 +39,11 @@ fn refuse(reason: String) -> Result<String, String> {
     Err(format!("refused: {reason}"))
 }
 
-/// What the tools saw, by tag: `started:TAG`, `cancelled:TAG`.
-fn seen() -> &'static (Mutex<Vec<String>>, Notify) {
-    static SEEN: std::sync::OnceLock<(Mutex<Vec<String>>, Notify)> = std::sync::OnceLock::new();
-    SEEN.get_or_init(Default::default)
-}
-
-fn note(event: String) {
-    let (events, changed) = seen();
-    events.lock().unwrap().push(event);
-    changed.notify_waiters();
-}
-
-/// Waits until a tool noted `event`.
-async fn noted(event: &str) {
-    let (events, changed) = seen();
-    tokio::time::timeout(WAIT, async {
-        loop {
-            let notified = changed.notified();
-            if events.lock().unwrap().iter().any(|e| e == event) {
-                return;
-            }
-            notified.await;
-        }
-    })
-    .await
-    .unwrap_or_else(|_| panic!("no tool noted `{event}`"));
-}
-
-/// Note `started:TAG` and wait for the call's cancellation. When the call ends (a cancelled
-/// call's tool is dropped), note `cancelled:TAG` if its token was cancelled by then, else
-/// `ended:TAG`.
+/// Note `started:TAG` and wait for the call's cancellation; note how the call ended
+/// (`common::notes::until_cancelled`).
 #[mcp_tool(read_only)]
 async fn until_cancelled(ctx: Context, tag: String) -> String {
-    struct Watch<F: Fn() -> bool>(F, String);
-    impl<F: Fn() -> bool> Drop for Watch<F> {
-        fn drop(&mut self) {
-            let how = if (self.0)() { "cancelled" } else { "ended" };
-            note(format!("{how}:{}", self.1));
-        }
-    }
-    note(format!("started:{tag}"));
-    let token = ctx.cancellation_token();
-    let _watch = Watch(move || token.is_cancelled(), tag);
-    ctx.cancelled().await;
-    "cancelled".to_owned()
+    crate::common::notes::until_cancelled(ctx, tag).await
 }
 
 /// Wait `ms` milliseconds, then answer `tag`.
@@ -256,12 +215,24 @@ impl Shape {
             change(&mut shape);
             shapes.push(shape);
         };
-        ORIGINS.map(|origin| vary(&|s| s.origin = origin));
-        ACCEPTS.map(|accept| vary(&|s| s.accept = accept));
-        CONTENT_TYPES.map(|content_type| vary(&|s| s.content_type = content_type));
-        VERSIONS.map(|version| vary(&|s| s.version = version));
-        EXTRAS.map(|extra| vary(&|s| s.extra = extra));
-        HOSTS.map(|host| vary(&|s| s.host = host));
+        for origin in ORIGINS {
+            vary(&|s| s.origin = origin);
+        }
+        for accept in ACCEPTS {
+            vary(&|s| s.accept = accept);
+        }
+        for content_type in CONTENT_TYPES {
+            vary(&|s| s.content_type = content_type);
+        }
+        for version in VERSIONS {
+            vary(&|s| s.version = version);
+        }
+        for extra in EXTRAS {
+            vary(&|s| s.extra = extra);
+        }
+        for host in HOSTS {
+            vary(&|s| s.host = host);
+        }
         for meta in metas() {
             vary(&|s| s.meta = meta.clone());
         }
@@ -270,11 +241,11 @@ impl Shape {
         for _ in 0..random {
             shapes.push(Shape {
                 origin: *rng.pick(&ORIGINS),
-                accept: *rng.pick(&ACCEPTS),
-                content_type: *rng.pick(&CONTENT_TYPES),
+                accept: ACCEPTS[rng.below(ACCEPTS.len())],
+                content_type: CONTENT_TYPES[rng.below(CONTENT_TYPES.len())],
                 version: *rng.pick(&VERSIONS),
                 extra: *rng.pick(&EXTRAS),
-                host: *rng.pick(&HOSTS),
+                host: HOSTS[rng.below(HOSTS.len())],
                 meta: rng.pick(&all_metas).clone(),
             });
         }
@@ -419,7 +390,7 @@ async fn a_cancelled_call_gets_no_answer_and_its_tool_sees_the_cancellation() {
         .into_iter()
         .enumerate()
     {
-        let tag = format!("cancel-{n}");
+        let tag = format!("http-cancel-{n}");
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "until_cancelled", "arguments": {"tag": tag}}});
         let before = beside_count(&handle);
@@ -477,7 +448,7 @@ async fn a_deleted_session_cancels_its_calls() {
         ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned()),
     ];
     let before = beside_count(&handle);
-    let tags: Vec<String> = (0..3).map(|n| format!("deleted-{n}")).collect();
+    let tags: Vec<String> = (0..3).map(|n| format!("http-deleted-{n}")).collect();
     let mut pending = Vec::new();
     for (n, tag) in tags.iter().enumerate() {
         let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",

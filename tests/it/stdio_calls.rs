@@ -17,6 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::notes::{note, noted};
 use crate::common::server_in;
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still used by every client era
 use disco_runtime::rmcp::model::LoggingLevel;
@@ -47,34 +48,6 @@ fn gate_of(tag: &str) -> Arc<Notify> {
         .clone()
 }
 
-/// What the tools saw, by tag: `started`, `cancelled`.
-fn seen() -> &'static (Mutex<Vec<String>>, Notify) {
-    static SEEN: std::sync::OnceLock<(Mutex<Vec<String>>, Notify)> = std::sync::OnceLock::new();
-    SEEN.get_or_init(Default::default)
-}
-
-fn note(event: String) {
-    let (events, changed) = seen();
-    events.lock().unwrap().push(event);
-    changed.notify_waiters();
-}
-
-/// Waits until a tool noted `event`.
-async fn noted(event: &str) {
-    let (events, changed) = seen();
-    tokio::time::timeout(WAIT, async {
-        loop {
-            let notified = changed.notified();
-            if events.lock().unwrap().iter().any(|e| e == event) {
-                return;
-            }
-            notified.await;
-        }
-    })
-    .await
-    .unwrap_or_else(|_| panic!("no tool noted `{event}`"));
-}
-
 /// Wait until `open` opens the gate `tag`, then answer `tag`.
 #[mcp_tool(read_only)]
 async fn gate(tag: String) -> String {
@@ -89,23 +62,11 @@ fn open(tag: String) -> String {
     "opened".to_owned()
 }
 
-/// Note `started:TAG` and wait for the call's cancellation. When the call ends (the tool
-/// runs on, or is dropped, once its call is cancelled), note `cancelled:TAG` if its token
-/// was cancelled by then, else `ended:TAG`.
+/// Note `started:TAG` and wait for the call's cancellation; note how the call ended
+/// (`common::notes::until_cancelled`).
 #[mcp_tool(read_only)]
 async fn until_cancelled(ctx: Context, tag: String) -> String {
-    struct Watch<F: Fn() -> bool>(F, String);
-    impl<F: Fn() -> bool> Drop for Watch<F> {
-        fn drop(&mut self) {
-            let how = if (self.0)() { "cancelled" } else { "ended" };
-            note(format!("{how}:{}", self.1));
-        }
-    }
-    note(format!("started:{tag}"));
-    let token = ctx.cancellation_token();
-    let _watch = Watch(move || token.is_cancelled(), tag);
-    ctx.cancelled().await;
-    "cancelled".to_owned()
+    crate::common::notes::until_cancelled(ctx, tag).await
 }
 
 /// Send the client a `ping`: `answered` once it answers, `refused: WHY` when rmcp does not

@@ -37,7 +37,6 @@
 //! the server stopping) the calls still running are cancelled the same way. A call whose
 //! client goes away runs on to its end, as under rmcp.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -52,12 +51,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::Own;
 use super::headers::HeaderRules;
+use super::in_flight::{InFlight, Settle};
 use super::sessions::Sessions;
 use super::{McpHandler, Tools};
 use crate::util::lock;
-
-/// At most this many calls run here at once in one session; past it they go to rmcp.
-const MAX_RUNNING: usize = 4_096;
 
 /// What a session's `notifications/initialized` finds in its HTTP request's extensions when
 /// calls run beside rmcp's loop: where [`Tools::on_initialized`] registers the session.
@@ -84,7 +81,7 @@ impl Registry {
                 handler: Arc::new(handler),
                 peer,
                 token: CancellationToken::new(),
-                running: Mutex::new(Running::default()),
+                running: Arc::default(),
             },
         );
     }
@@ -99,20 +96,13 @@ pub(crate) struct SessionCalls {
     peer: Peer<RoleServer>,
     /// The parent of every call's token: cancelled when the session ends.
     token: CancellationToken,
-    running: Mutex<Running>,
-}
-
-/// The calls of a session running here, by id, each with its token.
-#[derive(Default)]
-struct Running {
-    calls: HashMap<RequestId, (u64, CancellationToken)>,
-    next: u64,
+    running: Arc<Mutex<InFlight>>,
 }
 
 impl SessionCalls {
     /// The session ended: its calls are cancelled, and none is answered.
     pub(crate) fn close(&self) {
-        lock(&self.running).calls.clear();
+        lock(&self.running).cancel_all();
         self.token.cancel();
     }
 
@@ -131,15 +121,8 @@ impl SessionCalls {
         let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body) else {
             return;
         };
-
-        if cancelled.method != "notifications/cancelled" {
-            return;
-        }
-        if let Some((_, ct)) = lock(&self.running)
-            .calls
-            .remove(&cancelled.params.request_id)
-        {
-            ct.cancel();
+        if cancelled.method == "notifications/cancelled" {
+            lock(&self.running).cancel(&cancelled.params.request_id);
         }
     }
 
@@ -166,13 +149,10 @@ impl SessionCalls {
         let ct = self.token.child_token();
         let serial = {
             let mut running = lock(&self.running);
-            if running.calls.len() >= MAX_RUNNING || running.calls.contains_key(&id) {
+            if !running.has_room() || running.contains(&id) {
                 return Err(parts);
             }
-            running.next += 1;
-            let serial = running.next;
-            running.calls.insert(id.clone(), (serial, ct.clone()));
-            serial
+            running.start(id.clone(), ct.clone())
         };
         // As rmcp's loop builds the context: `_meta` first, then the extensions, moved out of
         // the request, with the HTTP request's parts as rmcp's HTTP service adds them.
@@ -183,13 +163,7 @@ impl SessionCalls {
         context.ct = ct.child_token();
         context.meta = meta;
         context.extensions = extensions;
-        let settle = Settle {
-            calls: self.clone(),
-            id: id.clone(),
-            serial,
-            ct,
-            settled: false,
-        };
+        let settle = Settle::new(self.running.clone(), id.clone(), serial, ct);
         self.handler
             .handler
             .shared()
@@ -214,44 +188,6 @@ impl SessionCalls {
                 id,
             ),
         })
-    }
-}
-
-/// Settles a call run here however its task ends: answered, or unwound by a panic in the
-/// handler (then its id is freed and what it started is cancelled).
-struct Settle {
-    calls: Arc<SessionCalls>,
-    id: RequestId,
-    serial: u64,
-    ct: CancellationToken,
-    settled: bool,
-}
-
-impl Settle {
-    /// Frees the id and cancels the call's token: whether to send the answer (not when the
-    /// client cancelled the call or the session ended).
-    fn settle(&mut self) -> bool {
-        self.settled = true;
-        let mut running = lock(&self.calls.running);
-        let ours = running
-            .calls
-            .get(&self.id)
-            .is_some_and(|(serial, _)| *serial == self.serial);
-        if ours {
-            running.calls.remove(&self.id);
-        }
-        drop(running);
-        self.ct.cancel();
-        ours
-    }
-}
-
-impl Drop for Settle {
-    fn drop(&mut self) {
-        if !self.settled {
-            tracing::error!(id = %self.id, "tools/call ended without an answer: its handler panicked");
-            self.settle();
-        }
     }
 }
 

@@ -10,6 +10,7 @@ mod handler;
 mod headers;
 mod http;
 mod http_calls;
+mod in_flight;
 mod json_answer;
 mod memory;
 mod rate;
