@@ -10,6 +10,9 @@
 //! end a session that is calling all the time. Such sessions are ended here instead, by the
 //! same rule seen from the requests: a session no request has named for [`IDLE`], and with no
 //! request of its open (a call running, a stream being read), is closed as rmcp would close it.
+//! One difference: rmcp's worker ends a session whose standalone (GET) stream is open but
+//! silent for that long; here an open stream is a request open, and its session stays while
+//! the client holds it (the connection limit bounds such clients).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
