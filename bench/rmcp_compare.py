@@ -19,6 +19,10 @@ disco/rmcp the median of the paired rounds' ratios with its 90% bootstrap lower 
 `--pin-server CPUS` and `--pin-driver CPUS` pin the server and loadgen with `taskset -c`
 (the server as `taskset -c CPUS SERVER`, which execs it, so loadgen still measures the
 server's own process). Unpinned by default.
+
+`--calls-beside` adds a fourth series in the same rounds, `disco-beside`: disco-tools with
+`HttpOptions::calls_beside` on (a session's calls beside rmcp's session loop; stdio and stateless
+HTTP serve as without it), reported on its own lines against rmcp.
 """
 import argparse
 import json
@@ -40,6 +44,8 @@ SERVERS = {
     "rmcp": ("rmcp-tools", []),
     "rmcp-readme": ("rmcp-tools", ["--server-arg", "--router-per-call"]),
 }
+# With --calls-beside: disco again with `HttpOptions::calls_beside` on, as a series of its own.
+BESIDE = ("disco-beside", ("disco-tools", ["--server-arg", "--calls-beside"]))
 
 
 def run(series, transport, extra, conc, requests, pin_server=None, pin_driver=None):
@@ -83,7 +89,11 @@ def main():
     ap.add_argument("--concurrency", default=",".join(map(str, CONCURRENCY)))
     ap.add_argument("--pin-server", default=None, help="CPU list for the server (taskset -c)")
     ap.add_argument("--pin-driver", default=None, help="CPU list for loadgen (taskset -c)")
+    ap.add_argument("--calls-beside", action="store_true",
+                    help="add the series disco-beside: disco with HttpOptions::calls_beside on")
     a = ap.parse_args()
+    if a.calls_beside:
+        SERVERS[BESIDE[0]] = BESIDE[1]
     if (a.pin_server or a.pin_driver) and not shutil.which("taskset"):
         sys.exit("taskset not found (util-linux)")
     results = []
@@ -103,6 +113,15 @@ def main():
                   f"rmcp {mmm([x['calls_per_s'] for x in m])}/s ratio {mmm(ratio, '{:.3f}')} "
                   f"(90% lower bound {lower_bound(ratio):.3f})",
                   file=sys.stderr, flush=True)
+            if BESIDE[0] in rows:
+                b = rows[BESIDE[0]]
+                ratio = [x["calls_per_s"] / y["calls_per_s"] for x, y in zip(b, m)]
+                cpu = [x["server_cpu_us_per_call"] / y["server_cpu_us_per_call"]
+                       for x, y in zip(b, m) if x["server_cpu_us_per_call"] and y["server_cpu_us_per_call"]]
+                print(f"{transport:15} c={conc:<3} disco-beside {mmm([x['calls_per_s'] for x in b])}/s "
+                      f"ratio to rmcp {mmm(ratio, '{:.3f}')} (90% lower bound {lower_bound(ratio):.3f}), "
+                      f"server CPU {mmm(cpu, '{:.3f}')} of rmcp's",
+                      file=sys.stderr, flush=True)
     if a.out:
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
         with open(a.out, "w") as f:

@@ -131,14 +131,20 @@ mod tools_logic {
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let server = Server::from_inventory().name("bench-tools");
+    // `--calls-beside` (before `--http`): a session's calls run beside rmcp's session loop.
+    let calls_beside = args.first().is_some_and(|a| a == "--calls-beside");
+    let args = &args[usize::from(calls_beside)..];
     match args.first().map(String::as_str) {
         Some("--http") => {
             let addr = args.get(1).map(String::as_str).unwrap_or("127.0.0.1:0");
             let stateless = args.iter().any(|a| a == "--stateless");
             let listener = tokio::net::TcpListener::bind(addr).await?;
             println!("LISTENING http://{}/mcp", listener.local_addr()?);
+            let options = HttpOptions::default()
+                .stateless(stateless)
+                .calls_beside(calls_beside);
             server
-                .http_options(HttpOptions::default().stateless(stateless))
+                .http_options(options)
                 .serve_http_on(listener, async {
                     let _ = tokio::signal::ctrl_c().await;
                 })
