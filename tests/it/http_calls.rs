@@ -7,7 +7,13 @@
 //!   random combinations; and the call runs beside rmcp's loop exactly when the rule says so;
 //! - a cancelled call's POST ends with no answer, and its tool sees its token cancelled; so
 //!   does a call whose session is deleted under it;
-//! - many calls of one session at once are each answered once, under their own ids.
+//! - many calls of one session at once are each answered once, under their own ids;
+//! - a call slower than the JSON wait gets its head at once, as an event stream whose one
+//!   event is the answer rmcp's path gives;
+//! - a call whose id is in use by another call run beside goes through rmcp;
+//! - a session answers only to its creator, and the rate limit counts calls run beside;
+//! - a session no request names for the idle time is closed (a long call keeps it, an open GET
+//!   stream does not), and its calls then get 404.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -16,7 +22,9 @@ use std::time::Duration;
 use crate::common::http::*;
 use crate::common::notes::noted;
 use crate::common::{server_in, Rng};
-use disco_runtime::{mcp_tool, Context, HttpOptions, ServerHandle};
+use disco_runtime::{
+    mcp_tool, BearerTokens, Caller, Context, HttpOptions, RateLimit, Server, ServerHandle,
+};
 use serde_json::{json, Value};
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -55,11 +63,23 @@ async fn later(tag: String, ms: u64) -> String {
 
 /// A server over this module's tools, with calls beside rmcp's loop or not.
 async fn serve(beside: bool) -> (SocketAddr, ServerHandle, tokio::sync::oneshot::Sender<()>) {
-    let server =
-        server_in(module_path!()).http_options(HttpOptions::default().calls_beside(beside));
+    serve_with(HttpOptions::default().calls_beside(beside)).await
+}
+
+async fn serve_with(
+    options: HttpOptions,
+) -> (SocketAddr, ServerHandle, tokio::sync::oneshot::Sender<()>) {
+    let server: Server = server_in(module_path!()).http_options(options);
     let handle = server.handle();
     let (addr, stop) = start(server).await;
     (addr, handle, stop)
+}
+
+fn call_body(id: Value, name: &str, arguments: Value) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+    .to_string()
+    .into_bytes()
 }
 
 fn beside_count(handle: &ServerHandle) -> u64 {
@@ -107,7 +127,11 @@ struct Shape {
     meta: Option<Value>,
 }
 
-const ORIGINS: [Option<&str>; 2] = [None, Some("http://localhost:5173")];
+const ORIGINS: [Option<&str>; 3] = [
+    None,
+    Some("http://localhost:5173"),
+    Some("http://evil.example"),
+];
 const ACCEPTS: [&str; 6] = [
     "application/json, text/event-stream",
     "text/event-stream, application/json",
@@ -536,4 +560,212 @@ async fn many_calls_at_once_are_each_answered_under_their_own_id() {
     }
     assert_eq!(answered.len(), 48);
     assert_eq!(beside_count(&handle) - before, 48);
+}
+
+#[tokio::test]
+async fn a_slow_call_gets_its_head_at_once_and_the_answer_as_its_event() {
+    let (beside_addr, beside, _stop_beside) = serve(true).await;
+    let (plain_addr, _plain, _stop_plain) = serve(false).await;
+    let beside_session = open_ready(beside_addr, &beside).await;
+    let plain_session = open_session(plain_addr, &[]).await;
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let before = beside_count(&beside);
+    for (n, id) in [json!(3), json!("slow")].into_iter().enumerate() {
+        let tag = format!("slow-{n}");
+        let body = call_body(id, "later", json!({"tag": tag, "ms": 600}));
+        let got = post(
+            beside_addr,
+            &[("Mcp-Session-Id", beside_session.as_str()), version],
+            &body,
+        )
+        .await;
+        let want = post(
+            plain_addr,
+            &[("Mcp-Session-Id", plain_session.as_str()), version],
+            &body,
+        )
+        .await;
+        assert_eq!(got.status, 200, "{}", got.text());
+        assert!(
+            got.header("content-type")
+                .is_some_and(|c| c.starts_with("text/event-stream")),
+            "{got:?}"
+        );
+        assert_eq!(got.json(), want.json(), "the answer rmcp's path gives");
+        assert_eq!(got.json()["result"]["content"][0]["text"], tag.as_str());
+    }
+    assert_eq!(beside_count(&beside) - before, 2, "run beside rmcp's loop");
+}
+
+#[tokio::test]
+async fn a_call_whose_id_is_in_use_goes_through_rmcp() {
+    let (addr, handle, _stop) = serve(true).await;
+    let session = open_ready(addr, &handle).await;
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    for id in [json!(8), json!("eight")] {
+        let tag = format!("http-in-use-{id}");
+        let before = beside_count(&handle);
+        let first = {
+            let session = session.clone();
+            let body = call_body(id.clone(), "until_cancelled", json!({"tag": tag}));
+            tokio::spawn(async move {
+                let headers = [
+                    ("Mcp-Session-Id", session.as_str()),
+                    ("MCP-Protocol-Version", "2025-06-18"),
+                ];
+                post(addr, &headers, &body).await
+            })
+        };
+        noted(&format!("started:{tag}")).await;
+        assert_eq!(beside_count(&handle) - before, 1);
+        let twin = call_body(id.clone(), "echo", json!({"text": "twin"}));
+        let r = post(addr, &headers, &twin).await;
+        assert_eq!(
+            r.json()["result"]["content"][0]["text"],
+            "twin",
+            "{}",
+            r.text()
+        );
+        assert_eq!(
+            beside_count(&handle) - before,
+            1,
+            "the twin went through rmcp"
+        );
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id}});
+        let r = post(addr, &headers, cancel.to_string().as_bytes()).await;
+        assert_eq!(r.status, 202, "{}", r.text());
+        noted(&format!("cancelled:{tag}")).await;
+        let r = tokio::time::timeout(WAIT, first)
+            .await
+            .expect("the first call's POST ends")
+            .expect("the request task");
+        assert!(r.body.is_empty(), "no answer: {}", r.text());
+    }
+}
+
+#[tokio::test]
+async fn a_session_answers_its_creator_alone_and_calls_beside_count_against_the_rate() {
+    let tokens = BearerTokens::new()
+        .token("token-a", Caller::new("alice"))
+        .token("token-b", Caller::new("bob"));
+    let options = HttpOptions::default()
+        .calls_beside(true)
+        .bearer_auth(tokens)
+        .rate_limit(Some(RateLimit::new(0.001, 40)));
+    let (addr, handle, _stop) = serve_with(options).await;
+    let alice = ("Authorization", "Bearer token-a");
+    let session = open_session(addr, &[alice]).await;
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let as_alice = [alice, ("Mcp-Session-Id", session.as_str()), version];
+    // Alice's calls run beside rmcp's loop (once the session is registered).
+    let mut ran = false;
+    for n in 0..20 {
+        let before = beside_count(&handle);
+        let body = call_body(json!(n), "echo", json!({"text": "alice"}));
+        let r = post(addr, &as_alice, &body).await;
+        assert_eq!(r.json()["result"]["content"][0]["text"], "alice");
+        if beside_count(&handle) > before {
+            ran = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(ran, "alice's calls run beside rmcp's loop");
+    // Bob, with alice's session: as for a session that does not exist, and nothing runs.
+    let as_bob = [
+        ("Authorization", "Bearer token-b"),
+        ("Mcp-Session-Id", session.as_str()),
+        version,
+    ];
+    for id in [json!(100), json!("bob")] {
+        let before = beside_count(&handle);
+        let r = post(
+            addr,
+            &as_bob,
+            &call_body(id, "echo", json!({"text": "bob"})),
+        )
+        .await;
+        assert_eq!(r.status, 404, "{}", r.text());
+        assert_eq!(beside_count(&handle), before);
+    }
+    // Alice's burst runs out, beside rmcp's loop as through it: 429, and no call runs.
+    let mut refused = false;
+    for n in 0..60 {
+        let before = beside_count(&handle);
+        let body = call_body(json!(1000 + n), "echo", json!({"text": "again"}));
+        let r = post(addr, &as_alice, &body).await;
+        if r.status == 429 {
+            assert_eq!(beside_count(&handle), before, "a refused call does not run");
+            refused = true;
+            break;
+        }
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    assert!(refused, "the rate limit refused a call run beside");
+}
+
+#[tokio::test]
+async fn an_idle_session_is_closed_unless_a_call_keeps_it() {
+    let idle = Duration::from_millis(400);
+    let options = HttpOptions::default().calls_beside(true).session_idle(idle);
+    let (addr, handle, _stop) = serve_with(options).await;
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+
+    // A call three times as long as the idle time is answered: the session stays while it runs.
+    let session = open_ready(addr, &handle).await;
+    let headers = [("Mcp-Session-Id", session.as_str()), version];
+    let long = call_body(json!(1), "later", json!({"tag": "long", "ms": 1200}));
+    let r = post(addr, &headers, &long).await;
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "long",
+        "{}",
+        r.text()
+    );
+    // Then nothing names it: it is closed, and a call gets 404.
+    gone(addr, &session).await;
+
+    // An open GET stream does not keep its session.
+    let session = open_ready(addr, &handle).await;
+    let listening = {
+        let session = session.clone();
+        tokio::spawn(async move {
+            let mut stream = Conn::open(addr).await;
+            let headers = [
+                ("Accept", "text/event-stream"),
+                ("Mcp-Session-Id", session.as_str()),
+                ("MCP-Protocol-Version", "2025-06-18"),
+            ];
+            stream.request("GET", "/mcp", &headers, b"").await
+        })
+    };
+    gone(addr, &session).await;
+    let _ = tokio::time::timeout(WAIT, listening).await;
+}
+
+/// Waits until a call naming `session` gets 404, asking every second (each call names the
+/// session, so the asking leaves it idle long enough between calls).
+async fn gone(addr: SocketAddr, session: &str) {
+    let headers = [
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let closed = async {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let body = call_body(json!("idle?"), "echo", json!({"text": "idle?"}));
+            let r = post(addr, &headers, &body).await;
+            if r.status == 404 {
+                return;
+            }
+            assert_eq!(r.status, 200, "{}", r.text());
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), closed)
+        .await
+        .expect("the idle session is closed");
 }

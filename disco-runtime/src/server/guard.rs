@@ -419,8 +419,12 @@ impl Guarded {
             }
         }
         // A session whose idleness is told here is busy while a request naming it is.
-        let activity = match (&self.beside, &sessions) {
-            (Some(_), Some(sessions)) => session_id(&req).and_then(|id| sessions.active(id)),
+        let activity = match (&self.beside, &sessions, session_id(&req)) {
+            (Some(_), Some(sessions), Some(id)) if req.method() == Method::GET => {
+                sessions.touch(id);
+                None
+            }
+            (Some(_), Some(sessions), Some(id)) => sessions.active(id),
             _ => None,
         };
         let response = self.guard_request(req, sessions).await;
@@ -606,8 +610,8 @@ impl Guarded {
             }
             return Err((parts, bytes));
         };
-        if super::http_calls::may_cancel(&bytes) {
-            calls.cancel_named(&bytes);
+        // A cancellation goes on to rmcp too, which knows no such request (or runs it).
+        if super::http_calls::may_cancel(&bytes) && calls.cancel_named(&bytes) {
             return Err((parts, bytes));
         }
         match calls.call(parts, &bytes, &beside.hosts).await {

@@ -27,8 +27,11 @@ const SINGLE: [&str; 5] = [
 #[derive(Clone)]
 pub(crate) struct HeaderRules {
     /// `allowed_hosts`, lowercased, brackets of IPv6 literals removed, with their port if
-    /// the entry names one. Empty: every host is allowed (as in rmcp).
+    /// the entry names one; an entry of no such shape is left out, and allows nothing.
     hosts: Vec<(String, Option<u16>)>,
+    /// No host was configured: every host is allowed (as in rmcp). A list whose every entry
+    /// was left out allows none.
+    any: bool,
 }
 
 impl HeaderRules {
@@ -45,7 +48,10 @@ impl HeaderRules {
                 Some((host.to_string(), port))
             })
             .collect();
-        HeaderRules { hosts }
+        HeaderRules {
+            hosts,
+            any: allowed_hosts.is_empty(),
+        }
     }
 
     /// The answer that refuses `req`, if a rule is broken.
@@ -110,7 +116,7 @@ impl HeaderRules {
     }
 
     fn allowed(&self, host: &str, port: Option<u16>) -> bool {
-        self.hosts.is_empty()
+        self.any
             || self
                 .hosts
                 .iter()
@@ -167,6 +173,33 @@ fn forbidden(message: &str) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_of_unreadable_hosts_allows_none() {
+        let headers = |host: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, host.parse().unwrap());
+            headers
+        };
+        for list in [vec!["user@localhost"], vec![""], vec!["a b", "x:notaport"]] {
+            let list: Vec<String> = list.into_iter().map(String::from).collect();
+            let rules = HeaderRules::new(&list);
+            for host in ["localhost", "evil.example:80", "127.0.0.1:1"] {
+                assert!(
+                    !rules.host_allowed(&headers(host)),
+                    "{list:?} allowed {host}"
+                );
+            }
+        }
+        let none = HeaderRules::new(&[]);
+        assert!(
+            none.host_allowed(&headers("evil.example:80")),
+            "no list: any host"
+        );
+        let listed = HeaderRules::new(&["user@localhost".into(), "localhost".into()]);
+        assert!(listed.host_allowed(&headers("LOCALHOST:8080")));
+        assert!(!listed.host_allowed(&headers("evil.example")));
+    }
 
     #[test]
     fn authorities_are_host_and_port() {

@@ -153,6 +153,9 @@ pub struct HttpOptions {
     /// How long a request that finds no room in [`request_memory`](Self::request_memory)
     /// waits before its 503: 1 s.
     memory_wait: Duration,
+    /// With [`calls_beside`](Self::calls_beside): how long a session no request names stays
+    /// open (rmcp's five minutes).
+    session_idle: Duration,
 }
 
 impl Default for HttpOptions {
@@ -179,6 +182,7 @@ impl Default for HttpOptions {
             rate_limit: None,
             calls_beside: false,
             memory_wait: super::memory::WAIT,
+            session_idle: super::sessions::IDLE,
         }
     }
 }
@@ -299,6 +303,13 @@ impl HttpOptions {
         self.memory_wait = wait;
         self
     }
+    /// With [`calls_beside`](Self::calls_beside), how long a session no request names stays
+    /// open (default five minutes, rmcp's): shorter for a test that must see a session end.
+    #[doc(hidden)]
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle.max(Duration::from_millis(1));
+        self
+    }
     fn body_cost(&self, max_argument_values: usize) -> super::memory::BodyCost {
         super::memory::BodyCost::new(
             self.max_body_bytes,
@@ -368,8 +379,8 @@ pub(crate) fn router(
     let beside = runtime.filter(|_| beside).map(|runtime| {
         runtime.spawn(Sessions::end_idle(
             Arc::downgrade(&sessions),
-            super::sessions::IDLE,
-            super::sessions::IDLE / 8,
+            options.session_idle,
+            options.session_idle / 8,
         ));
         super::guard::Beside {
             registry: super::http_calls::Registry {

@@ -42,8 +42,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use axum::body::Body;
+use std::panic::AssertUnwindSafe;
+
+use axum::body::{Body, Bytes};
 use axum::response::Response;
+use futures_util::FutureExt as _;
 use http::{header, HeaderMap, HeaderValue, StatusCode};
 use rmcp::model::{
     ClientJsonRpcMessage, GetExtensions, GetMeta, ProtocolVersion, RequestId, ServerJsonRpcMessage,
@@ -51,6 +54,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext, Service};
 use rmcp::{ErrorData, RoleServer};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use super::handler::Own;
 use super::headers::HeaderRules;
@@ -109,8 +113,9 @@ impl SessionCalls {
         self.token.cancel();
     }
 
-    /// A `notifications/cancelled` (`body`) naming a call running here cancels it.
-    pub(crate) fn cancel_named(&self, body: &[u8]) {
+    /// A `notifications/cancelled` (`body`) naming a call running here cancels it. Whether
+    /// `body` was a cancellation (a call whose text holds the method's name is none).
+    pub(crate) fn cancel_named(&self, body: &[u8]) -> bool {
         #[derive(serde::Deserialize)]
         struct Cancelled {
             method: String,
@@ -121,11 +126,12 @@ impl SessionCalls {
             #[serde(rename = "requestId")]
             request_id: RequestId,
         }
-        let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body) else {
-            return;
-        };
-        if cancelled.method == "notifications/cancelled" {
-            lock(&self.running).cancel(&cancelled.params.request_id);
+        match serde_json::from_slice::<Cancelled>(body) {
+            Ok(cancelled) if cancelled.method == "notifications/cancelled" => {
+                lock(&self.running).cancel(&cancelled.params.request_id);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -152,7 +158,8 @@ impl SessionCalls {
         let ct = self.token.child_token();
         let serial = {
             let mut running = lock(&self.running);
-            if !running.has_room() || running.contains(&id) {
+            // A session closed since it was looked up: rmcp answers (404).
+            if running.is_closed() || !running.has_room() || running.contains(&id) {
                 return Err(parts);
             }
             running.start(id.clone(), ct.clone())
@@ -173,26 +180,88 @@ impl SessionCalls {
             .calls_beside
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let handler = self.handler.clone();
-        // A task of its own, as under rmcp: a call whose client goes away runs to its end, and
-        // a panic in it is the task's alone.
-        let task = tokio::spawn(async move {
-            let mut settle = settle;
-            let result = handler.handle_request(request, context).await;
-            (settle.settle(), result)
-        });
-        Ok(match task.await {
-            Ok((true, result)) => answer(result, id),
-            Ok((false, _)) => no_answer(),
-            Err(_) => answer(
-                Err(ErrorData::internal_error(
-                    "the tool's task ended without an answer",
-                    None,
-                )),
-                id,
-            ),
+        // A task of its own, as under rmcp: a call whose client goes away runs to its end. A
+        // panic in the handler is caught there and answered as an internal error (rmcp's loop
+        // sends no answer for it), unless the call was cancelled.
+        let span = tracing::debug_span!("tools/call", %id);
+        let mut task = tokio::spawn(
+            async move {
+                let mut settle = settle;
+                let run = Service::handle_request(&*handler, request, context);
+                let result = match AssertUnwindSafe(run).catch_unwind().await {
+                    Ok(result) => result,
+                    Err(_) => {
+                        tracing::error!("tools/call: the handler panicked");
+                        Err(ErrorData::internal_error(
+                            "the tool's handler panicked",
+                            None,
+                        ))
+                    }
+                };
+                settle.settle().then_some(result)
+            }
+            .instrument(span),
+        );
+        // A quick answer is the POST's JSON body. A slower one gets the head at once, as an
+        // event stream that keeps the connection busy until the answer comes as its one event:
+        // clients and proxies that give up on a response without a head (a Node client's 300
+        // s, a proxy's 60 s) wait for a call as long as it runs, as they do under rmcp.
+        let quick = tokio::select! {
+            biased;
+            joined = &mut task => Some(joined),
+            _ = tokio::time::sleep(super::json_answer::JSON_WAIT) => None,
+        };
+        Ok(match quick {
+            Some(joined) => match joined {
+                Ok(Some(result)) => answer(result, id),
+                // Cancelled, or the runtime stopping.
+                Ok(None) | Err(_) => no_answer(),
+            },
+            None => streamed(task, id),
         })
     }
 }
+
+/// What a call's task gives: its result, or `None` when no answer is to be sent.
+type Outcome = Option<Result<rmcp::model::ServerResult, ErrorData>>;
+
+/// A slow call's answer as an event stream: a comment every [`KEEP_ALIVE`] until the answer
+/// comes as one `message` event, or the stream ends without one (the call cancelled).
+///
+/// Written here rather than with an SSE crate: the stream is comments and at most one event,
+/// whose data is one line (serde_json writes no raw newline).
+fn streamed(task: tokio::task::JoinHandle<Outcome>, id: RequestId) -> Response {
+    let beat = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    let frames = futures_util::stream::unfold(Some((task, beat, id)), |state| async move {
+        let (mut task, mut beat, id) = state?;
+        tokio::select! {
+            joined = &mut task => {
+                let Ok(Some(result)) = joined else {
+                    return None;
+                };
+                let json = message(result, id)?;
+                let mut event = Vec::with_capacity(json.len() + 22);
+                event.extend_from_slice(b"event: message\ndata: ");
+                event.extend_from_slice(&json);
+                event.extend_from_slice(b"\n\n");
+                Some((Ok::<_, std::convert::Infallible>(Bytes::from(event)), None))
+            }
+            _ = beat.tick() => Some((Ok(Bytes::from_static(b":\n\n")), Some((task, beat, id)))),
+        }
+    });
+    let mut response = Response::new(Body::from_stream(frames));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// How often a slow call's stream says it is alive: rmcp's own interval.
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// Whether every header rmcp validates on a session's POST is one read here (see the
 /// module's documentation); anything else is left to rmcp, which answers it as it would.
@@ -237,8 +306,8 @@ fn headers_read_here(headers: &HeaderMap, hosts: &HeaderRules) -> bool {
     plain_accept && json_body && version && !other_mcp_header
 }
 
-/// The answer as the POST's JSON body.
-fn answer(result: Result<rmcp::model::ServerResult, ErrorData>, id: RequestId) -> Response {
+/// The answer's JSON, or `None` (logged) when it cannot be written.
+fn message(result: Result<rmcp::model::ServerResult, ErrorData>, id: RequestId) -> Option<Vec<u8>> {
     let message = match result {
         Ok(result) => ServerJsonRpcMessage::response(result, id),
         Err(error) => {
@@ -246,8 +315,17 @@ fn answer(result: Result<rmcp::model::ServerResult, ErrorData>, id: RequestId) -
             ServerJsonRpcMessage::error(error, Some(id))
         }
     };
-    match serde_json::to_vec(&message) {
-        Ok(bytes) => {
+    serde_json::to_vec(&message)
+        .inspect_err(|error| {
+            tracing::error!(%error, "tools/call: its answer could not be written as JSON");
+        })
+        .ok()
+}
+
+/// The answer as the POST's JSON body.
+fn answer(result: Result<rmcp::model::ServerResult, ErrorData>, id: RequestId) -> Response {
+    match message(result, id) {
+        Some(bytes) => {
             let mut response = Response::new(Body::from(bytes));
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
@@ -255,8 +333,7 @@ fn answer(result: Result<rmcp::model::ServerResult, ErrorData>, id: RequestId) -
             );
             response
         }
-        Err(error) => {
-            tracing::error!(%error, "tools/call: its answer could not be written as JSON");
+        None => {
             let mut response = Response::new(Body::empty());
             *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
             response

@@ -25,6 +25,7 @@ pub(super) struct InFlight {
     rmcp: HashSet<RequestId>,
     running: HashMap<RequestId, Running>,
     next: u64,
+    closed: bool,
 }
 
 /// A call run here: which one (an id may be reused once its call is answered) and its token.
@@ -65,11 +66,18 @@ impl InFlight {
         self.running.len() < MAX_RUNNING
     }
 
-    /// The session ended: every call run here is cancelled, and none is answered.
+    /// The session ended: every call run here is cancelled, none is answered, and no call
+    /// starts here any more.
     pub(super) fn cancel_all(&mut self) {
+        self.closed = true;
         for (_, running) in self.running.drain() {
             running.ct.cancel();
         }
+    }
+
+    /// Whether the session ended ([`InFlight::cancel_all`]).
+    pub(super) fn is_closed(&self) -> bool {
+        self.closed
     }
 
     pub(super) fn start(&mut self, id: RequestId, ct: CancellationToken) -> u64 {

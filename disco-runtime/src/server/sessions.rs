@@ -10,9 +10,9 @@
 //! end a session that is calling all the time. Such sessions are ended here instead, by the
 //! same rule seen from the requests: a session no request has named for [`IDLE`], and with no
 //! request of its open (a call running, a stream being read), is closed as rmcp would close it.
-//! One difference: rmcp's worker ends a session whose standalone (GET) stream is open but
-//! silent for that long; here an open stream is a request open, and its session stays while
-//! the client holds it (the connection limit bounds such clients).
+//! A standalone (GET) stream does not keep its session busy, as under rmcp, whose worker ends a
+//! session whose stream stays silent for that long. One difference: rmcp's worker counts the
+//! messages the server sends as activity, and this rule sees only the client's requests.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -120,6 +120,14 @@ impl Sessions {
         })
     }
 
+    /// A request naming session `id` that does not keep it busy while it lasts (a GET
+    /// stream, as rmcp's worker counts it): the session's idle time starts again now.
+    pub(crate) fn touch(&self, id: &str) {
+        if let Some(entry) = self.owners().get_mut(id) {
+            entry.last = tokio::time::Instant::now();
+        }
+    }
+
     /// Ends, every `every`, the sessions idle for `idle` (see the module's documentation), as
     /// long as `sessions` is alive.
     pub(crate) async fn end_idle(
@@ -135,15 +143,31 @@ impl Sessions {
                 return;
             };
             let now = tokio::time::Instant::now();
-            let idle: Vec<SessionId> = sessions
+            let is_idle = |entry: &Entry| entry.open == 0 && now.duration_since(entry.last) >= idle;
+            let candidates: Vec<SessionId> = sessions
                 .owners()
                 .iter()
-                .filter(|(_, entry)| entry.open == 0 && now.duration_since(entry.last) >= idle)
+                .filter(|(_, entry)| is_idle(entry))
                 .map(|(id, _)| id.clone())
                 .collect();
-            for id in idle {
+            for id in candidates {
+                // Still idle once the lock is held again (a request may have begun since): taken
+                // out under that lock, so that no request finds it half closed.
+                let closed = {
+                    let mut owners = sessions.owners();
+                    match owners.get(&id) {
+                        Some(entry) if is_idle(entry) => owners.remove(&id),
+                        _ => None,
+                    }
+                };
+                let Some(entry) = closed else {
+                    continue;
+                };
                 tracing::debug!(session = %id, "session idle: closed");
-                if let Err(error) = sessions.close_session(&id).await {
+                if let Some(calls) = entry.calls {
+                    calls.close();
+                }
+                if let Err(error) = sessions.inner.close_session(&id).await {
                     tracing::warn!(session = %id, %error, "closing an idle session failed");
                 }
             }
