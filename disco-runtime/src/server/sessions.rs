@@ -142,34 +142,39 @@ impl Sessions {
             let Some(sessions) = sessions.upgrade() else {
                 return;
             };
-            let now = tokio::time::Instant::now();
-            let is_idle = |entry: &Entry| entry.open == 0 && now.duration_since(entry.last) >= idle;
-            let candidates: Vec<SessionId> = sessions
-                .owners()
-                .iter()
-                .filter(|(_, entry)| is_idle(entry))
-                .map(|(id, _)| id.clone())
-                .collect();
-            for id in candidates {
-                // Still idle once the lock is held again (a request may have begun since): taken
-                // out under that lock, so that no request finds it half closed.
-                let closed = {
-                    let mut owners = sessions.owners();
-                    match owners.get(&id) {
-                        Some(entry) if is_idle(entry) => owners.remove(&id),
-                        _ => None,
-                    }
-                };
-                let Some(entry) = closed else {
-                    continue;
-                };
-                tracing::debug!(session = %id, "session idle: closed");
-                if let Some(calls) = entry.calls {
-                    calls.close();
+            sessions.sweep(idle).await;
+        }
+    }
+
+    /// Closes the sessions idle for `idle` now: none open, none named for that long.
+    async fn sweep(&self, idle: std::time::Duration) {
+        let now = tokio::time::Instant::now();
+        let is_idle = |entry: &Entry| entry.open == 0 && now.duration_since(entry.last) >= idle;
+        let candidates: Vec<SessionId> = self
+            .owners()
+            .iter()
+            .filter(|(_, entry)| is_idle(entry))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in candidates {
+            // Still idle once the lock is held again (a request may have begun since): taken
+            // out under that lock, so that no request finds it half closed.
+            let closed = {
+                let mut owners = self.owners();
+                match owners.get(&id) {
+                    Some(entry) if is_idle(entry) => owners.remove(&id),
+                    _ => None,
                 }
-                if let Err(error) = sessions.inner.close_session(&id).await {
-                    tracing::warn!(session = %id, %error, "closing an idle session failed");
-                }
+            };
+            let Some(entry) = closed else {
+                continue;
+            };
+            tracing::debug!(session = %id, "session idle: closed");
+            if let Some(calls) = entry.calls {
+                calls.close();
+            }
+            if let Err(error) = self.inner.close_session(&id).await {
+                tracing::warn!(session = %id, %error, "closing an idle session failed");
             }
         }
     }
@@ -342,6 +347,74 @@ mod tests {
             sessions.active(&busy).is_none(),
             "a closed session is not made busy"
         );
+    }
+
+    /// Generated schedules of requests beginning, ending and naming sessions, with time
+    /// passing between sweeps: after every sweep the sessions open are exactly those a model
+    /// of the rule keeps (a session is closed when none of its requests is open and none named
+    /// it for the idle time).
+    #[tokio::test(start_paused = true)]
+    async fn the_idle_rule_holds_on_generated_schedules() {
+        let idle = Duration::from_millis(100);
+        let caller = Caller::default();
+        for seed in 0..40u64 {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let sessions = Arc::new(Sessions::new(16, true));
+            let mut ids = Vec::new();
+            for _ in 0..4 {
+                ids.push(open(&sessions).await);
+            }
+            // The model: per session, whether it is open, its requests open, its last request.
+            let start = tokio::time::Instant::now();
+            let mut model: Vec<(bool, usize, tokio::time::Instant)> = vec![(true, 0, start); 4];
+            let mut held: Vec<(usize, Activity)> = Vec::new();
+            for step in 0..60 {
+                let k = rng.usize(..4);
+                match rng.u8(..4) {
+                    0 => {
+                        if let Some(activity) = sessions.active(&ids[k]) {
+                            assert!(model[k].0, "seed {seed} step {step}: a closed one began");
+                            model[k].1 += 1;
+                            held.push((k, activity));
+                        } else {
+                            assert!(!model[k].0, "seed {seed} step {step}: an open one refused");
+                        }
+                    }
+                    1 if !held.is_empty() => {
+                        let (k, activity) = held.swap_remove(rng.usize(..held.len()));
+                        drop(activity);
+                        if model[k].0 {
+                            model[k].1 -= 1;
+                            model[k].2 = tokio::time::Instant::now();
+                        }
+                    }
+                    2 => {
+                        sessions.touch(&ids[k]);
+                        if model[k].0 {
+                            model[k].2 = tokio::time::Instant::now();
+                        }
+                    }
+                    _ => {
+                        let pass = rng.u64(0..=250);
+                        tokio::time::advance(Duration::from_millis(pass)).await;
+                        sessions.sweep(idle).await;
+                        let now = tokio::time::Instant::now();
+                        for (open, busy, last) in &mut model {
+                            if *open && *busy == 0 && now.duration_since(*last) >= idle {
+                                *open = false;
+                            }
+                        }
+                        for (k, id) in ids.iter().enumerate() {
+                            assert_eq!(
+                                sessions.owned_by(id, &caller).is_some(),
+                                model[k].0,
+                                "seed {seed} step {step}: session {k}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Without the idle rule kept here, rmcp's worker keeps its own.
