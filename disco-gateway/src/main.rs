@@ -30,7 +30,7 @@ use disco_gateway::search;
 use disco_gateway::upstream::{Hub, Status};
 
 const USAGE: &str = "usage:
-  disco-gateway --config FILE [--http ADDR] [--stateless] [--search all|search-first] [--metrics ADDR]
+  disco-gateway --config FILE [--http ADDR] [--stateless | --resumable-calls] [--search all|search-first] [--metrics ADDR]
   disco-gateway [--name NAME] [--http ADDR] [--metrics ADDR] -- COMMAND [ARGS...]
   disco-gateway docs (--config FILE | -- COMMAND...) [--out DIR]
   disco-gateway lint (--config FILE | -- COMMAND...) [--deny warnings|errors]
@@ -41,6 +41,9 @@ const USAGE: &str = "usage:
   disco-gateway report (--config FILE | -- COMMAND...) [--format table|json|attributes]
   disco-gateway report [--config FILE] --forget all|NAME
 
+  --resumable-calls (with --http): a session's calls go through rmcp's session loop, slower,
+    so that a slow call's answer comes as a stream a client can resume after a broken
+    connection (by default they run beside it and the answer is sent whole)
   --learn (when serving): record discovery events for `report` (feature `learning`)
   --learn-online (when serving): --learn, and use what is ready every minute: aliases of
     read-only tools, keywords in search ranking
@@ -59,6 +62,8 @@ struct Args {
     /// The Prometheus endpoint's address (`disco.metrics.listen` of the file, overridden).
     metrics: Option<SocketAddr>,
     stateless: bool,
+    /// `--resumable-calls`: a session's calls through rmcp's session loop.
+    resumable_calls: bool,
     search: Option<ExposureKind>,
     name: Option<String>,
     out: Option<String>,
@@ -116,6 +121,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     })?);
             }
             "--stateless" => a.stateless = true,
+            "--resumable-calls" => a.resumable_calls = true,
             // Serving stdio is the default; the flag is accepted for launchers that pass it.
             "--stdio" => {}
             "--search" => {
@@ -376,11 +382,12 @@ async fn serve(args: Args, config: Config) -> Result<(), String> {
         flush_events = Some(flush);
     }
     // The gateway's tools send the client no requests (it declines an upstream's sampling,
-    // roots and elicitation: call.rs), so its calls may run beside rmcp's session loop.
+    // roots and elicitation: call.rs), so its calls may run beside rmcp's session loop, unless
+    // resumable answers are asked for.
     let mut http = HttpOptions::default()
         .stateless(args.stateless)
         .rate_limit(config.disco.rate_limit)
-        .calls_beside(true);
+        .calls_beside(!args.resumable_calls);
     if !config.disco.tokens.is_empty() {
         let mut tokens = BearerTokens::new();
         for t in &config.disco.tokens {

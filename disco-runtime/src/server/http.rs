@@ -143,10 +143,9 @@ pub struct HttpOptions {
     /// as the POST's JSON body: six hand-offs between tasks fewer a call. Off by default: a
     /// request a tool sends the client during such a call (elicitation, sampling) goes out on
     /// the session's standalone GET stream rather than on the call's own, where a client that
-    /// opened no such stream never reads it. And the answer comes as JSON however long the
-    /// call takes, where rmcp's path turns an answer slower than 250 ms into a resumable event
-    /// stream: a client whose connection breaks during a long call sends it again rather than
-    /// resuming. For servers whose tools send the client no requests (disco-gateway turns it
+    /// opened no such stream never reads it. And an answer slower than 250 ms comes as an event
+    /// stream of keep-alives and then the answer, where rmcp's path sends one a client can
+    /// resume: a client whose connection breaks during a long call sends it again. For servers whose tools send the client no requests (disco-gateway turns it
     /// on). Calls with a progress token, and requests of protocol 2026-07-28, go through rmcp
     /// either way.
     pub calls_beside: bool,

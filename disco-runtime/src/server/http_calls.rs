@@ -29,10 +29,11 @@
 //! (`ORIGINATING_REQUEST`, SEP-2260). From a call run here such a request goes out on the
 //! session's standalone (GET) stream instead, where a client that opened none never reads it.
 //! A server whose tools never send the client requests (disco-gateway's) loses nothing; log
-//! messages go to the standalone stream either way. And the answer is JSON however long the
-//! call takes: rmcp's path, read by [`json_answer`](super::json_answer), sends an answer slower
-//! than its wait as an event stream with a priming event, from which a client whose connection
-//! breaks can resume; here such a client sends the call again.
+//! messages go to the standalone stream either way. And an answer slower than
+//! [`JSON_WAIT`](super::json_answer::JSON_WAIT) comes as an event stream of keep-alives and
+//! then the answer: rmcp's path, read by [`json_answer`](super::json_answer), sends such an
+//! answer with a priming event (an event id), from which a client whose connection breaks can
+//! resume; here such a client sends the call again.
 //!
 //! A `notifications/cancelled` naming a call run here cancels its token (and goes on to rmcp,
 //! which knows no such request); the POST then gets an empty event stream, no answer, as
