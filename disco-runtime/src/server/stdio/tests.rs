@@ -9,12 +9,12 @@ use rmcp::model::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 
+use rmcp::model::{CallToolResult, ContentBlock as Content};
+
 use super::GuardedStdio;
-use crate::tool::BoxFuture;
-use crate::{
-    CallToolResult, CatalogBuilder, Content, Context, DynamicTool, JsonCatalogProvider, Server,
-    ToolProvider,
-};
+use crate::catalog::{CatalogBuilder, DynamicTool, JsonCatalogProvider, ToolProvider};
+use crate::server::Server;
+use crate::tool::{BoxFuture, Context};
 
 /// Two tools whose answers follow from their arguments.
 struct Arithmetic;
