@@ -26,6 +26,7 @@ use disco_runtime::{
     mcp_tool, BearerTokens, Caller, Context, HttpOptions, RateLimit, Server, ServerHandle,
 };
 use serde_json::{json, Value};
+use tokio::task::JoinHandle;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -86,21 +87,46 @@ fn beside_count(handle: &ServerHandle) -> u64 {
     handle.calls_beside().expect("the server runs")
 }
 
+/// The headers of a request of `session`, a session of protocol 2025-06-18.
+fn in_session(session: &str) -> [(&str, &str); 2] {
+    [
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ]
+}
+
+/// POSTs `body` in `session` from a task of its own; the task ends with the reply.
+fn spawn_post(addr: SocketAddr, session: &str, body: Vec<u8>) -> JoinHandle<Reply> {
+    let session = session.to_owned();
+    tokio::spawn(async move { post(addr, &in_session(&session), &body).await })
+}
+
+/// The reply of a POST whose call was cancelled: it ends, with no answer.
+async fn unanswered(pending: JoinHandle<Reply>) -> Reply {
+    let r = tokio::time::timeout(WAIT, pending)
+        .await
+        .expect("the POST ends")
+        .expect("the request task");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.body.is_empty(), "no answer: {}", r.text());
+    r
+}
+
 /// Opens a session and waits until its calls run beside rmcp's loop: rmcp's loop hears of
 /// `notifications/initialized` after its POST was answered, so the first calls may still go
 /// through rmcp.
 async fn open_ready(addr: SocketAddr, handle: &ServerHandle) -> String {
     let session = open_session(addr, &[]).await;
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ];
+    let headers = in_session(&session);
     let ready = async {
         for n in 0.. {
             let before = beside_count(handle);
-            let call = json!({"jsonrpc": "2.0", "id": format!("ready-{n}"), "method": "tools/call",
-                "params": {"name": "echo", "arguments": {"text": "ready?"}}});
-            let r = post(addr, &headers, call.to_string().as_bytes()).await;
+            let call = call_body(
+                json!(format!("ready-{n}")),
+                "echo",
+                json!({"text": "ready?"}),
+            );
+            let r = post(addr, &headers, &call).await;
             assert_eq!(r.json()["result"]["content"][0]["text"], "ready?");
             if beside_count(handle) > before {
                 return;
@@ -318,13 +344,14 @@ fn calls(rng: &mut Rng) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
-struct Reply0 {
+/// A reply as the generated shapes compare it: its status, content type, and message.
+struct Compared {
     status: u16,
     content_type: String,
     body: Result<Value, String>,
 }
 
-async fn send_as(addr: SocketAddr, headers: &[(String, String)], body: &Value) -> Reply0 {
+async fn send_as(addr: SocketAddr, headers: &[(String, String)], body: &Value) -> Compared {
     let headers: Vec<(&str, &str)> = headers
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -336,7 +363,7 @@ async fn send_as(addr: SocketAddr, headers: &[(String, String)], body: &Value) -
     } else {
         serde_json::from_slice(&r.body).map_err(|_| r.text())
     };
-    Reply0 {
+    Compared {
         status: r.status,
         content_type,
         body,
@@ -406,31 +433,15 @@ async fn calls_are_answered_as_through_rmcp_and_run_beside_it_by_the_rule() {
 async fn a_cancelled_call_gets_no_answer_and_its_tool_sees_the_cancellation() {
     let (addr, handle, _stop) = serve(true).await;
     let session = open_ready(addr, &handle).await;
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ];
+    let headers = in_session(&session);
     for (n, id) in [json!(11), json!("eleven"), json!(0)]
         .into_iter()
         .enumerate()
     {
         let tag = format!("http-cancel-{n}");
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "until_cancelled", "arguments": {"tag": tag}}});
+        let call = call_body(id.clone(), "until_cancelled", json!({"tag": tag}));
         let before = beside_count(&handle);
-        let pending = tokio::spawn({
-            let headers: Vec<(String, String)> = headers
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            async move {
-                let headers: Vec<(&str, &str)> = headers
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str()))
-                    .collect();
-                post(addr, &headers, call.to_string().as_bytes()).await
-            }
-        });
+        let pending = spawn_post(addr, &session, call);
         noted(&format!("started:{tag}")).await;
         assert_eq!(beside_count(&handle), before + 1, "run beside rmcp's loop");
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -438,28 +449,16 @@ async fn a_cancelled_call_gets_no_answer_and_its_tool_sees_the_cancellation() {
         let r = post(addr, &headers, cancel.to_string().as_bytes()).await;
         assert_eq!(r.status, 202, "{}", r.text());
         noted(&format!("cancelled:{tag}")).await;
-        let r = tokio::time::timeout(WAIT, pending)
-            .await
-            .expect("the POST ends")
-            .expect("the request task");
-        assert_eq!(r.status, 200, "{}", r.text());
+        let r = unanswered(pending).await;
         assert!(
             r.header("content-type")
                 .is_some_and(|c| c.starts_with("text/event-stream")),
             "{r:?}"
         );
-        assert!(r.body.is_empty(), "no answer: {}", r.text());
     }
     // The session goes on: the next call is answered.
-    let r = post(
-        addr,
-        &headers,
-        json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
-            "params": {"name": "echo", "arguments": {"text": "still here"}}})
-        .to_string()
-        .as_bytes(),
-    )
-    .await;
+    let still = call_body(json!(99), "echo", json!({"text": "still here"}));
+    let r = post(addr, &headers, &still).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "still here");
 }
 
@@ -467,24 +466,12 @@ async fn a_cancelled_call_gets_no_answer_and_its_tool_sees_the_cancellation() {
 async fn a_deleted_session_cancels_its_calls() {
     let (addr, handle, _stop) = serve(true).await;
     let session = open_ready(addr, &handle).await;
-    let headers = vec![
-        ("Mcp-Session-Id".to_owned(), session.clone()),
-        ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned()),
-    ];
     let before = beside_count(&handle);
     let tags: Vec<String> = (0..3).map(|n| format!("http-deleted-{n}")).collect();
     let mut pending = Vec::new();
     for (n, tag) in tags.iter().enumerate() {
-        let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
-            "params": {"name": "until_cancelled", "arguments": {"tag": tag}}});
-        let headers = headers.clone();
-        pending.push(tokio::spawn(async move {
-            let headers: Vec<(&str, &str)> = headers
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect();
-            post(addr, &headers, call.to_string().as_bytes()).await
-        }));
+        let call = call_body(json!(n), "until_cancelled", json!({"tag": tag}));
+        pending.push(spawn_post(addr, &session, call));
     }
     for tag in &tags {
         noted(&format!("started:{tag}")).await;
@@ -494,26 +481,10 @@ async fn a_deleted_session_cancels_its_calls() {
     assert_eq!(r.status, 204, "{}", r.text());
     for (tag, pending) in tags.iter().zip(pending) {
         noted(&format!("cancelled:{tag}")).await;
-        let r = tokio::time::timeout(WAIT, pending)
-            .await
-            .expect("the POST ends")
-            .expect("the request task");
-        assert_eq!(r.status, 200, "{}", r.text());
-        assert!(r.body.is_empty(), "no answer: {}", r.text());
+        unanswered(pending).await;
     }
-    let headers: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let r = post(
-        addr,
-        &headers,
-        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-            "params": {"name": "echo", "arguments": {"text": "gone"}}})
-        .to_string()
-        .as_bytes(),
-    )
-    .await;
+    let gone = call_body(json!(5), "echo", json!({"text": "gone"}));
+    let r = post(addr, &in_session(&session), &gone).await;
     assert_eq!(r.status, 404, "{}", r.text());
 }
 
@@ -532,24 +503,12 @@ async fn many_calls_at_once_are_each_answered_under_their_own_id() {
             json!(format!("id-{n}"))
         };
         let tag = format!("answer-{n}");
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "later", "arguments": {"tag": tag, "ms": ms}}});
-        let session = session.clone();
-        pending.push(tokio::spawn(async move {
-            let headers = [
-                ("Mcp-Session-Id", session.as_str()),
-                ("MCP-Protocol-Version", "2025-06-18"),
-            ];
-            (
-                id,
-                tag,
-                post(addr, &headers, call.to_string().as_bytes()).await,
-            )
-        }));
+        let call = call_body(id.clone(), "later", json!({"tag": tag, "ms": ms}));
+        pending.push((id, tag, spawn_post(addr, &session, call)));
     }
     let mut answered = HashMap::new();
-    for pending in pending {
-        let (id, tag, r) = tokio::time::timeout(WAIT, pending)
+    for (id, tag, pending) in pending {
+        let r = tokio::time::timeout(WAIT, pending)
             .await
             .expect("answered in time")
             .expect("the request task");
@@ -568,23 +527,12 @@ async fn a_slow_call_gets_its_head_at_once_and_the_answer_as_its_event() {
     let (plain_addr, _plain, _stop_plain) = serve(false).await;
     let beside_session = open_ready(beside_addr, &beside).await;
     let plain_session = open_session(plain_addr, &[]).await;
-    let version = ("MCP-Protocol-Version", "2025-06-18");
     let before = beside_count(&beside);
     for (n, id) in [json!(3), json!("slow")].into_iter().enumerate() {
         let tag = format!("slow-{n}");
         let body = call_body(id, "later", json!({"tag": tag, "ms": 600}));
-        let got = post(
-            beside_addr,
-            &[("Mcp-Session-Id", beside_session.as_str()), version],
-            &body,
-        )
-        .await;
-        let want = post(
-            plain_addr,
-            &[("Mcp-Session-Id", plain_session.as_str()), version],
-            &body,
-        )
-        .await;
+        let got = post(beside_addr, &in_session(&beside_session), &body).await;
+        let want = post(plain_addr, &in_session(&plain_session), &body).await;
         assert_eq!(got.status, 200, "{}", got.text());
         assert!(
             got.header("content-type")
@@ -601,24 +549,12 @@ async fn a_slow_call_gets_its_head_at_once_and_the_answer_as_its_event() {
 async fn a_call_whose_id_is_in_use_goes_through_rmcp() {
     let (addr, handle, _stop) = serve(true).await;
     let session = open_ready(addr, &handle).await;
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ];
+    let headers = in_session(&session);
     for id in [json!(8), json!("eight")] {
         let tag = format!("http-in-use-{id}");
         let before = beside_count(&handle);
-        let first = {
-            let session = session.clone();
-            let body = call_body(id.clone(), "until_cancelled", json!({"tag": tag}));
-            tokio::spawn(async move {
-                let headers = [
-                    ("Mcp-Session-Id", session.as_str()),
-                    ("MCP-Protocol-Version", "2025-06-18"),
-                ];
-                post(addr, &headers, &body).await
-            })
-        };
+        let body = call_body(id.clone(), "until_cancelled", json!({"tag": tag}));
+        let first = spawn_post(addr, &session, body);
         noted(&format!("started:{tag}")).await;
         assert_eq!(beside_count(&handle) - before, 1);
         let twin = call_body(id.clone(), "echo", json!({"text": "twin"}));
@@ -639,11 +575,7 @@ async fn a_call_whose_id_is_in_use_goes_through_rmcp() {
         let r = post(addr, &headers, cancel.to_string().as_bytes()).await;
         assert_eq!(r.status, 202, "{}", r.text());
         noted(&format!("cancelled:{tag}")).await;
-        let r = tokio::time::timeout(WAIT, first)
-            .await
-            .expect("the first call's POST ends")
-            .expect("the request task");
-        assert!(r.body.is_empty(), "no answer: {}", r.text());
+        unanswered(first).await;
     }
 }
 
@@ -659,8 +591,8 @@ async fn a_session_answers_its_creator_alone_and_calls_beside_count_against_the_
     let (addr, handle, _stop) = serve_with(options).await;
     let alice = ("Authorization", "Bearer token-a");
     let session = open_session(addr, &[alice]).await;
-    let version = ("MCP-Protocol-Version", "2025-06-18");
-    let as_alice = [alice, ("Mcp-Session-Id", session.as_str()), version];
+    let [named, version] = in_session(&session);
+    let as_alice = [alice, named, version];
     // Alice's calls run beside rmcp's loop (once the session is registered).
     let mut ran = false;
     for n in 0..20 {
@@ -676,11 +608,7 @@ async fn a_session_answers_its_creator_alone_and_calls_beside_count_against_the_
     }
     assert!(ran, "alice's calls run beside rmcp's loop");
     // Bob, with alice's session: as for a session that does not exist, and nothing runs.
-    let as_bob = [
-        ("Authorization", "Bearer token-b"),
-        ("Mcp-Session-Id", session.as_str()),
-        version,
-    ];
+    let as_bob = [("Authorization", "Bearer token-b"), named, version];
     for id in [json!(100), json!("bob")] {
         let before = beside_count(&handle);
         let r = post(
@@ -713,13 +641,11 @@ async fn an_idle_session_is_closed_unless_a_call_keeps_it() {
     let idle = Duration::from_millis(400);
     let options = HttpOptions::default().calls_beside(true).session_idle(idle);
     let (addr, handle, _stop) = serve_with(options).await;
-    let version = ("MCP-Protocol-Version", "2025-06-18");
 
     // A call three times as long as the idle time is answered: the session stays while it runs.
     let session = open_ready(addr, &handle).await;
-    let headers = [("Mcp-Session-Id", session.as_str()), version];
     let long = call_body(json!(1), "later", json!({"tag": "long", "ms": 1200}));
-    let r = post(addr, &headers, &long).await;
+    let r = post(addr, &in_session(&session), &long).await;
     assert_eq!(
         r.json()["result"]["content"][0]["text"],
         "long",
@@ -735,11 +661,8 @@ async fn an_idle_session_is_closed_unless_a_call_keeps_it() {
         let session = session.clone();
         tokio::spawn(async move {
             let mut stream = Conn::open(addr).await;
-            let headers = [
-                ("Accept", "text/event-stream"),
-                ("Mcp-Session-Id", session.as_str()),
-                ("MCP-Protocol-Version", "2025-06-18"),
-            ];
+            let [named, version] = in_session(&session);
+            let headers = [("Accept", "text/event-stream"), named, version];
             stream.request("GET", "/mcp", &headers, b"").await
         })
     };
@@ -750,10 +673,7 @@ async fn an_idle_session_is_closed_unless_a_call_keeps_it() {
 /// Waits until a call naming `session` gets 404, asking every second (each call names the
 /// session, so the asking leaves it idle long enough between calls).
 async fn gone(addr: SocketAddr, session: &str) {
-    let headers = [
-        ("Mcp-Session-Id", session),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ];
+    let headers = in_session(session);
     let closed = async {
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
