@@ -13,7 +13,7 @@ use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 
-use super::sessions::Sessions;
+use super::sessions::{session_id, Sessions, SESSION_ID};
 use super::McpHandler;
 use crate::tool::Caller;
 use crate::util::clip_quoted;
@@ -419,7 +419,7 @@ impl Guarded {
             }
         }
         // A session whose idleness is told here is busy while a request naming it is.
-        let activity = match (&self.beside, &sessions, session_id(&req)) {
+        let activity = match (&self.beside, &sessions, session_id(req.headers())) {
             (Some(_), Some(sessions), Some(id)) if req.method() == Method::GET => {
                 sessions.touch(id);
                 None
@@ -432,7 +432,7 @@ impl Guarded {
             Some(activity) => response.map(|body| {
                 Body::new(super::memory::Held {
                     body,
-                    _reservation: activity,
+                    _held: activity,
                 })
             }),
             None => response,
@@ -480,7 +480,7 @@ impl Guarded {
         response.map(|body| {
             Body::new(super::memory::Held {
                 body,
-                _reservation: reservation,
+                _held: reservation,
             })
         })
     }
@@ -601,7 +601,7 @@ impl Guarded {
         let (Some(beside), Some(sessions)) = (&self.beside, sessions) else {
             return Err((parts, bytes));
         };
-        let Some(id) = parts.headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) else {
+        let Some(id) = session_id(&parts.headers) else {
             return Err((parts, bytes));
         };
         let Some(calls) = sessions.calls(id) else {
@@ -620,13 +620,6 @@ impl Guarded {
         }
     }
 }
-
-/// The session a request names, if any.
-fn session_id(req: &Request) -> Option<&str> {
-    req.headers().get(SESSION_ID).and_then(|v| v.to_str().ok())
-}
-
-const SESSION_ID: &str = "mcp-session-id";
 
 /// The most JSON values a request body may hold: a call's argument budget
 /// ([`crate::CatalogBuilder::max_argument_values`]) and room for the message around them.

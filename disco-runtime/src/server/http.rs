@@ -145,9 +145,9 @@ pub struct HttpOptions {
     /// the session's standalone GET stream rather than on the call's own, where a client that
     /// opened no such stream never reads it. And an answer slower than 250 ms comes as an event
     /// stream of keep-alives and then the answer, where rmcp's path sends one a client can
-    /// resume: a client whose connection breaks during a long call sends it again. For servers whose tools send the client no requests (disco-gateway turns it
-    /// on). Calls with a progress token, and requests of protocol 2026-07-28, go through rmcp
-    /// either way.
+    /// resume: a client whose connection breaks during a long call sends it again. For servers
+    /// whose tools send the client no requests (disco-gateway turns it on). Calls with a
+    /// progress token, and requests of protocol 2026-07-28, go through rmcp either way.
     pub calls_beside: bool,
     /// How long a request that finds no room in [`request_memory`](Self::request_memory)
     /// waits before its 503: 1 s.
@@ -370,12 +370,13 @@ pub(crate) fn router(
     let cost = options.body_cost(max_argument_values);
     let budget = super::memory::Budget::new(options.request_memory_budget(max_argument_values));
     let base = McpHandler::of(shared);
-    // The idle sessions are then ended by a task of the runtime serving them (sessions.rs):
-    // rmcp's worker no longer sees every request.
-    let runtime = tokio::runtime::Handle::try_current().ok();
-    let beside = options.calls_beside && !options.stateless && runtime.is_some();
-    let sessions = Arc::new(Sessions::new(options.max_sessions, beside));
-    let beside = runtime.filter(|_| beside).map(|runtime| {
+    // With calls beside rmcp's loop, the idle sessions are ended by a task of the runtime
+    // serving them (sessions.rs): rmcp's worker no longer sees every request.
+    let runtime = (options.calls_beside && !options.stateless)
+        .then(|| tokio::runtime::Handle::try_current().ok())
+        .flatten();
+    let sessions = Arc::new(Sessions::new(options.max_sessions, runtime.is_some()));
+    let beside = runtime.map(|runtime| {
         runtime.spawn(Sessions::end_idle(
             Arc::downgrade(&sessions),
             options.session_idle,

@@ -60,7 +60,7 @@ use tracing::Instrument as _;
 use super::handler::Own;
 use super::headers::HeaderRules;
 use super::in_flight::{InFlight, Settle};
-use super::sessions::Sessions;
+use super::sessions::{session_id, Sessions, SESSION_ID};
 use super::{McpHandler, Tools};
 use crate::util::lock;
 
@@ -76,7 +76,7 @@ impl Registry {
     /// The session named in `headers` runs its calls here from now on, with the handler made
     /// of `tools` (the session's own) and `peer`.
     pub(crate) fn register(&self, headers: &HeaderMap, tools: Tools, peer: Peer<RoleServer>) {
-        let Some(id) = headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) else {
+        let Some(id) = session_id(headers) else {
             return;
         };
         let handler = McpHandler {
@@ -95,7 +95,6 @@ impl Registry {
     }
 }
 
-const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 
 /// The calls of one session run here.

@@ -166,7 +166,7 @@ impl Drop for Reservation {
 /// mode the answer comes on this body's stream after the head was sent.
 pub(crate) struct Held<G = Reservation> {
     pub(crate) body: axum::body::Body,
-    pub(crate) _reservation: G,
+    pub(crate) _held: G,
 }
 
 impl<G: Unpin> http_body::Body for Held<G> {

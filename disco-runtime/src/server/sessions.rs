@@ -71,6 +71,14 @@ struct Entry {
     open: usize,
 }
 
+/// The header that names a request's session.
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+
+/// The session `headers` name, if any (and readable).
+pub(crate) fn session_id(headers: &http::HeaderMap) -> Option<&str> {
+    headers.get(SESSION_ID).and_then(|v| v.to_str().ok())
+}
+
 /// How long a session no request names stays open, when the idle rule is kept here: rmcp's own
 /// default.
 pub(crate) const IDLE: std::time::Duration =
@@ -170,13 +178,19 @@ impl Sessions {
                 continue;
             };
             tracing::debug!(session = %id, "session idle: closed");
-            if let Some(calls) = entry.calls {
-                calls.close();
-            }
-            if let Err(error) = self.inner.close_session(&id).await {
+            if let Err(error) = self.end(&id, Some(entry)).await {
                 tracing::warn!(session = %id, %error, "closing an idle session failed");
             }
         }
+    }
+
+    /// Ends session `id`, whose entry was taken out of the table: its calls run beside rmcp's
+    /// loop are cancelled, and rmcp closes it.
+    async fn end(&self, id: &SessionId, entry: Option<Entry>) -> Result<(), SessionsError> {
+        if let Some(calls) = entry.and_then(|entry| entry.calls) {
+            calls.close();
+        }
+        Ok(self.inner.close_session(id).await?)
     }
 
     fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Entry>> {
@@ -248,10 +262,7 @@ impl SessionManager for Sessions {
     /// Called on DELETE and when a session's worker ends (idle timeout, shutdown).
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         let closed = self.owners().remove(id);
-        if let Some(calls) = closed.and_then(|entry| entry.calls) {
-            calls.close();
-        }
-        Ok(self.inner.close_session(id).await?)
+        self.end(id, closed).await
     }
 
     async fn create_stream(
